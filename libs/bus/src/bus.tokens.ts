@@ -1,0 +1,1 @@
+export const MESSAGE_BUS = Symbol('MESSAGE_BUS');

@@ -1,0 +1,3 @@
+export * from './bus.port';
+export * from './bus.tokens';
+export * from './in-process/in-process-bus';

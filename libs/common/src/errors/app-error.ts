@@ -1,0 +1,63 @@
+/**
+ * Stable error codes of the public contract. One exception filter maps them to HTTP statuses;
+ * services raise them anywhere without knowing about HTTP.
+ */
+export type ErrorCode =
+  | 'AUTH_REQUIRED'
+  | 'INVALID_API_KEY'
+  | 'NOT_FOUND'
+  | 'VALIDATION_ERROR'
+  | 'CONFLICT'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'RATE_LIMITED'
+  | 'INTERNAL';
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = 'AppError';
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(what: string) {
+    super('NOT_FOUND', `${what} not found`);
+    this.name = 'NotFoundError';
+  }
+}
+
+export class ValidationError extends AppError {
+  constructor(message: string) {
+    super('VALIDATION_ERROR', message);
+    this.name = 'ValidationError';
+  }
+}
+
+export class ConflictError extends AppError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('CONFLICT', message, options);
+    this.name = 'ConflictError';
+  }
+}
+
+export class PayloadTooLargeError extends AppError {
+  constructor(message: string) {
+    super('PAYLOAD_TOO_LARGE', message);
+    this.name = 'PayloadTooLargeError';
+  }
+}
+
+export const HTTP_STATUS_BY_CODE: Record<ErrorCode, number> = {
+  AUTH_REQUIRED: 401,
+  INVALID_API_KEY: 401,
+  NOT_FOUND: 404,
+  VALIDATION_ERROR: 400,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+};

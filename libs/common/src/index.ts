@@ -1,0 +1,5 @@
+export * from './errors/app-error';
+export * from './secrets/secret-vault';
+export * from './ids';
+export * from './config/env';
+export * from './workspace/workspace-locator';

@@ -1,0 +1,60 @@
+import { mkdir } from 'node:fs/promises';
+import type { PGlite as PGliteDb } from '@electric-sql/pglite';
+import { EventStore } from '../event-store.port';
+import { ensureEventStoreSchema } from '../sql/event-store.schema';
+import { SqlClient, SqlQueryable } from '../sql/sql-client';
+import { SqlEventStore } from '../sql/sql-event-store';
+
+// PGlite's CommonJS build loads Node built-ins with dynamic import(), which jest's module sandbox
+// rejects unless run with --experimental-vm-modules. Loading it through Node's own require keeps it
+// outside the sandbox, so every spec that starts the embedded store works; plain Node is unaffected.
+const nodeRequire = process.getBuiltinModule?.('node:module').createRequire(__filename) ?? require;
+const { PGlite } = nodeRequire('@electric-sql/pglite') as typeof import('@electric-sql/pglite');
+
+export interface EmbeddedEventStoreOptions {
+  /** Directory holding the PGlite database files; created when missing. */
+  readonly dataDir: string;
+}
+
+/** The all-in-one mode's store: PostgreSQL compiled to WASM, in this process, on local files. */
+export async function createEmbeddedEventStore(options: EmbeddedEventStoreOptions): Promise<EventStore> {
+  await mkdir(options.dataDir, { recursive: true });
+  const db = new PGlite(options.dataDir);
+  await db.waitReady;
+  const client = new PgliteSqlClient(db);
+  try {
+    await ensureEventStoreSchema(client);
+    return await SqlEventStore.open({ client, dispose: () => client.run(() => db.close()) });
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}
+
+/**
+ * PGlite is a single connection: a query issued while a transaction is open would run inside
+ * it. Every statement and transaction therefore waits its turn in one queue.
+ */
+class PgliteSqlClient implements SqlClient {
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly db: PGliteDb) {}
+
+  query<Row>(text: string, params?: readonly unknown[]): Promise<Row[]> {
+    return this.run(() => rows<Row>(this.db, text, params));
+  }
+
+  transaction<T>(fn: (tx: SqlQueryable) => Promise<T>): Promise<T> {
+    return this.run(() => this.db.transaction((tx) => fn({ query: (text, params) => rows(tx, text, params) })));
+  }
+
+  run<T>(task: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(task);
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+}
+
+async function rows<Row>(db: Pick<PGliteDb, 'query'>, text: string, params?: readonly unknown[]): Promise<Row[]> {
+  return (await db.query<Row>(text, params ? [...params] : undefined)).rows;
+}

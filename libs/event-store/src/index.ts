@@ -1,0 +1,7 @@
+export * from './event-store.port';
+export * from './event-store.tokens';
+export * from './event-store.errors';
+export * from './event-store.config';
+export * from './embedded/embedded-event-store';
+export * from './postgres/postgres-event-store';
+export * from './handle-command';

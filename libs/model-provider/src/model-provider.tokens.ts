@@ -1,0 +1,1 @@
+export const MODEL_PROVIDER = Symbol('MODEL_PROVIDER');

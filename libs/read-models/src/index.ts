@@ -1,0 +1,2 @@
+export * from './task-views.store';
+export * from './projection-checkpoint-file';

@@ -1,0 +1,168 @@
+import type { EventStore, StoredEvent } from '@app/event-store';
+import { TaskEvent, TaskView, projectTaskView } from '@app/task-domain';
+import { ProjectionCheckpointFile } from './projection-checkpoint-file';
+
+export interface TaskListPage {
+  readonly tasks: TaskView[];
+  readonly nextCursor: string | null;
+}
+
+interface ListEntry {
+  readonly id: string;
+  /** Global position of the TaskCreated event: the list's order and its cursor. */
+  readonly position: number;
+}
+
+const PAGE_SIZE = 500;
+
+/**
+ * The task views (GET task, task list, pending approvals), projected from the event store into
+ * memory and checkpointed to a file, so a restart catches up from the checkpoint instead of
+ * replaying everything. Deliveries are gap-checked against the global position.
+ */
+export class TaskViewsStore {
+  private readonly views = new Map<string, TaskView>();
+  private readonly byTenant = new Map<string, ListEntry[]>();
+  private checkpoint = 0;
+  private queue: Promise<void> = Promise.resolve();
+  private unsubscribe?: () => void;
+  private readonly waiters = new Set<{ position: number; resolve: () => void }>();
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly checkpointFile?: ProjectionCheckpointFile<SnapshotState>,
+  ) {}
+
+  async start(): Promise<void> {
+    const snapshot = await this.checkpointFile?.load();
+    if (snapshot) this.restore(snapshot);
+    this.unsubscribe = this.store.onAppended((events) => this.enqueue(() => this.applyLive(events)));
+    await this.enqueue(() => this.catchUp());
+    this.checkpointFile?.startAutosave(() => this.snapshot());
+  }
+
+  async stop(): Promise<void> {
+    this.unsubscribe?.();
+    await this.queue;
+    await this.checkpointFile?.stop(() => this.snapshot());
+  }
+
+  get position(): number {
+    return this.checkpoint;
+  }
+
+  get(taskId: string): TaskView | undefined {
+    return this.views.get(taskId);
+  }
+
+  /** Resolves once every event up to `position` is applied: read-your-writes for commands. */
+  waitForPosition(position: number, timeoutMs = 5000): Promise<void> {
+    if (this.checkpoint >= position) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const waiter = { position, resolve: () => (clearTimeout(timer), resolve()) };
+      const timer = setTimeout(() => {
+        this.waiters.delete(waiter);
+        reject(new Error(`read model did not reach position ${position} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.waiters.add(waiter);
+    });
+  }
+
+  list(tenantId: string, options: { limit: number; cursor?: number; includeHidden: boolean }): TaskListPage {
+    const entries = this.byTenant.get(tenantId) ?? [];
+    const tasks: TaskView[] = [];
+    let i = options.cursor === undefined ? entries.length - 1 : lastIndexBelow(entries, options.cursor);
+    for (; i >= 0 && tasks.length < options.limit; i--) {
+      const view = this.views.get(entries[i].id);
+      if (view && (options.includeHidden || view.showInHistory)) tasks.push(view);
+    }
+    const more = i >= 0;
+    return { tasks, nextCursor: more && tasks.length > 0 ? String(entries[i + 1].position) : null };
+  }
+
+  /** Tasks with a turn in progress: what the runner resumes after a restart. */
+  activeTaskIds(): string[] {
+    return [...this.views.values()].filter((v) => ['pending', 'running', 'awaiting_approval'].includes(v.status)).map((v) => v.id);
+  }
+
+  private enqueue(work: () => Promise<void>): Promise<void> {
+    this.queue = this.queue.then(work).catch(() => undefined);
+    return this.queue;
+  }
+
+  private async catchUp(): Promise<void> {
+    for (;;) {
+      const events = await this.store.readAll({ after: this.checkpoint, maxCount: PAGE_SIZE });
+      events.forEach((e) => this.apply(e));
+      if (events.length < PAGE_SIZE) break;
+    }
+    this.release();
+  }
+
+  private async applyLive(events: readonly StoredEvent[]): Promise<void> {
+    if (events.length === 0 || events[events.length - 1].globalPosition <= this.checkpoint) return;
+    // A batch that does not start right after the checkpoint means something was missed.
+    if (events[0].globalPosition > this.checkpoint + 1) return this.catchUp();
+    events.filter((e) => e.globalPosition > this.checkpoint).forEach((e) => this.apply(e));
+    this.release();
+  }
+
+  private apply(stored: StoredEvent): void {
+    this.checkpoint = Math.max(this.checkpoint, stored.globalPosition);
+    if (!stored.streamId.startsWith('task-')) return;
+    const event = { type: stored.type, data: stored.data } as TaskEvent;
+    const taskId = stored.streamId.slice('task-'.length);
+    const before = this.views.get(taskId);
+    const after = projectTaskView(before, { event, revision: stored.revision, recordedAt: stored.recordedAt });
+    if (!after || after === before) return;
+    this.views.set(taskId, after);
+    if (!before) this.addToTenant(after.tenantId, { id: taskId, position: stored.globalPosition });
+    this.checkpointFile?.markDirty();
+  }
+
+  private addToTenant(tenantId: string, entry: ListEntry): void {
+    const list = this.byTenant.get(tenantId) ?? [];
+    list.push(entry);
+    this.byTenant.set(tenantId, list);
+  }
+
+  private release(): void {
+    for (const w of this.waiters) {
+      if (w.position <= this.checkpoint) {
+        this.waiters.delete(w);
+        w.resolve();
+      }
+    }
+  }
+
+  private snapshot(): SnapshotState {
+    return { checkpoint: this.checkpoint, views: [...this.views.values()], lists: Object.fromEntries(this.byTenant) };
+  }
+
+  private restore(s: SnapshotState): void {
+    this.checkpoint = s.checkpoint;
+    for (const v of s.views) this.views.set(v.id, v);
+    for (const [tenant, entries] of Object.entries(s.lists)) this.byTenant.set(tenant, entries);
+  }
+}
+
+export interface SnapshotState {
+  readonly checkpoint: number;
+  readonly views: readonly TaskView[];
+  readonly lists: Record<string, ListEntry[]>;
+}
+
+/** Index of the last entry whose position is below `position` (entries ascend by position). */
+function lastIndexBelow(entries: readonly ListEntry[], position: number): number {
+  let lo = 0;
+  let hi = entries.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (entries[mid].position < position) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found;
+}

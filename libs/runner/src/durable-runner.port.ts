@@ -1,0 +1,29 @@
+/** What one step of a task's agent loop reported. */
+export type StepOutcome =
+  /** Made progress; run the next step. */
+  | 'continue'
+  /** Waiting on something outside (an approval, a tool in flight); a notify() wakes it. */
+  | 'wait'
+  /** Nothing to do until the task gets new work. */
+  | 'idle';
+
+/** Runs one step of a task; must be safe to call again after a crash at any point. */
+export type StepFunction = (taskId: string, signal: AbortSignal) => Promise<StepOutcome>;
+
+/**
+ * Drives tasks' agent loops in the background, durably: work that was unfinished when the
+ * process stopped is resumed by `start()`. Adapters: in-process (all-in-one) and Temporal.
+ */
+export interface DurableRunner {
+  /** Resumes every task that still has work, then follows notifications. */
+  start(): Promise<void>;
+  /** Something changed for the task (new message, decision): run its loop if idle. */
+  notify(taskId: string): void;
+  /** Aborts the task's in-flight step (model call, tool run). */
+  abort(taskId: string): void;
+  /** Resolves when no step runs for any task (tests and benchmarks). */
+  idle(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export const DURABLE_RUNNER = Symbol('DURABLE_RUNNER');

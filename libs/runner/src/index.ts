@@ -1,0 +1,2 @@
+export * from './durable-runner.port';
+export * from './in-process/in-process-runner';

@@ -1,0 +1,2 @@
+export * from './runtime.module';
+export * from './runtime.tokens';

@@ -1,0 +1,64 @@
+import { DynamicModule, Global, Inject, Injectable, Logger, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { join } from 'node:path';
+import { SecretVault, dataDirFromEnv } from '@app/common';
+import { EVENT_STORE, EventStore, createEventStoreFromConfig } from '@app/event-store';
+import { InProcessBus, MESSAGE_BUS, MessageBus } from '@app/bus';
+import { MODEL_PROVIDER, createModelProviderFromEnv, describeModelConfig } from '@app/model-provider';
+import { ProjectionCheckpointFile, SnapshotState, TaskViewsStore } from '@app/read-models';
+import { TaskCommandExecutor } from '@app/task-commands';
+import { RUNTIME_ENV } from './runtime.tokens';
+
+/** Starts the shared read model once the store is up, and closes everything in reverse order. */
+@Injectable()
+class RuntimeLifecycle implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('Runtime');
+
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    @Inject(RUNTIME_ENV) private readonly env: NodeJS.ProcessEnv,
+    private readonly views: TaskViewsStore,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    await this.views.start();
+    this.logger.log(`read model at position ${this.views.position}; model: ${describeModelConfig(this.env)}`);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.views.stop();
+    await this.bus.close();
+    await this.store.close();
+  }
+}
+
+/**
+ * The ports every service shares, with adapters chosen by configuration. The all-in-one mode
+ * gets the embedded event store and the in-process bus; nothing external is needed.
+ */
+@Global()
+@Module({})
+export class RuntimeModule {
+  static forRoot(env: NodeJS.ProcessEnv = process.env): DynamicModule {
+    const dataDir = dataDirFromEnv(env);
+    return {
+      module: RuntimeModule,
+      providers: [
+        { provide: RUNTIME_ENV, useValue: env },
+        { provide: EVENT_STORE, useFactory: () => createEventStoreFromConfig(env) },
+        { provide: MESSAGE_BUS, useFactory: () => new InProcessBus() },
+        { provide: MODEL_PROVIDER, useFactory: () => createModelProviderFromEnv(env) },
+        { provide: SecretVault, useValue: new SecretVault() },
+        {
+          provide: TaskViewsStore,
+          inject: [EVENT_STORE],
+          useFactory: (store: EventStore) =>
+            new TaskViewsStore(store, new ProjectionCheckpointFile<SnapshotState>(join(dataDir, 'read-models', 'task-views.json'))),
+        },
+        { provide: TaskCommandExecutor, inject: [EVENT_STORE], useFactory: (store: EventStore) => new TaskCommandExecutor(store) },
+        RuntimeLifecycle,
+      ],
+      exports: [RUNTIME_ENV, EVENT_STORE, MESSAGE_BUS, MODEL_PROVIDER, SecretVault, TaskViewsStore, TaskCommandExecutor],
+    };
+  }
+}

@@ -1,0 +1,46 @@
+import { TaskEvent } from '../task.events';
+
+// How each stored event appears on the public stream (CONTRACT.md "Stream"): every stored event
+// is exactly one SSE event, so the stream's ids are the stream revisions 1, 2, 3, … with no gap.
+
+export interface PublicEvent {
+  readonly kind: string;
+  readonly data: Record<string, unknown>;
+}
+
+export const DONE_KIND = 'done';
+
+export function toPublicEvent(event: TaskEvent): PublicEvent {
+  switch (event.type) {
+    case 'TaskCreated':
+      return { kind: 'message', data: { messageId: event.data.messageId, text: event.data.text, queued: true } };
+    case 'UserMessageAdded':
+      return { kind: 'message', data: { ...event.data } };
+    case 'TurnStarted':
+      return { kind: 'status', data: { status: 'running', turn: event.data.turn, messageId: event.data.messageId } };
+    case 'ModelResponded':
+      return { kind: 'usage', data: { ...event.data.usage, turn: event.data.turn, step: event.data.step, model: event.data.model } };
+    case 'AssistantTextProduced':
+      return { kind: 'content', data: { text: event.data.text } };
+    case 'ToolCallRequested': {
+      const { callId, toolName, status, args, approvedByRule } = event.data;
+      return { kind: 'tool_call', data: { callId, toolName, status, args, ...(approvedByRule ? { approvedByRule } : {}) } };
+    }
+    case 'ToolCallDecided':
+      return { kind: 'tool_decision', data: { ...event.data } };
+    case 'ToolCallStarted':
+      return { kind: 'tool_started', data: { ...event.data } };
+    case 'ToolCallFinished':
+      return { kind: 'tool_result', data: { ...event.data } };
+    case 'TurnCompleted':
+      return { kind: DONE_KIND, data: { status: 'completed', turn: event.data.turn } };
+    case 'TaskFailed':
+      return { kind: DONE_KIND, data: { status: 'failed', error: event.data.error, turn: event.data.turn } };
+    case 'TaskCancelled':
+      return { kind: DONE_KIND, data: { status: 'cancelled', turn: event.data.turn } };
+    default: {
+      const _exhaustive: never = event;
+      return _exhaustive;
+    }
+  }
+}

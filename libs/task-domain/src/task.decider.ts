@@ -1,0 +1,184 @@
+import { ConflictError, NotFoundError, ValidationError } from '@app/common';
+import { findMatchingRule, ruleFor } from './approval-rules';
+import {
+  ApprovalOutcome,
+  TaskCreated,
+  TaskEvent,
+  TokenUsage,
+  ToolCallRequested,
+  ToolResultStatus,
+} from './task.events';
+import { ExistingTask, TaskState, isTurnActive, openCallsOf } from './task.state';
+
+// ─── Commands ────────────────────────────────────────────────────────────────────────────────
+// Pure business rules: decide(command, state) → events, or a typed error. Ids and the clock
+// arrive in the command; nothing here does I/O.
+
+export interface Command<Type extends string, Data> {
+  readonly type: Type;
+  readonly data: Data;
+}
+
+export interface RequestedToolCall {
+  readonly callId: string;
+  readonly toolName: string;
+  readonly args: Readonly<Record<string, unknown>>;
+}
+
+export type CreateTask = Command<'CreateTask', TaskCreated['data']>;
+export type AddUserMessage = Command<'AddUserMessage', { readonly messageId: string; readonly text: string }>;
+export type StartTurn = Command<'StartTurn', Record<string, never>>;
+export type RecordModelResponse = Command<
+  'RecordModelResponse',
+  {
+    readonly turn: number;
+    readonly step: number;
+    readonly text: string;
+    readonly toolCalls: readonly RequestedToolCall[];
+    readonly usage: TokenUsage;
+    readonly model: string;
+    readonly finishReason: string;
+  }
+>;
+export type DecideToolCall = Command<'DecideToolCall', { readonly callId: string; readonly outcome: ApprovalOutcome }>;
+export type StartToolCall = Command<'StartToolCall', { readonly callId: string }>;
+export type FinishToolCall = Command<
+  'FinishToolCall',
+  {
+    readonly callId: string;
+    readonly status: ToolResultStatus;
+    readonly output: string;
+    readonly exitCode?: number;
+    readonly durationMs: number;
+  }
+>;
+export type FailTurn = Command<'FailTurn', { readonly turn: number; readonly error: string }>;
+export type CancelTask = Command<'CancelTask', Record<string, never>>;
+
+export type TaskCommand =
+  | CreateTask
+  | AddUserMessage
+  | StartTurn
+  | RecordModelResponse
+  | DecideToolCall
+  | StartToolCall
+  | FinishToolCall
+  | FailTurn
+  | CancelTask;
+
+export const DECLINED_OUTPUT = 'The user declined this tool call; it did not run.';
+
+// ─── Decide ──────────────────────────────────────────────────────────────────────────────────
+
+export function decide(command: TaskCommand, state: TaskState): TaskEvent[] {
+  if (command.type === 'CreateTask') {
+    if (state.exists) throw new ConflictError(`task ${command.data.taskId} already exists`);
+    return [{ type: 'TaskCreated', data: command.data }];
+  }
+  if (!state.exists) throw new NotFoundError('task');
+  const s = state;
+  switch (command.type) {
+    case 'AddUserMessage':
+      return addUserMessage(command.data, s);
+    case 'StartTurn':
+      if (s.status !== 'pending' || s.queued.length === 0) throw new ConflictError('no turn is waiting to start');
+      return [{ type: 'TurnStarted', data: { turn: s.turn + 1, messageId: s.queued[0].messageId } }];
+    case 'RecordModelResponse':
+      return recordModelResponse(command.data, s);
+    case 'DecideToolCall':
+      return decideToolCall(command.data, s);
+    case 'StartToolCall': {
+      const next = openCallsOf(s).find((c) => c.phase !== 'finished');
+      if (!isTurnActive(s.status) || next?.callId !== command.data.callId || next.phase !== 'approved') {
+        throw new ConflictError(`tool call ${command.data.callId} is not the next approved call`);
+      }
+      return [{ type: 'ToolCallStarted', data: { callId: next.callId, toolName: next.toolName } }];
+    }
+    case 'FinishToolCall': {
+      const call = openCallsOf(s).find((c) => c.callId === command.data.callId);
+      if (!isTurnActive(s.status) || call?.phase !== 'running') {
+        throw new ConflictError(`tool call ${command.data.callId} is not running`);
+      }
+      return [{ type: 'ToolCallFinished', data: { ...command.data, toolName: call.toolName } }];
+    }
+    case 'FailTurn':
+      if (!isTurnActive(s.status) || command.data.turn !== s.turn) throw new ConflictError(`turn ${command.data.turn} is not running`);
+      return endTurn(s, { type: 'TaskFailed', data: { turn: s.turn, error: command.data.error } });
+    case 'CancelTask':
+      return cancelTask(s);
+    default: {
+      const _exhaustive: never = command;
+      return _exhaustive;
+    }
+  }
+}
+
+function addUserMessage(data: AddUserMessage['data'], s: ExistingTask): TaskEvent[] {
+  if (data.text.trim() === '') throw new ValidationError('message must be a non-empty string');
+  if (isTurnActive(s.status)) return [{ type: 'UserMessageAdded', data: { ...data, queued: true } }];
+  return [
+    { type: 'UserMessageAdded', data: { ...data, queued: false } },
+    { type: 'TurnStarted', data: { turn: s.turn + 1, messageId: data.messageId } },
+  ];
+}
+
+function recordModelResponse(data: RecordModelResponse['data'], s: ExistingTask): TaskEvent[] {
+  const unfinished = openCallsOf(s).some((c) => c.phase !== 'finished');
+  if (s.status === 'pending' || !isTurnActive(s.status) || data.turn !== s.turn || data.step !== s.step + 1 || unfinished) {
+    throw new ConflictError(`a model response for turn ${data.turn} step ${data.step} is stale`);
+  }
+  const { turn, step } = data;
+  const events: TaskEvent[] = [
+    { type: 'ModelResponded', data: { turn, step, model: data.model, finishReason: data.finishReason, usage: data.usage } },
+  ];
+  if (data.text !== '') events.push({ type: 'AssistantTextProduced', data: { turn, step, text: data.text } });
+  for (const call of data.toolCalls) events.push(requestToolCall(call, turn, step, s));
+  if (data.toolCalls.length > 0) return events;
+  return [...events, ...endTurn(s, { type: 'TurnCompleted', data: { turn } })];
+}
+
+function requestToolCall(call: RequestedToolCall, turn: number, step: number, s: ExistingTask): ToolCallRequested {
+  const base = { turn, step, callId: call.callId, toolName: call.toolName, args: call.args };
+  if (s.autoExecute) return { type: 'ToolCallRequested', data: { ...base, status: 'approved' } };
+  const rule = findMatchingRule(s.rules, call.toolName, call.args);
+  if (rule) return { type: 'ToolCallRequested', data: { ...base, status: 'approved', approvedByRule: rule } };
+  return { type: 'ToolCallRequested', data: { ...base, status: 'awaiting_approval' } };
+}
+
+function decideToolCall(data: DecideToolCall['data'], s: ExistingTask): TaskEvent[] {
+  const call = s.calls.find((c) => c.callId === data.callId);
+  if (!call) throw new NotFoundError('tool call');
+  if (call.phase !== 'awaiting_approval' || !openCallsOf(s).includes(call) || !isTurnActive(s.status)) {
+    throw new ConflictError(`tool call ${data.callId} is not awaiting approval`);
+  }
+  if (data.outcome === 'cancel') {
+    return [
+      { type: 'ToolCallDecided', data: { callId: call.callId, outcome: 'cancel', approved: false } },
+      {
+        type: 'ToolCallFinished',
+        data: { callId: call.callId, toolName: call.toolName, status: 'cancelled', output: DECLINED_OUTPUT, durationMs: 0 },
+      },
+    ];
+  }
+  const rule = data.outcome === 'proceed_always' ? ruleFor(call.toolName, call.args) : undefined;
+  return [{ type: 'ToolCallDecided', data: { callId: call.callId, outcome: data.outcome, approved: true, ...(rule ? { rule } : {}) } }];
+}
+
+function cancelTask(s: ExistingTask): TaskEvent[] {
+  if (!isTurnActive(s.status)) return [];
+  const closing: TaskEvent[] = openCallsOf(s)
+    .filter((c) => c.phase !== 'finished')
+    .map((c) => ({
+      type: 'ToolCallFinished',
+      data: { callId: c.callId, toolName: c.toolName, status: 'cancelled', output: 'The task was cancelled.', durationMs: 0 },
+    }));
+  const dropped = s.queued.map((m) => m.messageId);
+  return [...closing, { type: 'TaskCancelled', data: { turn: s.turn, droppedMessageIds: dropped } }];
+}
+
+/** Ends the current turn and, when follow-ups are queued, starts the next one in the same append. */
+function endTurn(s: ExistingTask, end: TaskEvent): TaskEvent[] {
+  const next = s.queued[0];
+  if (!next) return [end];
+  return [end, { type: 'TurnStarted', data: { turn: s.turn + 1, messageId: next.messageId } }];
+}

@@ -1,0 +1,128 @@
+// ─── Events ──────────────────────────────────────────────────────────────────────────────────
+// A task's history is the append-only stream of these events; everything else is derived.
+// Events are long-lived records: `TASK_EVENT_SCHEMA_VERSIONS` says which version of each `data`
+// shape this code writes, and proto/agent/v1/task_events.proto holds the wire schema (a test
+// keeps the two from drifting).
+
+export interface Event<Type extends string, Data> {
+  readonly type: Type;
+  readonly data: Data;
+}
+
+export interface TokenUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly totalTokens: number;
+}
+
+export interface UploadedFile {
+  readonly name: string;
+  readonly size: number;
+}
+
+/** Why a call runs without asking: `proceed_always` earlier in the task. */
+export interface ApprovalRule {
+  readonly toolName: string;
+  /** For `shell`: the program name the command must start with. */
+  readonly program?: string;
+}
+
+export type ToolCallStatus = 'awaiting_approval' | 'approved';
+export type ToolResultStatus = 'success' | 'error' | 'cancelled';
+export type ApprovalOutcome = 'proceed_once' | 'proceed_always' | 'cancel';
+
+export type TaskCreated = Event<
+  'TaskCreated',
+  {
+    readonly taskId: string;
+    readonly tenantId: string;
+    readonly messageId: string;
+    readonly text: string;
+    readonly autoExecute: boolean;
+    readonly showInHistory: boolean;
+    /** Ordinary configuration; GET shows only its keys. */
+    readonly env: Readonly<Record<string, string>>;
+    /** Names only: secret values never reach an event. */
+    readonly secretNames: readonly string[];
+    readonly files: readonly UploadedFile[];
+  }
+>;
+export type UserMessageAdded = Event<'UserMessageAdded', { readonly messageId: string; readonly text: string; readonly queued: boolean }>;
+export type TurnStarted = Event<'TurnStarted', { readonly turn: number; readonly messageId: string }>;
+export type ModelResponded = Event<
+  'ModelResponded',
+  { readonly turn: number; readonly step: number; readonly model: string; readonly finishReason: string; readonly usage: TokenUsage }
+>;
+export type AssistantTextProduced = Event<'AssistantTextProduced', { readonly turn: number; readonly step: number; readonly text: string }>;
+export type ToolCallRequested = Event<
+  'ToolCallRequested',
+  {
+    readonly turn: number;
+    readonly step: number;
+    readonly callId: string;
+    readonly toolName: string;
+    readonly args: Readonly<Record<string, unknown>>;
+    readonly status: ToolCallStatus;
+    /** Set when a `proceed_always` rule approved the call without asking. */
+    readonly approvedByRule?: ApprovalRule;
+  }
+>;
+export type ToolCallDecided = Event<
+  'ToolCallDecided',
+  {
+    readonly callId: string;
+    readonly outcome: ApprovalOutcome;
+    readonly approved: boolean;
+    /** The rule `proceed_always` added for the rest of the task. */
+    readonly rule?: ApprovalRule;
+  }
+>;
+export type ToolCallStarted = Event<'ToolCallStarted', { readonly callId: string; readonly toolName: string }>;
+export type ToolCallFinished = Event<
+  'ToolCallFinished',
+  {
+    readonly callId: string;
+    readonly toolName: string;
+    readonly status: ToolResultStatus;
+    readonly output: string;
+    readonly exitCode?: number;
+    readonly durationMs: number;
+  }
+>;
+export type TurnCompleted = Event<'TurnCompleted', { readonly turn: number }>;
+export type TaskFailed = Event<'TaskFailed', { readonly turn: number; readonly error: string }>;
+export type TaskCancelled = Event<'TaskCancelled', { readonly turn: number; readonly droppedMessageIds: readonly string[] }>;
+
+export type TaskEvent =
+  | TaskCreated
+  | UserMessageAdded
+  | TurnStarted
+  | ModelResponded
+  | AssistantTextProduced
+  | ToolCallRequested
+  | ToolCallDecided
+  | ToolCallStarted
+  | ToolCallFinished
+  | TurnCompleted
+  | TaskFailed
+  | TaskCancelled;
+
+export type TaskEventType = TaskEvent['type'];
+export type TaskEventData<T extends TaskEventType> = Extract<TaskEvent, { type: T }>['data'];
+
+export const TASK_EVENT_SCHEMA_VERSIONS: Record<TaskEventType, number> = {
+  TaskCreated: 1,
+  UserMessageAdded: 1,
+  TurnStarted: 1,
+  ModelResponded: 1,
+  AssistantTextProduced: 1,
+  ToolCallRequested: 1,
+  ToolCallDecided: 1,
+  ToolCallStarted: 1,
+  ToolCallFinished: 1,
+  TurnCompleted: 1,
+  TaskFailed: 1,
+  TaskCancelled: 1,
+};
+
+export const taskStreamId = (taskId: string): string => `task-${taskId}`;

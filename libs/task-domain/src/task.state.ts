@@ -1,0 +1,140 @@
+import { ApprovalRule, TaskEvent, ToolCallStatus, ToolResultStatus, TokenUsage } from './task.events';
+
+// ─── State ───────────────────────────────────────────────────────────────────────────────────
+// What the decider and the agent loop need to know about a task, folded from its events.
+
+export type TaskStatus = 'pending' | 'running' | 'awaiting_approval' | 'completed' | 'failed' | 'cancelled';
+
+export type ToolCallPhase = ToolCallStatus | 'running' | 'finished';
+
+export interface ToolCallState {
+  readonly callId: string;
+  readonly toolName: string;
+  readonly args: Readonly<Record<string, unknown>>;
+  readonly turn: number;
+  readonly step: number;
+  readonly phase: ToolCallPhase;
+  readonly result?: ToolResultStatus;
+}
+
+export interface QueuedMessage {
+  readonly messageId: string;
+  readonly text: string;
+}
+
+export interface ExistingTask {
+  readonly exists: true;
+  readonly status: TaskStatus;
+  readonly tenantId: string;
+  readonly autoExecute: boolean;
+  /** Number of the latest turn started; 0 before the first. */
+  readonly turn: number;
+  /** Model calls made in the current turn. */
+  readonly step: number;
+  /** Messages not yet answered, oldest first (the first message waits here until turn 1). */
+  readonly queued: readonly QueuedMessage[];
+  /** Every call the model requested in this task, oldest first. */
+  readonly calls: readonly ToolCallState[];
+  readonly rules: readonly ApprovalRule[];
+  readonly usage: TokenUsage;
+}
+
+export type TaskState = { readonly exists: false } | ExistingTask;
+
+export const initialTaskState = (): TaskState => ({ exists: false });
+
+const ZERO_USAGE: TokenUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+
+export const isTurnActive = (status: TaskStatus): boolean =>
+  status === 'pending' || status === 'running' || status === 'awaiting_approval';
+
+/** A turn is awaiting approval while the first unfinished call (execution is in order) waits. */
+const statusOfOpenTurn = (calls: readonly ToolCallState[]): TaskStatus =>
+  calls.find((c) => c.phase !== 'finished')?.phase === 'awaiting_approval' ? 'awaiting_approval' : 'running';
+
+/** Calls of the current turn's latest model response, in the model's order. */
+export const openCallsOf = (s: ExistingTask): ToolCallState[] => s.calls.filter((c) => c.turn === s.turn && c.step === s.step);
+
+const withCalls = (s: ExistingTask, calls: readonly ToolCallState[]): ExistingTask => {
+  const next = { ...s, calls };
+  return isTurnActive(s.status) ? { ...next, status: statusOfOpenTurn(openCallsOf(next)) } : next;
+};
+
+const updateCall = (calls: readonly ToolCallState[], callId: string, change: Partial<ToolCallState>): ToolCallState[] =>
+  calls.map((c) => (c.callId === callId ? { ...c, ...change } : c));
+
+export function evolve(state: TaskState, event: TaskEvent): TaskState {
+  if (event.type === 'TaskCreated') {
+    const d = event.data;
+    return {
+      exists: true,
+      status: 'pending',
+      tenantId: d.tenantId,
+      autoExecute: d.autoExecute,
+      turn: 0,
+      step: 0,
+      queued: [{ messageId: d.messageId, text: d.text }],
+      calls: [],
+      rules: [],
+      usage: ZERO_USAGE,
+    };
+  }
+  if (!state.exists) return state;
+  const s = state;
+  switch (event.type) {
+    case 'UserMessageAdded':
+      return { ...s, queued: [...s.queued, { messageId: event.data.messageId, text: event.data.text }] };
+    case 'TurnStarted':
+      return {
+        ...s,
+        status: 'running',
+        turn: event.data.turn,
+        step: 0,
+        queued: s.queued.filter((m) => m.messageId !== event.data.messageId),
+      };
+    case 'ModelResponded': {
+      const u = event.data.usage;
+      return {
+        ...s,
+        step: event.data.step,
+        usage: {
+          inputTokens: s.usage.inputTokens + u.inputTokens,
+          outputTokens: s.usage.outputTokens + u.outputTokens,
+          totalTokens: s.usage.totalTokens + u.totalTokens,
+        },
+      };
+    }
+    case 'AssistantTextProduced':
+      return s;
+    case 'ToolCallRequested': {
+      const d = event.data;
+      const calls = [...s.calls, { callId: d.callId, toolName: d.toolName, args: d.args, turn: d.turn, step: d.step, phase: d.status }];
+      return withCalls(s, calls);
+    }
+    case 'ToolCallDecided': {
+      const d = event.data;
+      // A cancelled call is closed by the ToolCallFinished that always follows it.
+      const calls = d.approved ? updateCall(s.calls, d.callId, { phase: 'approved' }) : s.calls;
+      return { ...withCalls(s, calls), rules: d.rule ? [...s.rules, d.rule] : s.rules };
+    }
+    case 'ToolCallStarted':
+      return { ...s, calls: updateCall(s.calls, event.data.callId, { phase: 'running' }) };
+    case 'ToolCallFinished': {
+      return withCalls(s, updateCall(s.calls, event.data.callId, { phase: 'finished', result: event.data.status }));
+    }
+    case 'TurnCompleted':
+      return { ...s, status: 'completed' };
+    case 'TaskFailed':
+      return { ...s, status: 'failed' };
+    case 'TaskCancelled': {
+      const dropped = new Set(event.data.droppedMessageIds);
+      return { ...s, status: 'cancelled', queued: s.queued.filter((m) => !dropped.has(m.messageId)) };
+    }
+    default: {
+      const _exhaustive: never = event;
+      return _exhaustive;
+    }
+  }
+}
+
+export const foldTask = (events: readonly TaskEvent[]): TaskState => events.reduce(evolve, initialTaskState());

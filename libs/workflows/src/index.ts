@@ -1,0 +1,2 @@
+export * from './next-action';
+export * from './conversation';

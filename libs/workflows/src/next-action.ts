@@ -1,0 +1,38 @@
+import type { ExistingTask, TaskState } from '../../task-domain/src/task.state';
+import { openCallsOf } from '../../task-domain/src/task.state';
+
+// What the agent loop must do next for a task, decided from its state alone. Because the state is
+// folded from the event stream, a restarted runner asks the same question and carries on where
+// the last one stopped. (Relative imports: workflow code must bundle without path aliases.)
+
+export type NextAction =
+  | { readonly kind: 'idle' }
+  | { readonly kind: 'start_turn' }
+  | { readonly kind: 'call_model'; readonly turn: number; readonly step: number }
+  | { readonly kind: 'await_approval'; readonly callId: string }
+  | { readonly kind: 'execute_tool'; readonly callId: string }
+  /** Started before a crash and never finished: report it, never run it again. */
+  | { readonly kind: 'interrupt_tool'; readonly callId: string }
+  | { readonly kind: 'tool_in_flight'; readonly callId: string };
+
+export function nextAction(state: TaskState, inFlightCallIds: ReadonlySet<string>): NextAction {
+  if (!state.exists) return { kind: 'idle' };
+  const s: ExistingTask = state;
+  if (s.status === 'pending') return s.queued.length > 0 ? { kind: 'start_turn' } : { kind: 'idle' };
+  if (s.status !== 'running' && s.status !== 'awaiting_approval') return { kind: 'idle' };
+  const next = openCallsOf(s).find((c) => c.phase !== 'finished');
+  if (!next) return { kind: 'call_model', turn: s.turn, step: s.step + 1 };
+  switch (next.phase) {
+    case 'awaiting_approval':
+      return { kind: 'await_approval', callId: next.callId };
+    case 'approved':
+      return { kind: 'execute_tool', callId: next.callId };
+    case 'running':
+      return inFlightCallIds.has(next.callId) ? { kind: 'tool_in_flight', callId: next.callId } : { kind: 'interrupt_tool', callId: next.callId };
+    default:
+      throw new Error(`unexpected phase ${next.phase}`);
+  }
+}
+
+export const INTERRUPTED_OUTPUT =
+  'Interrupted: the service stopped while this tool was running. It was not run again; check the workspace before retrying.';

@@ -1,0 +1,52 @@
+import { Module } from '@nestjs/common';
+import { CqrsModule } from '@nestjs/cqrs';
+import { APP_FILTER } from '@nestjs/core';
+import { RUNTIME_ENV } from '@app/runtime';
+import { ApiConfig } from './api.config';
+import { ApproveToolCallHandler } from './approvals/approve-tool-call/approve-tool-call.handler';
+import { ApproveToolCallHttpController } from './approvals/approve-tool-call/approve-tool-call.http.controller';
+import { ArtifactsHttpController } from './artifacts/artifacts.http.controller';
+import { ApiKeyGuard } from './auth/api-key.guard';
+import { ApiKeyRegistry } from './auth/api-key-registry';
+import { AppExceptionFilter } from './errors/app-exception.filter';
+import { TaskEventFeed } from './events-stream/task-event-feed';
+import { TaskStreamHttpController } from './events-stream/task-stream.http.controller';
+import { HealthController } from './health/health.controller';
+import { SendFollowUpHandler } from './messages/send-follow-up/send-follow-up.handler';
+import { SendFollowUpHttpController } from './messages/send-follow-up/send-follow-up.http.controller';
+import { CancelTaskHandler } from './tasks/cancel-task/cancel-task.handler';
+import { CancelTaskHttpController } from './tasks/cancel-task/cancel-task.http.controller';
+import { CreateTaskHandler } from './tasks/create-task/create-task.handler';
+import { CreateTaskHttpController } from './tasks/create-task/create-task.http.controller';
+import { GetTaskHttpController } from './tasks/get-task/get-task.http.controller';
+import { ListTasksHttpController } from './tasks/list-tasks/list-tasks.http.controller';
+import { TaskAccess } from './tasks/task-access';
+
+/** The public HTTP API: auth, validation, commands into the event store, reads from projections, SSE. */
+@Module({
+  imports: [CqrsModule.forRoot()],
+  controllers: [
+    HealthController,
+    CreateTaskHttpController,
+    ListTasksHttpController,
+    GetTaskHttpController,
+    CancelTaskHttpController,
+    SendFollowUpHttpController,
+    ApproveToolCallHttpController,
+    TaskStreamHttpController,
+    ArtifactsHttpController,
+  ],
+  providers: [
+    { provide: ApiConfig, inject: [RUNTIME_ENV], useFactory: (env: NodeJS.ProcessEnv) => new ApiConfig(env) },
+    { provide: ApiKeyRegistry, inject: [RUNTIME_ENV, ApiConfig], useFactory: (env: NodeJS.ProcessEnv, c: ApiConfig) => ApiKeyRegistry.load(env, c.dataDir) },
+    { provide: APP_FILTER, useClass: AppExceptionFilter },
+    ApiKeyGuard,
+    TaskAccess,
+    TaskEventFeed,
+    CreateTaskHandler,
+    CancelTaskHandler,
+    SendFollowUpHandler,
+    ApproveToolCallHandler,
+  ],
+})
+export class ApiModule {}

@@ -1,0 +1,13 @@
+import { Command } from '@nestjs/cqrs';
+import { ApprovalOutcome } from '@app/task-domain';
+
+export class ApproveToolCallCommand extends Command<{ callId: string; outcome: ApprovalOutcome; approved: boolean }> {
+  constructor(
+    readonly tenantId: string,
+    readonly taskId: string,
+    readonly callId: string,
+    readonly outcome: ApprovalOutcome,
+  ) {
+    super();
+  }
+}

@@ -1,0 +1,53 @@
+import { Controller, Get, Inject, Param, Query, Res, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { FastifyReply } from 'fastify';
+import { createReadStream } from 'node:fs';
+import { ValidationError } from '@app/common';
+import { ListArtifactsReply, ListArtifactsRequest, LocateArtifactReply, LocateArtifactRequest, SUBJECTS } from '@app/contracts';
+import { MESSAGE_BUS, MessageBus } from '@app/bus';
+import { ApiKeyGuard } from '../auth/api-key.guard';
+import { Tenant } from '../auth/tenant.decorator';
+import { TaskAccess } from '../tasks/task-access';
+
+@ApiTags('artifacts')
+@ApiBearerAuth()
+@UseGuards(ApiKeyGuard)
+@Controller('api/v1/tasks')
+export class ArtifactsHttpController {
+  constructor(
+    private readonly tasks: TaskAccess,
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+  ) {}
+
+  @Get(':id/artifacts')
+  @ApiOperation({ summary: 'List the files the agent wrote under downloads/ (no envelope: `files` at the top level).' })
+  @ApiResponse({ status: 200, description: '{"files":[{name,path,size (bytes),category,mimeType,modifiedAt}]}' })
+  async list(@Tenant() tenantId: string, @Param('id') id: string): Promise<ListArtifactsReply> {
+    this.tasks.find(tenantId, id);
+    const { files } = await this.bus.request<ListArtifactsRequest, ListArtifactsReply>(SUBJECTS.artifactsList, { taskId: id });
+    return { files };
+  }
+
+  @Get(':id/artifacts/download')
+  @ApiOperation({ summary: 'Download one artifact: raw bytes, Content-Type by extension, Content-Disposition: attachment.' })
+  @ApiProduces('application/octet-stream')
+  @ApiQuery({ name: 'path', required: true, description: 'the `path` of an artifact record, e.g. downloads/report.md' })
+  @ApiResponse({ status: 400, description: 'VALIDATION_ERROR: path missing, or outside the workspace' })
+  @ApiResponse({ status: 404, description: 'NOT_FOUND: no such artifact' })
+  async download(@Tenant() tenantId: string, @Param('id') id: string, @Query('path') path: unknown, @Res() reply: FastifyReply): Promise<void> {
+    this.tasks.find(tenantId, id);
+    if (typeof path !== 'string' || path === '') throw new ValidationError('path is required: the path of an artifact record');
+    const { file, localPath } = await this.bus.request<LocateArtifactRequest, LocateArtifactReply>(SUBJECTS.artifactsLocate, { taskId: id, path });
+    void reply
+      .header('content-type', file.mimeType)
+      .header('content-length', String(file.size))
+      .header('content-disposition', contentDisposition(file.name))
+      .send(createReadStream(localPath));
+  }
+}
+
+/** `attachment` with an ASCII fallback and the exact UTF-8 name (RFC 6266 / 5987). */
+function contentDisposition(name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}

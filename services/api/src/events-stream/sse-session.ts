@@ -1,0 +1,136 @@
+import type { ServerResponse } from 'node:http';
+import type { EventStore, StoredEvent } from '@app/event-store';
+import { DONE_KIND, TaskEvent, toPublicEvent } from '@app/task-domain';
+import type { TaskEventFeed } from './task-event-feed';
+
+export interface SseSessionOptions {
+  readonly streamId: string;
+  /** Send events with a revision greater than this. */
+  readonly after: number;
+  /** End after the `done` of this turn (or a later one); undefined: send what exists and end. */
+  readonly untilTurn?: number;
+  readonly keepAliveMs: number;
+}
+
+const REPLAY_PAGE = 1000;
+
+/**
+ * One SSE connection. Live events are buffered from the moment the session starts, before the
+ * replay is read, and every event is sent only if its revision is exactly the next one: an event
+ * is never missed at the replay→live seam (a gap triggers a re-read from the store) and never
+ * sent twice (anything at or below the last sent revision is dropped).
+ */
+export class SseSession {
+  private lastSent: number;
+  private buffer: StoredEvent[] = [];
+  private pumping = false;
+  private closed = false;
+  private readonly unsubscribe: () => void;
+  private readonly keepAlive: NodeJS.Timeout;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly store: EventStore,
+    feed: TaskEventFeed,
+    private readonly options: SseSessionOptions,
+  ) {
+    this.lastSent = options.after;
+    this.unsubscribe = feed.subscribe(options.streamId, (events) => {
+      this.buffer.push(...events);
+      this.schedule();
+    });
+    this.keepAlive = setInterval(() => this.write(': keep-alive\n\n'), options.keepAliveMs);
+    res.on('close', () => this.close());
+  }
+
+  async start(): Promise<void> {
+    this.res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    this.write(': stream open\n\n');
+    this.pumping = true;
+    try {
+      const ended = await this.catchUpFromStore();
+      if (!ended && this.options.untilTurn === undefined) this.end();
+    } finally {
+      this.pumping = false;
+    }
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.pumping || this.closed) return;
+    this.pumping = true;
+    this.pump()
+      .catch(() => this.end())
+      .finally(() => {
+        this.pumping = false;
+        if (this.buffer.length > 0 && !this.closed) this.schedule();
+      });
+  }
+
+  private async pump(): Promise<void> {
+    while (this.buffer.length > 0 && !this.closed) {
+      const batch = this.buffer;
+      this.buffer = [];
+      for (const event of batch) {
+        if (event.revision <= this.lastSent) continue;
+        if (event.revision > this.lastSent + 1) {
+          await this.catchUpFromStore();
+          break;
+        }
+        if (await this.send(event)) return;
+      }
+    }
+  }
+
+  /** Sends every stored event after lastSent; true when the stream ended on a `done`. */
+  private async catchUpFromStore(): Promise<boolean> {
+    for (;;) {
+      const events = await this.store.readStream(this.options.streamId, { fromRevision: this.lastSent + 1, maxCount: REPLAY_PAGE });
+      for (const event of events) if (await this.send(event)) return true;
+      if (events.length < REPLAY_PAGE || this.closed) return this.closed;
+    }
+  }
+
+  /** Writes one event; true when it was the final `done`. */
+  private async send(stored: StoredEvent): Promise<boolean> {
+    if (this.closed) return true;
+    const event = { type: stored.type, data: stored.data } as TaskEvent;
+    const { kind, data } = toPublicEvent(event);
+    const block = `event: ${kind}\ndata: ${JSON.stringify({ type: kind, data })}\nid: ${stored.revision}\n\n`;
+    this.lastSent = stored.revision;
+    if (!this.res.write(block)) {
+      await new Promise((resolve) => {
+        this.res.once('drain', resolve);
+        this.res.once('close', resolve);
+      });
+    }
+    const until = this.options.untilTurn;
+    if (kind === DONE_KIND && until !== undefined && (data.turn as number) >= until) {
+      this.end();
+      return true;
+    }
+    return false;
+  }
+
+  private write(text: string): void {
+    if (!this.closed) this.res.write(text);
+  }
+
+  private end(): void {
+    if (this.closed) return;
+    this.res.end();
+    this.close();
+  }
+
+  private close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.keepAlive);
+    this.unsubscribe();
+  }
+}

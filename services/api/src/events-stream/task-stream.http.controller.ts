@@ -1,0 +1,62 @@
+import { Controller, Get, Headers, Inject, Param, Query, Res, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiHeader, ApiOperation, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { FastifyReply } from 'fastify';
+import { ValidationError } from '@app/common';
+import { EVENT_STORE, EventStore } from '@app/event-store';
+import { isTurnActive, taskStreamId } from '@app/task-domain';
+import { ApiConfig } from '../api.config';
+import { ApiKeyGuard } from '../auth/api-key.guard';
+import { Tenant } from '../auth/tenant.decorator';
+import { TaskAccess } from '../tasks/task-access';
+import { SseSession } from './sse-session';
+import { TaskEventFeed } from './task-event-feed';
+
+const EVENT_ID = /^(0|[1-9][0-9]{0,15})$/;
+
+@ApiTags('stream')
+@ApiBearerAuth()
+@UseGuards(ApiKeyGuard)
+@Controller('api/v1/tasks')
+export class TaskStreamHttpController {
+  constructor(
+    private readonly tasks: TaskAccess,
+    private readonly feed: TaskEventFeed,
+    private readonly config: ApiConfig,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+  ) {}
+
+  @Get(':id/stream')
+  @ApiOperation({
+    summary: 'Follow a task over Server-Sent Events',
+    description:
+      'Replays the latest turn from its start, then follows live, and ends after that turn\'s `done`. ' +
+      '`Last-Event-ID` or `?after=<id>` resumes right after that event (`after=0`: the whole history). ' +
+      'Opened when no turn runs, it sends what follows `after` and ends. Keep-alive comments every 15 s.',
+  })
+  @ApiProduces('text/event-stream')
+  @ApiQuery({ name: 'after', required: false, description: 'resume after this event id' })
+  @ApiHeader({ name: 'Last-Event-ID', required: false })
+  @ApiResponse({ status: 200, description: 'text/event-stream: blocks of `event:`, `data:` ({"type","data"}), `id:`' })
+  async stream(
+    @Tenant() tenantId: string,
+    @Param('id') id: string,
+    @Query('after') afterQuery: string | undefined,
+    @Headers('last-event-id') lastEventId: string | undefined,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const view = this.tasks.find(tenantId, id);
+    const resumeFrom = lastEventId ?? afterQuery;
+    if (resumeFrom !== undefined && !EVENT_ID.test(resumeFrom)) {
+      throw new ValidationError(`${lastEventId !== undefined ? 'Last-Event-ID' : 'after'} must be an event id (a non-negative integer)`);
+    }
+    const after = resumeFrom === undefined ? view.turnStartEventId - 1 : Number(resumeFrom);
+    reply.hijack();
+    const session = new SseSession(reply.raw, this.store, this.feed, {
+      streamId: taskStreamId(id),
+      after,
+      untilTurn: isTurnActive(view.status) ? view.turn : undefined,
+      keepAliveMs: this.config.sseKeepAliveMs,
+    });
+    await session.start();
+  }
+}

@@ -1,0 +1,24 @@
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { newId } from '@app/common';
+import { TaskViewsStore } from '@app/read-models';
+import { TaskCommandExecutor } from '@app/task-commands';
+import { TaskAccess } from '../../tasks/task-access';
+import { SendFollowUpCommand } from './send-follow-up.command';
+
+/** A follow-up on a finished task starts the next turn; one sent mid-turn is queued. */
+@CommandHandler(SendFollowUpCommand)
+export class SendFollowUpHandler implements ICommandHandler<SendFollowUpCommand> {
+  constructor(
+    private readonly tasks: TaskAccess,
+    private readonly commands: TaskCommandExecutor,
+    private readonly views: TaskViewsStore,
+  ) {}
+
+  async execute({ tenantId, taskId, text }: SendFollowUpCommand) {
+    this.tasks.find(tenantId, taskId);
+    const messageId = newId('msg');
+    const { position } = await this.commands.execute(taskId, { type: 'AddUserMessage', data: { messageId, text } }, { retries: 10 });
+    if (position !== undefined) await this.views.waitForPosition(position);
+    return { id: taskId, messageId, status: this.tasks.find(tenantId, taskId).status };
+  }
+}

@@ -1,0 +1,19 @@
+import { Command } from '@nestjs/cqrs';
+import { StagedUpload } from '@app/contracts';
+import { CreateTaskRequestDto } from './create-task.request.dto';
+
+export interface CreatedTask {
+  readonly id: string;
+  readonly status: string;
+}
+
+export class CreateTaskCommand extends Command<CreatedTask> {
+  constructor(
+    readonly tenantId: string,
+    readonly taskId: string,
+    readonly request: CreateTaskRequestDto,
+    readonly files: readonly StagedUpload[],
+  ) {
+    super();
+  }
+}

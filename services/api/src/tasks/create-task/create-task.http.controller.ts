@@ -1,0 +1,51 @@
+import { Controller, Post, Req, UseGuards } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiBearerAuth, ApiBody, ApiConsumes, ApiExtraModels, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { FastifyRequest } from 'fastify';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { newId } from '@app/common';
+import { ApiConfig } from '../../api.config';
+import { ApiKeyGuard } from '../../auth/api-key.guard';
+import { Tenant } from '../../auth/tenant.decorator';
+import { ok } from '../../http/envelope';
+import { validateInput } from '../../validation/validate-input';
+import { CreateTaskCommand } from './create-task.command';
+import { CreateTaskRequestDto } from './create-task.request.dto';
+import { parseMultipartCreate } from './multipart-create.parser';
+
+@ApiTags('tasks')
+@ApiBearerAuth()
+@ApiExtraModels(CreateTaskRequestDto)
+@UseGuards(ApiKeyGuard)
+@Controller('api/v1/tasks')
+export class CreateTaskHttpController {
+  constructor(
+    private readonly commandBus: CommandBus,
+    private readonly config: ApiConfig,
+  ) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Create a task. Returns at once; the agent runs in the background.' })
+  @ApiConsumes('application/json', 'multipart/form-data')
+  @ApiBody({
+    schema: { $ref: getSchemaPath(CreateTaskRequestDto) },
+    description: 'JSON, or multipart with the same fields as text (booleans as true/false, secrets/env as JSON text) plus repeatable `files`.',
+  })
+  @ApiResponse({ status: 201, description: '{"success":true,"data":{"id","status":"pending"}}' })
+  @ApiResponse({ status: 400, description: 'VALIDATION_ERROR' })
+  @ApiResponse({ status: 413, description: 'PAYLOAD_TOO_LARGE' })
+  async create(@Req() request: FastifyRequest, @Tenant() tenantId: string) {
+    const taskId = newId('task');
+    const stagingDir = join(this.config.dataDir, 'uploads', taskId);
+    const { fields, files } = request.isMultipart()
+      ? await parseMultipartCreate(request, stagingDir, { maxBytes: this.config.uploadMaxBytes, maxFiles: this.config.uploadMaxFiles })
+      : { fields: request.body, files: [] };
+    try {
+      const dto = await validateInput(CreateTaskRequestDto, fields);
+      return ok(await this.commandBus.execute(new CreateTaskCommand(tenantId, taskId, dto, files)));
+    } finally {
+      if (files.length > 0) await rm(stagingDir, { recursive: true, force: true });
+    }
+  }
+}

@@ -1,0 +1,95 @@
+import { createWriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { FastifyRequest } from 'fastify';
+import { PayloadTooLargeError, ValidationError } from '@app/common';
+import { StagedUpload } from '@app/contracts';
+
+export interface UploadLimits {
+  readonly maxBytes: number;
+  readonly maxFiles: number;
+}
+
+export interface ParsedMultipart {
+  readonly fields: Record<string, unknown>;
+  readonly files: StagedUpload[];
+}
+
+const BOOLEAN_FIELDS = new Set(['autoExecute', 'showInHistory']);
+const JSON_FIELDS = new Set(['secrets', 'env']);
+
+/**
+ * Reads a multipart create request: text fields as the JSON form would carry them (booleans from
+ * `true`/`false`, `secrets`/`env` from JSON text) and files streamed to the staging directory,
+ * counting bytes as they arrive. On any error the staged files are removed: nothing half written.
+ */
+export async function parseMultipartCreate(request: FastifyRequest, stagingDir: string, limits: UploadLimits): Promise<ParsedMultipart> {
+  const fields: Record<string, unknown> = {};
+  const files: StagedUpload[] = [];
+  let total = 0;
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'field') {
+        fields[part.fieldname] = fieldValue(part.fieldname, String(part.value));
+        continue;
+      }
+      if (part.fieldname !== 'files') throw new ValidationError(`unexpected file field "${part.fieldname}": upload files as "files"`);
+      if (files.length >= limits.maxFiles) throw new PayloadTooLargeError(`at most ${limits.maxFiles} files per request (UPLOAD_MAX_FILES)`);
+      const name = safeFileName(part.filename);
+      await mkdir(stagingDir, { recursive: true });
+      const stagedPath = join(stagingDir, `${files.length}-${name}`);
+      const counter = new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          total += chunk.length;
+          if (total > limits.maxBytes) done(new PayloadTooLargeError(`request body exceeds ${limits.maxBytes} bytes (UPLOAD_MAX_BYTES)`));
+          else done(null, chunk);
+        },
+      });
+      await pipeline(part.file, counter, createWriteStream(stagedPath));
+      if (part.file.truncated) throw new PayloadTooLargeError(`file "${name}" exceeds ${limits.maxBytes} bytes (UPLOAD_MAX_BYTES)`);
+      files.push({ name, stagedPath });
+    }
+  } catch (error) {
+    await rm(stagingDir, { recursive: true, force: true });
+    if (isFastifyLimitError(error)) throw new PayloadTooLargeError(`request exceeds the upload limits (UPLOAD_MAX_BYTES, UPLOAD_MAX_FILES)`);
+    throw error;
+  }
+  const duplicates = files.map((f) => f.name).filter((n, i, all) => all.indexOf(n) !== i);
+  if (duplicates.length > 0) {
+    await rm(stagingDir, { recursive: true, force: true });
+    throw new ValidationError(`files: duplicate file name "${duplicates[0]}"`);
+  }
+  return { fields, files };
+}
+
+function fieldValue(name: string, raw: string): unknown {
+  if (BOOLEAN_FIELDS.has(name)) {
+    if (raw === 'true') return true;
+    if (raw === 'false') return false;
+    throw new ValidationError(`${name} must be the text true or false`);
+  }
+  if (JSON_FIELDS.has(name)) {
+    try {
+      return JSON.parse(raw);
+    } catch {
+      throw new ValidationError(`${name} must be a JSON-encoded object in multipart requests`);
+    }
+  }
+  return raw;
+}
+
+/** The bare file name; anything path-like is refused rather than guessed at. */
+function safeFileName(filename: string): string {
+  const name = basename(filename ?? '');
+  if (!name || name !== filename || name === '.' || name === '..' || name.includes('\0') || name.length > 255) {
+    throw new ValidationError(`files: invalid file name "${filename}" (a bare name is required)`);
+  }
+  return name;
+}
+
+function isFastifyLimitError(error: unknown): boolean {
+  const code = (error as { code?: string }).code ?? '';
+  return ['FST_REQ_FILE_TOO_LARGE', 'FST_FILES_LIMIT', 'FST_PARTS_LIMIT', 'FST_FIELDS_LIMIT'].includes(code);
+}

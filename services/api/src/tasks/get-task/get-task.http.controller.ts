@@ -1,0 +1,23 @@
+import { Controller, Get, Param, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiKeyGuard } from '../../auth/api-key.guard';
+import { Tenant } from '../../auth/tenant.decorator';
+import { ok } from '../../http/envelope';
+import { TaskAccess } from '../task-access';
+import { presentTask } from '../task.presenter';
+
+@ApiTags('tasks')
+@ApiBearerAuth()
+@UseGuards(ApiKeyGuard)
+@Controller('api/v1/tasks')
+export class GetTaskHttpController {
+  constructor(private readonly tasks: TaskAccess) {}
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Read a task (poll instead of streaming). Includes pendingApprovals and summed token usage.' })
+  @ApiResponse({ status: 200, description: '{"success":true,"data":Task}' })
+  @ApiResponse({ status: 404, description: 'NOT_FOUND (also another tenant\'s task)' })
+  get(@Tenant() tenantId: string, @Param('id') id: string) {
+    return ok(presentTask(this.tasks.find(tenantId, id)));
+  }
+}

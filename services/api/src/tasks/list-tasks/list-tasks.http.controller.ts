@@ -1,0 +1,30 @@
+import { Controller, Get, Query, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { TaskViewsStore } from '@app/read-models';
+import { ApiKeyGuard } from '../../auth/api-key.guard';
+import { Tenant } from '../../auth/tenant.decorator';
+import { ok } from '../../http/envelope';
+import { validateInput } from '../../validation/validate-input';
+import { presentTask } from '../task.presenter';
+import { ListTasksRequestDto } from './list-tasks.request.dto';
+
+@ApiTags('tasks')
+@ApiBearerAuth()
+@UseGuards(ApiKeyGuard)
+@Controller('api/v1/tasks')
+export class ListTasksHttpController {
+  constructor(private readonly views: TaskViewsStore) {}
+
+  @Get()
+  @ApiOperation({ summary: "List the caller's tasks, newest first." })
+  @ApiResponse({ status: 200, description: '{"success":true,"data":{"tasks":[Task],"nextCursor":string|null}}' })
+  async list(@Tenant() tenantId: string, @Query() query: Record<string, unknown>) {
+    const dto = await validateInput(ListTasksRequestDto, { ...query });
+    const page = this.views.list(tenantId, {
+      limit: dto.limit ?? 20,
+      cursor: dto.cursor === undefined ? undefined : Number(dto.cursor),
+      includeHidden: dto.includeHidden ?? false,
+    });
+    return ok({ tasks: page.tasks.map(presentTask), nextCursor: page.nextCursor });
+  }
+}

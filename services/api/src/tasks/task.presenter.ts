@@ -1,0 +1,21 @@
+import { TaskView } from '@app/task-domain';
+
+/** The public Task of CONTRACT.md: never secrets, env only as keys, no internal fields. */
+export function presentTask(view: TaskView) {
+  return {
+    id: view.id,
+    status: view.status,
+    createdAt: view.createdAt,
+    updatedAt: view.updatedAt,
+    autoExecute: view.autoExecute,
+    showInHistory: view.showInHistory,
+    messages: view.messages,
+    pendingApprovals: view.pendingApprovals,
+    ...(view.error === undefined ? {} : { error: view.error }),
+    usage: view.usage,
+    envKeys: view.envKeys,
+    files: view.files,
+    turn: view.turn,
+    lastEventId: view.lastEventId,
+  };
+}

@@ -1,0 +1,34 @@
+import { extname } from 'node:path';
+
+// Content type and category of an artifact, by extension (CONTRACT.md "Artifacts").
+
+const TYPES: Record<string, { mimeType: string; category: string }> = {
+  '.csv': { mimeType: 'text/csv', category: 'csv' },
+  '.md': { mimeType: 'text/markdown', category: 'markdown' },
+  '.markdown': { mimeType: 'text/markdown', category: 'markdown' },
+  '.json': { mimeType: 'application/json', category: 'json' },
+  '.txt': { mimeType: 'text/plain', category: 'text' },
+  '.log': { mimeType: 'text/plain', category: 'text' },
+  '.html': { mimeType: 'text/html', category: 'html' },
+  '.htm': { mimeType: 'text/html', category: 'html' },
+  '.pdf': { mimeType: 'application/pdf', category: 'pdf' },
+  '.png': { mimeType: 'image/png', category: 'image' },
+  '.jpg': { mimeType: 'image/jpeg', category: 'image' },
+  '.jpeg': { mimeType: 'image/jpeg', category: 'image' },
+  '.gif': { mimeType: 'image/gif', category: 'image' },
+  '.webp': { mimeType: 'image/webp', category: 'image' },
+  '.svg': { mimeType: 'image/svg+xml', category: 'image' },
+  '.zip': { mimeType: 'application/zip', category: 'archive' },
+  '.gz': { mimeType: 'application/gzip', category: 'archive' },
+  '.tar': { mimeType: 'application/x-tar', category: 'archive' },
+  '.tgz': { mimeType: 'application/gzip', category: 'archive' },
+};
+
+const CODE = new Set(['.ts', '.js', '.mjs', '.cjs', '.py', '.go', '.rs', '.java', '.c', '.h', '.cpp', '.rb', '.sh', '.sql', '.yaml', '.yml', '.xml', '.css', '.tsx', '.jsx']);
+
+export function artifactTypeOf(fileName: string): { mimeType: string; category: string } {
+  const ext = extname(fileName).toLowerCase();
+  if (TYPES[ext]) return TYPES[ext];
+  if (CODE.has(ext)) return { mimeType: ext === '.xml' ? 'application/xml' : 'text/plain', category: 'code' };
+  return { mimeType: 'application/octet-stream', category: 'other' };
+}

@@ -1,0 +1,62 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { SecretVault } from '@app/common';
+import { MESSAGE_BUS, MessageBus } from '@app/bus';
+import { EVENT_STORE, EventStore, StoredEvent } from '@app/event-store';
+import { MODEL_PROVIDER, ModelProvider } from '@app/model-provider';
+import { TaskViewsStore } from '@app/read-models';
+import { DurableRunner, InProcessRunner } from '@app/runner';
+import { RUNTIME_ENV } from '@app/runtime';
+import { TaskCommandExecutor } from '@app/task-commands';
+import { agentLoopConfigFromEnv } from './agent-loop.config';
+import { AgentStep } from './agent-step';
+
+/** Events after which a task's loop may have new work. */
+const WAKING_EVENTS = new Set(['TaskCreated', 'TurnStarted', 'ToolCallDecided', 'UserMessageAdded']);
+/** Events that end a task's turn for good: whatever still runs for it is aborted. */
+const ENDING_EVENTS = new Set(['TaskCancelled']);
+
+@Injectable()
+export class AgentRunnerService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('AgentRunner');
+  private readonly runner: DurableRunner;
+  private unsubscribe?: () => void;
+
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(MESSAGE_BUS) bus: MessageBus,
+    @Inject(MODEL_PROVIDER) model: ModelProvider,
+    @Inject(RUNTIME_ENV) env: NodeJS.ProcessEnv,
+    commands: TaskCommandExecutor,
+    vault: SecretVault,
+    private readonly views: TaskViewsStore,
+  ) {
+    const step = new AgentStep(commands, model, bus, vault, agentLoopConfigFromEnv(env));
+    this.runner = new InProcessRunner(step.run, () => this.views.activeTaskIds(), (taskId, error) =>
+      this.logger.error(`task ${taskId}: step failed: ${error instanceof Error ? error.message : String(error)}`),
+    );
+  }
+
+  get durableRunner(): DurableRunner {
+    return this.runner;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.unsubscribe = this.store.onAppended((events) => this.route(events));
+    await this.runner.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.unsubscribe?.();
+    await this.runner.stop();
+  }
+
+  private route(events: readonly StoredEvent[]): void {
+    for (const e of events) {
+      if (!e.streamId.startsWith('task-')) continue;
+      const taskId = e.streamId.slice('task-'.length);
+      if (ENDING_EVENTS.has(e.type)) this.runner.abort(taskId);
+      if (WAKING_EVENTS.has(e.type)) this.runner.notify(taskId);
+    }
+  }
+}
+

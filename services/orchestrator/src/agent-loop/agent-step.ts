@@ -1,0 +1,141 @@
+import { SecretVault, newId } from '@app/common';
+import { ExecuteToolReply, ExecuteToolRequest, SUBJECTS } from '@app/contracts';
+import { ExpectedRevisionConflictError } from '@app/event-store';
+import { MessageBus } from '@app/bus';
+import { ModelProvider, ToolDefinition } from '@app/model-provider';
+import { StepOutcome } from '@app/runner';
+import { TaskCommand } from '@app/task-domain';
+import { TaskCommandExecutor, toTaskEvent } from '@app/task-commands';
+import { INTERRUPTED_OUTPUT, buildConversation, nextAction } from '@app/workflows';
+import { AgentLoopConfig } from './agent-loop.config';
+
+/**
+ * One step of a task's agent loop: read the task, do the single next thing (start the turn, call
+ * the model, run one tool) and record it as events. Every step re-reads the stream, so a crash
+ * between steps loses nothing, and a crash inside one is detected by the next.
+ */
+export class AgentStep {
+  private readonly inFlight = new Set<string>();
+
+  constructor(
+    private readonly commands: TaskCommandExecutor,
+    private readonly model: ModelProvider,
+    private readonly bus: MessageBus,
+    private readonly vault: SecretVault,
+    private readonly config: AgentLoopConfig,
+  ) {}
+
+  readonly run = async (taskId: string, signal: AbortSignal): Promise<StepOutcome> => {
+    const { state, events } = await this.commands.load(taskId);
+    const action = nextAction(state, this.inFlight);
+    switch (action.kind) {
+      case 'idle':
+        return 'idle';
+      case 'await_approval':
+      case 'tool_in_flight':
+        return 'wait';
+      case 'start_turn':
+        return this.record(taskId, { type: 'StartTurn', data: {} });
+      case 'interrupt_tool':
+        return this.record(taskId, {
+          type: 'FinishToolCall',
+          data: { callId: action.callId, status: 'error', output: INTERRUPTED_OUTPUT, durationMs: 0 },
+        });
+      case 'call_model':
+        if (action.step > this.config.maxStepsPerTurn) {
+          const error = `Step limit reached: the agent made ${this.config.maxStepsPerTurn} model calls in this turn (MAX_STEPS_PER_TURN). Send a follow-up to continue.`;
+          return this.record(taskId, { type: 'FailTurn', data: { turn: action.turn, error } });
+        }
+        return this.callModel(taskId, action.turn, action.step, events.map(toTaskEvent), signal);
+      case 'execute_tool': {
+        const call = state.exists ? state.calls.find((c) => c.callId === action.callId) : undefined;
+        if (!call) return 'idle';
+        return this.executeTool(taskId, call.callId, call.toolName, { ...call.args }, signal);
+      }
+      default: {
+        const _exhaustive: never = action;
+        return _exhaustive;
+      }
+    }
+  };
+
+  private async callModel(
+    taskId: string,
+    turn: number,
+    step: number,
+    history: ReturnType<typeof toTaskEvent>[],
+    signal: AbortSignal,
+  ): Promise<StepOutcome> {
+    let response;
+    try {
+      const tools = await this.bus.request<{ taskId: string }, ToolDefinition[]>(SUBJECTS.sandboxListTools, { taskId });
+      response = await this.model.complete({ messages: buildConversation(history), tools, signal });
+    } catch (error) {
+      if (signal.aborted) return 'continue';
+      const message = this.vault.redact(taskId, error instanceof Error ? error.message : String(error));
+      return this.record(taskId, { type: 'FailTurn', data: { turn, error: message } });
+    }
+    const toolCalls = response.toolCalls.map((c) => ({
+      callId: newId('call'),
+      toolName: c.name,
+      args: this.vault.redactDeep(taskId, c.arguments),
+    }));
+    return this.record(taskId, {
+      type: 'RecordModelResponse',
+      data: {
+        turn,
+        step,
+        text: this.vault.redact(taskId, response.text),
+        toolCalls,
+        usage: response.usage,
+        model: response.model,
+        finishReason: response.finishReason,
+      },
+    });
+  }
+
+  private async executeTool(taskId: string, callId: string, toolName: string, args: Record<string, unknown>, signal: AbortSignal): Promise<StepOutcome> {
+    // Record the start first: if we crash while the tool runs, the next step sees a started,
+    // unfinished call and reports it as interrupted instead of running it twice.
+    const started = await this.record(taskId, { type: 'StartToolCall', data: { callId } });
+    if (started !== 'continue') return started;
+    this.inFlight.add(callId);
+    const startedAt = Date.now();
+    let reply: ExecuteToolReply;
+    try {
+      reply = await this.bus.request<ExecuteToolRequest, ExecuteToolReply>(
+        SUBJECTS.sandboxExecuteTool,
+        { taskId, callId, toolName, args },
+        { timeoutMs: this.config.toolTimeoutMs },
+      );
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      reply = { status: 'error', output: `The tool could not be run: ${message}`, durationMs: Date.now() - startedAt };
+    } finally {
+      this.inFlight.delete(callId);
+    }
+    if (signal.aborted) return 'continue';
+    return this.record(taskId, {
+      type: 'FinishToolCall',
+      data: {
+        callId,
+        status: reply.status,
+        output: this.vault.redact(taskId, reply.output),
+        ...(reply.exitCode === undefined ? {} : { exitCode: reply.exitCode }),
+        durationMs: reply.durationMs,
+      },
+    });
+  }
+
+  /** Appends; a conflict means someone else changed the task (cancel, decision): look again. */
+  private async record(taskId: string, command: TaskCommand): Promise<StepOutcome> {
+    try {
+      await this.commands.execute(taskId, command, { retries: 5 });
+      return 'continue';
+    } catch (error) {
+      if (error instanceof ExpectedRevisionConflictError || (error as { code?: string }).code === 'CONFLICT') return 'continue';
+      throw error;
+    }
+  }
+}
+

@@ -1,0 +1,23 @@
+/** What a tool runs against: the task's workspace and a signal that fires when the call is cancelled. */
+export interface ToolContext {
+  readonly workspaceRoot: string;
+  readonly signal?: AbortSignal;
+}
+
+/** What the model reads back. Expected failures (bad args, missing file) are `error`, never a throw. */
+export interface ToolResult {
+  readonly status: 'success' | 'error';
+  readonly output: string;
+  readonly exitCode?: number;
+}
+
+/**
+ * A tool the agent can call: its definition as the model sees it (`parameters` is a JSON Schema)
+ * and its implementation. `execute` throws only on programming bugs.
+ */
+export interface ToolSpec {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: Record<string, unknown>;
+  execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult>;
+}

@@ -1,0 +1,31 @@
+import 'reflect-metadata';
+import { Logger, LogLevel } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { ApiConfig } from '../../api/src/api.config';
+import { configureHttpApp, createFastifyAdapter } from '../../api/src/http-app';
+import { StandaloneModule } from './standalone.module';
+
+export interface StartOptions {
+  readonly env?: NodeJS.ProcessEnv;
+  /** 0 picks a free port (tests). Default: PORT. */
+  readonly port?: number;
+  readonly host?: string;
+  readonly logLevels?: LogLevel[];
+}
+
+/** Boots the all-in-one service and listens; resolves with the app and its base URL. */
+export async function startStandalone(options: StartOptions = {}): Promise<{ app: NestFastifyApplication; url: string }> {
+  const env = options.env ?? process.env;
+  const config = new ApiConfig(env);
+  const app = await NestFactory.create<NestFastifyApplication>(StandaloneModule.forRoot(env), createFastifyAdapter(config), {
+    logger: options.logLevels ?? ['log', 'warn', 'error'],
+  });
+  await configureHttpApp(app, config);
+  await app.listen(options.port ?? config.port, options.host ?? env.HOST ?? '127.0.0.1');
+  const address = app.getHttpServer().address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://${options.host ?? env.HOST ?? '127.0.0.1'}:${port}`;
+  new Logger('Standalone').log(`listening on ${url} (data in ${config.dataDir}); API docs at ${url}/api/docs`);
+  return { app, url };
+}

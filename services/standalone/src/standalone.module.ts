@@ -1,0 +1,17 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { RuntimeModule } from '@app/runtime';
+import { ApiModule } from '../../api/src/api.module';
+import { ArtifactsModule } from '../../artifacts/src/artifacts.module';
+import { OrchestratorModule } from '../../orchestrator/src/orchestrator.module';
+import { SandboxModule } from '../../sandbox/src/sandbox.module';
+
+/** All four services in one process over the embedded adapters: what `npm start` runs. */
+@Module({})
+export class StandaloneModule {
+  static forRoot(env: NodeJS.ProcessEnv): DynamicModule {
+    return {
+      module: StandaloneModule,
+      imports: [RuntimeModule.forRoot(env), SandboxModule, ArtifactsModule, OrchestratorModule, ApiModule],
+    };
+  }
+}
