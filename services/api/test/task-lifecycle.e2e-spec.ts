@@ -51,7 +51,7 @@ describe('A task from creation to artifacts and follow-ups', () => {
     const artifacts = await h.api(`/api/v1/tasks/${id}/artifacts`);
     expect(artifacts.status).toBe(200);
     expect(artifacts.body).toEqual({
-      files: [{ name: 'report.md', path: 'downloads/report.md', size: 21, category: 'markdown', mimeType: 'text/markdown', modifiedAt: expect.any(String) }],
+      files: [{ name: 'report.md', path: 'downloads/report.md', size: 20, category: 'markdown', mimeType: 'text/markdown', modifiedAt: expect.any(String) }],
     });
     const download = await fetch(`${h.url}/api/v1/tasks/${id}/artifacts/download?path=downloads/report.md`, { headers: { authorization: 'Bearer test-key-tenant-a' } });
     expect(download.status).toBe(200);

@@ -1,6 +1,6 @@
 import { lstat, readdir, stat } from 'node:fs/promises';
-import { join, posix } from 'node:path';
-import { NotFoundError, ValidationError, WorkspaceLocator, resolveInWorkspace } from '@app/common';
+import { isAbsolute, join, posix } from 'node:path';
+import { NotFoundError, ValidationError, WorkspaceLocator, WorkspacePathError, resolveInWorkspace } from '@app/common';
 import { ArtifactFile, LocateArtifactReply } from '@app/contracts';
 import { artifactTypeOf } from './artifact-types';
 
@@ -24,13 +24,18 @@ export class ArtifactCatalog {
 
   async locate(taskId: string, path: string): Promise<LocateArtifactReply> {
     const root = this.workspaces.pathOf(taskId);
+    const relative = posix.normalize(path.replace(/\\/g, '/'));
+    // Checked on the text first: a task that never wrote a file has no workspace to resolve in.
+    if (isAbsolute(path) || path.includes('\0') || relative === '..' || relative.startsWith('../')) {
+      throw new ValidationError(`path "${path}" is outside the workspace`);
+    }
     let absolute: string;
     try {
       absolute = await resolveInWorkspace(root, path);
     } catch (error) {
-      throw new ValidationError(`path: ${error instanceof Error ? error.message : String(error)}`);
+      if (error instanceof WorkspacePathError) throw new ValidationError(`path: ${error.message}`);
+      throw new NotFoundError(`artifact "${path}"`); // no workspace yet: nothing was written
     }
-    const relative = posix.normalize(path.replace(/\\/g, '/'));
     if (!relative.startsWith(`${DOWNLOADS_DIR}/`)) throw new NotFoundError(`artifact "${path}"`);
     const info = await stat(absolute).catch(() => undefined);
     if (!info?.isFile()) throw new NotFoundError(`artifact "${path}"`);

@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { writeFileAtomic } from '../workspace/atomic-write';
-import { resolveInWorkspace } from '../workspace/workspace-path';
+import { resolveInWorkspace } from '@app/common';
 import { runTool } from './run-tool';
 import { checkArgNames, requiredString } from './tool-args';
 import { ToolSpec } from './tool-spec';
@@ -22,7 +22,7 @@ export const editFileTool: ToolSpec = {
     additionalProperties: false,
   },
   execute: (args, ctx) =>
-    runTool(args, async () => {
+    runTool(args, ctx, async () => {
       checkArgNames(args, ['path', 'oldText', 'newText']);
       const path = requiredString(args, 'path');
       const oldText = requiredString(args, 'oldText');

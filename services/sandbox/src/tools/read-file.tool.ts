@@ -1,5 +1,5 @@
 import { open, stat } from 'node:fs/promises';
-import { resolveInWorkspace } from '../workspace/workspace-path';
+import { resolveInWorkspace } from '@app/common';
 import { runTool } from './run-tool';
 import { checkArgNames, requiredString } from './tool-args';
 import { ToolSpec } from './tool-spec';
@@ -18,7 +18,7 @@ export const readFileTool: ToolSpec = {
     additionalProperties: false,
   },
   execute: (args, ctx) =>
-    runTool(args, async () => {
+    runTool(args, ctx, async () => {
       checkArgNames(args, ['path']);
       const path = requiredString(args, 'path');
       ctx.signal?.throwIfAborted();

@@ -1,5 +1,5 @@
-import { WorkspacePathError } from '../workspace/workspace-path.error';
-import { ToolResult } from './tool-spec';
+import { WorkspacePathError } from '@app/common';
+import { ToolContext, ToolResult } from './tool-spec';
 import { ToolArgumentError, ToolFailure } from './tool.errors';
 
 /**
@@ -7,10 +7,12 @@ import { ToolArgumentError, ToolFailure } from './tool.errors';
  * bad arguments, paths outside the workspace, failed system calls, cancellation. Anything else is
  * a bug in the tool and is rethrown.
  */
-export async function runTool(args: Record<string, unknown>, body: () => Promise<string>): Promise<ToolResult> {
+export async function runTool(args: Record<string, unknown>, ctx: ToolContext, body: () => Promise<string>): Promise<ToolResult> {
   try {
     return { status: 'success', output: await body() };
   } catch (error) {
+    // Whatever an aborted call threw (the signal's reason may be any value), the cause is the abort.
+    if (ctx.signal?.aborted) return { status: 'error', output: 'cancelled before it finished' };
     const message = describeExpectedFailure(error, typeof args.path === 'string' ? args.path : '.');
     if (message === undefined) throw error;
     return { status: 'error', output: message };
@@ -20,7 +22,6 @@ export async function runTool(args: Record<string, unknown>, body: () => Promise
 function describeExpectedFailure(error: unknown, path: string): string | undefined {
   if (error instanceof ToolArgumentError) return `invalid arguments: ${error.message}`;
   if (error instanceof ToolFailure || error instanceof WorkspacePathError) return error.message;
-  if (error instanceof Error && error.name === 'AbortError') return 'cancelled before it finished';
   if (isSystemError(error)) return describeSystemError(error.code, JSON.stringify(path));
   return undefined;
 }
@@ -52,6 +53,8 @@ function describeSystemError(code: string, quoted: string): string {
 }
 
 // A failed system call carries `syscall` and an errno `code`: the environment failed, not the tool.
-function isSystemError(error: unknown): error is NodeJS.ErrnoException & { code: string } {
-  return error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === 'string' && typeof (error as NodeJS.ErrnoException).code === 'string';
+// Duck-typed: errors from Node's own realm fail `instanceof Error` inside jest's sandbox.
+function isSystemError(error: unknown): error is { code: string; syscall: string } {
+  const candidate = error as { code?: unknown; syscall?: unknown } | null;
+  return typeof candidate === 'object' && candidate !== null && typeof candidate.syscall === 'string' && typeof candidate.code === 'string';
 }

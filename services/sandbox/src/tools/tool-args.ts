@@ -5,6 +5,8 @@ import { ToolArgumentError } from './tool.errors';
  * ignored: a model that sends `old_text` for `oldText` learns it at once instead of by side effect.
  */
 export function checkArgNames(args: Record<string, unknown>, allowed: readonly string[]): void {
+  // The model adapter keeps arguments it could not parse as `{ _raw }` (see ModelToolCall).
+  if (typeof args._raw === 'string') throw new ToolArgumentError(`the arguments are not valid JSON: ${args._raw.slice(0, 200)}`);
   const unknown = Object.keys(args).filter((name) => !allowed.includes(name));
   if (unknown.length > 0) {
     throw new ToolArgumentError(`unknown argument${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}; expected ${allowed.join(', ')}`);

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { writeFileAtomic } from '../workspace/atomic-write';
-import { resolveInWorkspace } from '../workspace/workspace-path';
+import { resolveInWorkspace } from '@app/common';
 import { runTool } from './run-tool';
 import { checkArgNames, requiredString } from './tool-args';
 import { ToolSpec } from './tool-spec';
@@ -22,7 +22,7 @@ export const writeFileTool: ToolSpec = {
     additionalProperties: false,
   },
   execute: (args, ctx) =>
-    runTool(args, async () => {
+    runTool(args, ctx, async () => {
       checkArgNames(args, ['path', 'content']);
       const path = requiredString(args, 'path');
       const content = requiredString(args, 'content');
@@ -33,7 +33,11 @@ export const writeFileTool: ToolSpec = {
         throw new ToolFailure(`content is ${bytes.length} bytes, over the ${WRITE_FILE_MAX_BYTES}-byte limit of write_file; split it into several files`);
       }
       const target = await resolveInWorkspace(ctx.workspaceRoot, path);
-      await mkdir(dirname(target), { recursive: true });
+      await mkdir(dirname(target), { recursive: true }).catch((error: NodeJS.ErrnoException) => {
+        // Node reports a file standing where a parent directory should be as EEXIST or ENOTDIR.
+        if (error.code !== 'EEXIST' && error.code !== 'ENOTDIR') throw error;
+        throw new ToolFailure(`cannot create the parent directories of ${JSON.stringify(path)}: a part of the path is an existing file`);
+      });
       await writeFileAtomic(target, bytes, ctx.signal);
       return `wrote ${bytes.length} bytes to ${path}`;
     }),

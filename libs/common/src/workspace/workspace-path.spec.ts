@@ -1,6 +1,6 @@
 import { mkdir, realpath, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createTempWorkspace, TempWorkspace } from './testing/temp-workspace';
+import { createTempWorkspace, TempWorkspace } from '../testing/temp-workspace';
 import { resolveInWorkspace, toWorkspaceRelative } from './workspace-path';
 import { WorkspacePathError } from './workspace-path.error';
 
@@ -56,7 +56,7 @@ describe('resolveInWorkspace', () => {
       await refusal('dangling/sub/file.txt', /symlink whose target does not exist/);
     });
 
-    it('with WorkspacePathError instances', async () => {
+    it('with a WorkspacePathError that callers can catch by class', async () => {
       await expect(resolveInWorkspace(ws.root, '../x')).rejects.toBeInstanceOf(WorkspacePathError);
     });
   });

@@ -1,0 +1,47 @@
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+const UI_ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'application/javascript; charset=utf-8',
+  'swagger-ui-standalone-preset.js': 'application/javascript; charset=utf-8',
+};
+
+/**
+ * The OpenAPI document, generated from the controllers and DTOs: JSON at /api/docs-json, a
+ * Swagger UI page at /api/docs. The UI's three files are served straight from swagger-ui-dist
+ * rather than through @fastify/static, whose ESM-only dependencies jest cannot load.
+ */
+export function setupOpenApi(app: NestFastifyApplication): void {
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Agentic task service')
+      .setDescription(
+        'Create natural-language tasks run by an LLM agent in an isolated workspace; follow them over SSE or by polling; ' +
+          'approve tool calls; send follow-ups; download artifacts. Errors: {"success":false,"error":{"code","message"}}.',
+      )
+      .setVersion('1')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'API key' })
+      .build(),
+  );
+  SwaggerModule.setup('api/docs', app, document, { ui: false, raw: ['json'], jsonDocumentUrl: 'api/docs-json' });
+
+  const fastify = app.getHttpAdapter().getInstance();
+  const assetsDir = (require('swagger-ui-dist') as { getAbsoluteFSPath(): string }).getAbsoluteFSPath();
+  fastify.get('/api/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(UI_PAGE));
+  for (const [file, type] of Object.entries(UI_ASSETS)) {
+    fastify.get(`/api/docs/${file}`, async (_request, reply) => reply.type(type).send(await readFile(join(assetsDir, file))));
+  }
+}
+
+const UI_PAGE = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Agentic task service API</title><link rel="stylesheet" href="/api/docs/swagger-ui.css"></head>
+<body><div id="swagger-ui"></div>
+<script src="/api/docs/swagger-ui-bundle.js"></script>
+<script src="/api/docs/swagger-ui-standalone-preset.js"></script>
+<script>window.ui = SwaggerUIBundle({ url: '/api/docs-json', dom_id: '#swagger-ui', presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: 'StandaloneLayout' });</script>
+</body></html>`;
