@@ -15,7 +15,7 @@ const shared = {
 
 module.exports = {
   projects: [
-    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{libs,services}/**/*.spec.ts'] },
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{libs,services,test}/**/*.spec.ts'] },
     { ...shared, displayName: 'int', testMatch: ['<rootDir>/{libs,services}/**/*.int-spec.ts'] },
     { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/{libs,services,test}/**/*.e2e-spec.ts'] },
   ],

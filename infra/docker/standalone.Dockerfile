@@ -1,0 +1,14 @@
+# The all-in-one service (npm start) as one container. Build from the repository root:
+#   docker build -f infra/docker/standalone.Dockerfile -t agentic-task-service .
+FROM node:20-bookworm-slim
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json nest-cli.json ./
+COPY libs ./libs
+COPY services ./services
+ENV HOST=0.0.0.0 PORT=3000 DATA_DIR=/data
+VOLUME /data
+EXPOSE 3000
+HEALTHCHECK --interval=10s --timeout=3s --retries=5 CMD node -e "fetch('http://127.0.0.1:3000/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+CMD ["npm", "start"]

@@ -1,0 +1,75 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EventStore, createEmbeddedEventStore } from '@app/event-store';
+import { TASK_EVENT_SCHEMA_VERSIONS, TaskEvent, taskStreamId } from '@app/task-domain';
+import { ProjectionCheckpointFile, SnapshotState, TaskViewsStore } from '.';
+
+const created = (taskId: string, tenantId = 't1'): TaskEvent => ({
+  type: 'TaskCreated',
+  data: { taskId, tenantId, messageId: `msg_${taskId}`, text: 'hi', autoExecute: true, showInHistory: true, env: {}, secretNames: [], files: [] },
+});
+const started = (turn = 1, messageId = 'm'): TaskEvent => ({ type: 'TurnStarted', data: { turn, messageId } });
+const asNew = (e: TaskEvent) => ({ type: e.type, data: e.data, schemaVersion: TASK_EVENT_SCHEMA_VERSIONS[e.type] });
+
+describe('TaskViewsStore (projection checkpointed to a file)', () => {
+  let dir: string;
+  let store: EventStore;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'ats-views-'));
+    store = await createEmbeddedEventStore({ dataDir: join(dir, 'es') });
+  });
+  afterAll(async () => {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const checkpoint = (name: string) => new ProjectionCheckpointFile<SnapshotState>(join(dir, `${name}.json`), 60_000);
+
+  it('rebuilds from the store when no checkpoint exists, then follows live appends', async () => {
+    await store.appendToStream(taskStreamId('a'), [asNew(created('a'))], 'no_stream');
+    const views = new TaskViewsStore(store, checkpoint('rebuild'));
+    await views.start();
+    expect(views.get('a')?.status).toBe('pending');
+    const { lastGlobalPosition } = await store.appendToStream(taskStreamId('a'), [asNew(started())], 1);
+    await views.waitForPosition(lastGlobalPosition);
+    expect(views.get('a')?.status).toBe('running');
+    await views.stop();
+  });
+
+  it('resumes from its checkpoint and catches up on what was appended while it was down', async () => {
+    const file = checkpoint('resume');
+    const first = new TaskViewsStore(store, file);
+    await first.start();
+    await store.appendToStream(taskStreamId('b'), [asNew(created('b'))], 'no_stream');
+    await first.waitForPosition((await store.readAll()).at(-1)!.globalPosition);
+    await first.stop(); // writes the checkpoint
+    const saved = await file.load();
+    expect(saved?.views.map((v) => v.id)).toContain('b');
+
+    await store.appendToStream(taskStreamId('b'), [asNew(started())], 1);
+    const second = new TaskViewsStore(store, checkpoint('resume'));
+    await second.start();
+    expect(second.get('b')?.status).toBe('running');
+    expect(second.position).toBe((await store.readAll()).at(-1)!.globalPosition);
+    await second.stop();
+  });
+
+  it('ignores an unreadable checkpoint and rebuilds', async () => {
+    await writeFile(join(dir, 'corrupt.json'), '{"checkpoint": 3, "views": [');
+    const views = new TaskViewsStore(store, checkpoint('corrupt'));
+    await views.start();
+    expect(views.get('a')?.status).toBe('running');
+    await views.stop();
+  });
+
+  it('lists only the tenant own tasks, newest first', async () => {
+    await store.appendToStream(taskStreamId('c'), [asNew(created('c', 't2'))], 'no_stream');
+    await store.appendToStream(taskStreamId('d'), [asNew(created('d', 't2'))], 'no_stream');
+    const views = new TaskViewsStore(store);
+    await views.start();
+    expect(views.list('t2', { limit: 10, includeHidden: false }).tasks.map((t) => t.id)).toEqual(['d', 'c']);
+    expect(views.list('nobody', { limit: 10, includeHidden: false })).toEqual({ tasks: [], nextCursor: null });
+    await views.stop();
+  });
+});
