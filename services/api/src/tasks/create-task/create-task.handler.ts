@@ -25,8 +25,8 @@ export class CreateTaskHandler implements ICommandHandler<CreateTaskCommand, Cre
     const secrets = request.secrets ?? {};
     // Secrets go to this process's memory before the task exists, so its first step sees them.
     this.vault.put(taskId, secrets);
-    const { position } = await this.commands.execute(taskId, {
-      type: 'CreateTask',
+    const command = {
+      type: 'CreateTask' as const,
       data: {
         taskId,
         tenantId,
@@ -38,6 +38,10 @@ export class CreateTaskHandler implements ICommandHandler<CreateTaskCommand, Cre
         secretNames: Object.keys(secrets),
         files: uploaded,
       },
+    };
+    const { position } = await this.commands.execute(taskId, command).catch((error: unknown) => {
+      this.vault.forget(taskId);
+      throw error;
     });
     if (position !== undefined) await this.views.waitForPosition(position);
     return { id: taskId, status: 'pending' };
