@@ -52,7 +52,8 @@ describe('AgentStep after a crash (embedded store on a real DATA_DIR)', () => {
     throw new Error('loop did not settle');
   }
 
-  async function taskWithStartedCall(commands: TaskCommandExecutor): Promise<{ taskId: string; callId: string }> {
+  /** A task whose model has requested one auto-approved call that has not started yet. */
+  async function taskWithApprovedCall(commands: TaskCommandExecutor): Promise<{ taskId: string; callId: string }> {
     const taskId = newId('task');
     const callId = newId('call');
     await commands.execute(taskId, {
@@ -64,14 +65,14 @@ describe('AgentStep after a crash (embedded store on a real DATA_DIR)', () => {
       type: 'RecordModelResponse',
       data: { turn: 1, step: 1, text: '', toolCalls: [{ callId, toolName: 'list_files', args: {} }], usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, model: 'm', finishReason: 'tool_calls' },
     });
-    // The previous process recorded the start, then died before the result.
-    await commands.execute(taskId, { type: 'StartToolCall', data: { callId } });
     return { taskId, callId };
   }
 
   it('reports a started but unfinished tool call as interrupted and never runs it again', async () => {
     const commands = new TaskCommandExecutor(store);
-    const { taskId, callId } = await taskWithStartedCall(commands);
+    const { taskId, callId } = await taskWithApprovedCall(commands);
+    // The previous process recorded the start, then died before the result.
+    await commands.execute(taskId, { type: 'StartToolCall', data: { callId } });
     model.script({ text: 'I will check the workspace.' });
 
     await runUntilSettled(newStep(commands), taskId);
@@ -88,17 +89,7 @@ describe('AgentStep after a crash (embedded store on a real DATA_DIR)', () => {
 
   it('resumes an approved call that had not started yet by running it exactly once', async () => {
     const commands = new TaskCommandExecutor(store);
-    const taskId = newId('task');
-    const callId = newId('call');
-    await commands.execute(taskId, {
-      type: 'CreateTask',
-      data: { taskId, tenantId: 't', messageId: newId('msg'), text: 'go', autoExecute: true, showInHistory: true, env: {}, secretNames: [], files: [] },
-    });
-    await commands.execute(taskId, { type: 'StartTurn', data: {} });
-    await commands.execute(taskId, {
-      type: 'RecordModelResponse',
-      data: { turn: 1, step: 1, text: '', toolCalls: [{ callId, toolName: 'list_files', args: {} }], usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, model: 'm', finishReason: 'tool_calls' },
-    });
+    const { taskId, callId } = await taskWithApprovedCall(commands);
     model.script({ text: 'done' });
 
     await runUntilSettled(newStep(commands), taskId);
