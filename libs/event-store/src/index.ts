@@ -4,4 +4,3 @@ export * from './event-store.errors';
 export * from './event-store.config';
 export * from './embedded/embedded-event-store';
 export * from './postgres/postgres-event-store';
-export * from './handle-command';

@@ -1,4 +1,4 @@
-import { EventStore, StoredEvent, handleCommand } from '@app/event-store';
+import { EventStore, ExpectedRevisionConflictError, StoredEvent } from '@app/event-store';
 import {
   TASK_EVENT_SCHEMA_VERSIONS,
   TaskCommand,
@@ -6,12 +6,10 @@ import {
   TaskState,
   decide,
   evolve,
-  foldTask,
   initialTaskState,
   taskStreamId,
 } from '@app/task-domain';
-
-const taskDecider = { decide, evolve, initialState: initialTaskState };
+import { StreamCache } from './stream-cache';
 
 export interface TaskCommandOutcome {
   readonly state: TaskState;
@@ -20,22 +18,61 @@ export interface TaskCommandOutcome {
   readonly position?: number;
 }
 
-/** Runs task commands against the event store: the one write path of every service. */
+export interface LoadedTask {
+  readonly state: TaskState;
+  /** The task's whole stream, oldest first. Shared with the cache: do not mutate. */
+  readonly events: readonly StoredEvent[];
+}
+
+/**
+ * Runs task commands against the event store: read → fold → decide → append with the revision
+ * that was read. This is the one write path of every service. Folded streams are cached, but
+ * every load still reads the stream's tail from the store, so the cache only saves re-reading
+ * and re-folding what is already known; the store stays the only truth.
+ */
 export class TaskCommandExecutor {
+  private readonly cache = new StreamCache<TaskState>(initialTaskState);
+
   constructor(private readonly store: EventStore) {}
 
+  /**
+   * A concurrent append makes the append fail with ExpectedRevisionConflictError; `retries`
+   * re-decides on the fresh state, which is correct for every task command because the decider
+   * re-checks its rules.
+   */
   async execute(taskId: string, command: TaskCommand, options: { retries?: number } = {}): Promise<TaskCommandOutcome> {
-    const result = await handleCommand<TaskState, TaskCommand, TaskEvent>(this.store, taskStreamId(taskId), command, taskDecider, {
-      retries: options.retries,
-      schemaVersionOf: (type) => TASK_EVENT_SCHEMA_VERSIONS[type],
-    });
-    return { state: result.state, events: result.newEvents, position: result.appended?.lastGlobalPosition };
+    const streamId = taskStreamId(taskId);
+    for (let attempt = 0; ; attempt++) {
+      const { state, events: history } = await this.load(taskId);
+      const events = decide(command, state);
+      if (events.length === 0) return { state, events: [] };
+      const revision = history.length === 0 ? 'no_stream' : history[history.length - 1].revision;
+      try {
+        const appended = await this.store.appendToStream(
+          streamId,
+          events.map((e) => ({ type: e.type, data: e.data, schemaVersion: TASK_EVENT_SCHEMA_VERSIONS[e.type] })),
+          revision,
+        );
+        const next = this.cache.extend(streamId, appended.events, foldStored);
+        return { state: next?.state ?? events.reduce(evolve, state), events: appended.events, position: appended.lastGlobalPosition };
+      } catch (error) {
+        if (!(error instanceof ExpectedRevisionConflictError) || attempt >= (options.retries ?? 0)) throw error;
+      }
+    }
   }
 
-  async load(taskId: string): Promise<{ state: TaskState; events: StoredEvent[] }> {
-    const events = await this.store.readStream(taskStreamId(taskId));
-    return { state: foldTask(events.map(toTaskEvent)), events };
+  async load(taskId: string): Promise<LoadedTask> {
+    const streamId = taskStreamId(taskId);
+    const known = this.cache.get(streamId);
+    const tail = await this.store.readStream(streamId, { fromRevision: (known?.revision ?? 0) + 1 });
+    const entry = this.cache.extend(streamId, tail, foldStored);
+    if (entry) return entry;
+    // Not cached (or evicted mid-way): fold the whole stream, which `tail` is when it starts at 1.
+    const all = tail.length === 0 || tail[0].revision === 1 ? tail : await this.store.readStream(streamId);
+    return this.cache.extend(streamId, all, foldStored) ?? { state: foldStored(initialTaskState(), all), events: all };
   }
 }
+
+const foldStored = (state: TaskState, events: readonly StoredEvent[]): TaskState => events.map(toTaskEvent).reduce(evolve, state);
 
 export const toTaskEvent = (e: StoredEvent): TaskEvent => ({ type: e.type, data: e.data }) as TaskEvent;
