@@ -42,10 +42,26 @@ export class TaskCommandExecutor {
    */
   async execute(taskId: string, command: TaskCommand, options: { retries?: number } = {}): Promise<TaskCommandOutcome> {
     const streamId = taskStreamId(taskId);
+    // First try at the cached revision without reading: when the cache is behind, the append
+    // conflicts and the retry reads the tail. That optimistic try does not spend a retry.
+    let optimistic = this.cache.get(streamId);
     for (let attempt = 0; ; attempt++) {
-      const { state, events: history } = await this.load(taskId);
-      const events = decide(command, state);
-      if (events.length === 0) return { state, events: [] };
+      const { state, events: history } = optimistic ?? (await this.load(taskId));
+      let events: TaskEvent[];
+      try {
+        events = decide(command, state);
+      } catch (error) {
+        // A rule broken against a possibly stale cache is only believed after a fresh read.
+        if (!optimistic) throw error;
+        events = [];
+      }
+      if (events.length === 0) {
+        // So is a no-op: the cache may not know what another process appended.
+        if (!optimistic) return { state, events: [] };
+        optimistic = undefined;
+        attempt--;
+        continue;
+      }
       const revision = history.length === 0 ? 'no_stream' : history[history.length - 1].revision;
       try {
         const appended = await this.store.appendToStream(
@@ -56,7 +72,10 @@ export class TaskCommandExecutor {
         const next = this.cache.extend(streamId, appended.events, foldStored);
         return { state: next?.state ?? events.reduce(evolve, state), events: appended.events, position: appended.lastGlobalPosition };
       } catch (error) {
-        if (!(error instanceof ExpectedRevisionConflictError) || attempt >= (options.retries ?? 0)) throw error;
+        if (!(error instanceof ExpectedRevisionConflictError)) throw error;
+        if (optimistic) attempt--;
+        else if (attempt >= (options.retries ?? 0)) throw error;
+        optimistic = undefined;
       }
     }
   }

@@ -99,7 +99,7 @@ async function waitForLockWait(): Promise<void> {
   await observer.connect();
   try {
     await waitFor(async () => {
-      const { rows } = await observer.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO events%'`);
+      const { rows } = await observer.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO events%'`);
       return rows.length > 0;
     });
   } finally {

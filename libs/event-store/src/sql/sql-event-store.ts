@@ -66,7 +66,16 @@ export class SqlEventStore implements EventStore {
     if (events.length === 0) throw new Error(`appendToStream(${streamId}): events must not be empty`);
     let stored: StoredEvent[];
     try {
-      stored = await this.options.client.transaction((tx) => this.insert(tx, streamId, events, expected));
+      const channel = this.options.notifyChannel;
+      // One statement is one implicit transaction: the embedded store (where per-statement
+      // overhead dominates) needs no BEGIN/COMMIT. PostgreSQL adds its NOTIFY in the same transaction.
+      stored = channel
+        ? await this.options.client.transaction(async (tx) => {
+            const rows = await this.insert(tx, streamId, events, expected);
+            await tx.query('SELECT pg_notify($1, $2)', [channel, String(rows[rows.length - 1].globalPosition)]);
+            return rows;
+          })
+        : await this.insert(this.options.client, streamId, events, expected);
     } catch (error) {
       const e = error as { code?: string; constraint?: string };
       if (e.code === '23505' && e.constraint === STREAM_REVISION_UNIQUE) {
@@ -119,30 +128,35 @@ export class SqlEventStore implements EventStore {
     if (this.closing) throw new EventStoreClosedError();
   }
 
-  private async insert(tx: SqlQueryable, streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<StoredEvent[]> {
-    // Locking the counter row first makes appends take turns, so the revision read next is
-    // current and the positions follow commit order (see event-store.schema.ts).
-    const [{ last }] = await tx.query<{ last: string | number }>(
-      'UPDATE event_positions SET last = last + $1 RETURNING last',
-      [events.length],
-    );
-    const revision = await currentRevision(tx, streamId);
-    if (expected !== 'any' && revision !== (expected === 'no_stream' ? 0 : expected)) {
-      throw new ExpectedRevisionConflictError(streamId, expected, revision);
-    }
-    const first = Number(last) - events.length + 1;
-    const params: unknown[] = [];
+  /**
+   * Checks the expected revision, takes the positions and inserts, in one statement. Updating the
+   * counter row locks it until commit, so appends take turns and positions follow commit order
+   * (see event-store.schema.ts). When the check fails the counter is not touched and nothing is
+   * inserted. Under contention PostgreSQL may check against a snapshot older than the lock; a
+   * stale check then collides with UNIQUE(stream_id, revision), which is reported as a conflict.
+   */
+  private async insert(db: SqlQueryable, streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<StoredEvent[]> {
+    const expectedNumber = expected === 'any' ? null : expected === 'no_stream' ? 0 : expected;
+    const params: unknown[] = [streamId, events.length, expectedNumber];
     const values = events.map((event, i) => {
-      const at = params.push(first + i, streamId, revision + 1 + i, event.type, event.schemaVersion);
-      params.push(JSON.stringify(event.data ?? null), event.metadata === undefined ? null : JSON.stringify(event.metadata));
-      return `($${at - 4}, $${at - 3}, $${at - 2}, $${at - 1}, $${at}, $${at + 1}::jsonb, $${at + 2}::jsonb)`;
+      const at = params.push(i + 1, event.type, event.schemaVersion, JSON.stringify(event.data ?? null));
+      params.push(event.metadata === undefined ? null : JSON.stringify(event.metadata));
+      return `($${at - 3}::int, $${at - 2}::text, $${at - 1}::int, $${at}::jsonb, $${at + 1}::jsonb)`;
     });
-    const rows = await tx.query<EventRow>(
-      `INSERT INTO events (global_position, stream_id, revision, type, schema_version, data, metadata)
-       VALUES ${values.join(', ')} RETURNING ${COLUMNS}`,
+    const rows = await db.query<EventRow>(
+      `WITH cur AS (SELECT coalesce(max(revision), 0) AS revision FROM events WHERE stream_id = $1),
+       pos AS (
+         UPDATE event_positions SET last = last + $2::int
+         WHERE $3::int IS NULL OR (SELECT revision FROM cur) = $3::int
+         RETURNING last
+       )
+       INSERT INTO events (global_position, stream_id, revision, type, schema_version, data, metadata)
+       SELECT pos.last - $2::int + v.i, $1, cur.revision + v.i, v.type, v.schema_version, v.data, v.metadata
+       FROM pos, cur, (VALUES ${values.join(', ')}) AS v(i, type, schema_version, data, metadata)
+       RETURNING ${COLUMNS}`,
       params,
     );
-    if (this.options.notifyChannel) await tx.query('SELECT pg_notify($1, $2)', [this.options.notifyChannel, String(last)]);
+    if (rows.length === 0) throw new ExpectedRevisionConflictError(streamId, expected, await currentRevision(db, streamId));
     return rows.map(toStoredEvent).sort((a, b) => a.globalPosition - b.globalPosition);
   }
 
