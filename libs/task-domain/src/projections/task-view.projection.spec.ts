@@ -1,0 +1,72 @@
+import { TaskEvent } from '../task.events';
+import { TaskView, projectTaskView } from './task-view.projection';
+import { toPublicEvent } from './public-event.projection';
+
+const at = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString();
+const usage = { inputTokens: 2, outputTokens: 3, totalTokens: 5 };
+
+function project(events: TaskEvent[], revisions = events.map((_, i) => i + 1)): TaskView | undefined {
+  return events.reduce<TaskView | undefined>((view, event, i) => projectTaskView(view, { event, revision: revisions[i], recordedAt: at(i) }), undefined);
+}
+
+const history: TaskEvent[] = [
+  { type: 'TaskCreated', data: { taskId: 't', tenantId: 'x', messageId: 'm1', text: 'hi', autoExecute: false, showInHistory: false, env: { A: '1' }, secretNames: ['S'], files: [] } },
+  { type: 'TurnStarted', data: { turn: 1, messageId: 'm1' } },
+  { type: 'ModelResponded', data: { turn: 1, step: 1, model: 'm', finishReason: 'tool_calls', usage } },
+  { type: 'ToolCallRequested', data: { turn: 1, step: 1, callId: 'c1', toolName: 'list_files', args: {}, status: 'awaiting_approval' } },
+];
+
+describe('task view projection', () => {
+  it('lists a call awaiting approval with its request time and shows awaiting_approval', () => {
+    const view = project(history)!;
+    expect(view.status).toBe('awaiting_approval');
+    expect(view.pendingApprovals).toEqual([{ callId: 'c1', toolName: 'list_files', args: {}, requestedAt: at(3) }]);
+    expect(view.envKeys).toEqual(['A']);
+    expect(JSON.stringify(view)).not.toContain('"1"');
+  });
+
+  it('drops the approval once decided and sums usage over model calls', () => {
+    const view = project([
+      ...history,
+      { type: 'ToolCallDecided', data: { callId: 'c1', outcome: 'proceed_once', approved: true } },
+      { type: 'ModelResponded', data: { turn: 1, step: 2, model: 'm', finishReason: 'stop', usage } },
+    ])!;
+    expect(view.pendingApprovals).toEqual([]);
+    expect(view.status).toBe('running');
+    expect(view.usage).toEqual({ inputTokens: 4, outputTokens: 6, totalTokens: 10 });
+  });
+
+  it('ignores an event it has already applied (duplicate delivery)', () => {
+    const once = project(history)!;
+    const again = projectTaskView(once, { event: history[2], revision: 3, recordedAt: at(9) });
+    expect(again).toBe(once);
+  });
+
+  it('keeps the error of a failed turn until the next turn starts', () => {
+    const failed = project([...history.slice(0, 2), { type: 'TaskFailed', data: { turn: 1, error: 'model down' } }])!;
+    expect(failed).toMatchObject({ status: 'failed', error: 'model down' });
+    const retried = project([
+      ...history.slice(0, 2),
+      { type: 'TaskFailed', data: { turn: 1, error: 'model down' } },
+      { type: 'UserMessageAdded', data: { messageId: 'm2', text: 'again', queued: false } },
+      { type: 'TurnStarted', data: { turn: 2, messageId: 'm2' } },
+    ])!;
+    expect(retried.status).toBe('running');
+    expect(retried.error).toBeUndefined();
+    expect(retried.turnStartEventId).toBe(4); // the follow-up message that started turn 2
+  });
+});
+
+describe('public events', () => {
+  it('maps tool calls, results and the end of a turn to the contract kinds and payloads', () => {
+    expect(toPublicEvent(history[3])).toEqual({ kind: 'tool_call', data: { callId: 'c1', toolName: 'list_files', status: 'awaiting_approval', args: {} } });
+    expect(toPublicEvent({ type: 'ToolCallFinished', data: { callId: 'c1', toolName: 'list_files', status: 'success', output: 'a', durationMs: 3 } })).toEqual({
+      kind: 'tool_result',
+      data: { callId: 'c1', toolName: 'list_files', status: 'success', output: 'a', durationMs: 3 },
+    });
+    expect(toPublicEvent({ type: 'AssistantTextProduced', data: { turn: 1, step: 1, text: 'hello' } })).toEqual({ kind: 'content', data: { text: 'hello' } });
+    expect(toPublicEvent({ type: 'TaskFailed', data: { turn: 1, error: 'x' } })).toEqual({ kind: 'done', data: { status: 'failed', error: 'x', turn: 1 } });
+    expect(toPublicEvent({ type: 'TurnCompleted', data: { turn: 2 } })).toEqual({ kind: 'done', data: { status: 'completed', turn: 2 } });
+    expect(toPublicEvent({ type: 'TaskCancelled', data: { turn: 2, droppedMessageIds: [] } }).data).toEqual({ status: 'cancelled', turn: 2 });
+  });
+});

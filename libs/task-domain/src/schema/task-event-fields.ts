@@ -1,0 +1,27 @@
+import { TaskEventData, TaskEventType } from '../task.events';
+
+// The data field names of every event at runtime, for the check against the wire schema
+// (proto/agent/v1/task_events.proto). The types below make a missing or unknown name a compile
+// error, so this list cannot drift from the TypeScript event types either.
+
+type FieldList = { readonly [T in TaskEventType]: readonly (keyof TaskEventData<T>)[] };
+
+export const TASK_EVENT_FIELDS = {
+  TaskCreated: ['taskId', 'tenantId', 'messageId', 'text', 'autoExecute', 'showInHistory', 'env', 'secretNames', 'files'],
+  UserMessageAdded: ['messageId', 'text', 'queued'],
+  TurnStarted: ['turn', 'messageId'],
+  ModelResponded: ['turn', 'step', 'model', 'finishReason', 'usage'],
+  AssistantTextProduced: ['turn', 'step', 'text'],
+  ToolCallRequested: ['turn', 'step', 'callId', 'toolName', 'args', 'status', 'approvedByRule'],
+  ToolCallDecided: ['callId', 'outcome', 'approved', 'rule'],
+  ToolCallStarted: ['callId', 'toolName'],
+  ToolCallFinished: ['callId', 'toolName', 'status', 'output', 'exitCode', 'durationMs'],
+  TurnCompleted: ['turn'],
+  TaskFailed: ['turn', 'error'],
+  TaskCancelled: ['turn', 'droppedMessageIds'],
+} as const satisfies FieldList;
+
+type Listed<T extends TaskEventType> = (typeof TASK_EVENT_FIELDS)[T][number];
+type Unlisted = { [T in TaskEventType]: Exclude<keyof TaskEventData<T>, Listed<T>> }[TaskEventType];
+/** Compile-time: fails to type-check when an event gains a field that is not listed above. */
+export const EVERY_FIELD_LISTED: [Unlisted] extends [never] ? true : Unlisted = true;

@@ -1,0 +1,143 @@
+import { ConflictError, NotFoundError, ValidationError } from '@app/common';
+import { DeciderSpecification } from '@app/common/testing/decider-spec';
+import { DECLINED_OUTPUT, TaskCommand, decide } from './task.decider';
+import { TaskCreated, TaskEvent } from './task.events';
+import { TaskState, evolve, initialTaskState } from './task.state';
+
+const spec = DeciderSpecification.for<TaskState, TaskCommand, TaskEvent>({ decide, evolve, initialState: initialTaskState });
+
+const usage = { inputTokens: 1, outputTokens: 2, totalTokens: 3 };
+const created = (autoExecute = true): TaskCreated => ({
+  type: 'TaskCreated',
+  data: { taskId: 't', tenantId: 'ten', messageId: 'm1', text: 'hello', autoExecute, showInHistory: true, env: {}, secretNames: [], files: [] },
+});
+const turnStarted = (turn = 1, messageId = 'm1'): TaskEvent => ({ type: 'TurnStarted', data: { turn, messageId } });
+const responded = (step = 1, turn = 1): TaskEvent => ({ type: 'ModelResponded', data: { turn, step, model: 'x', finishReason: 'stop', usage } });
+const requested = (callId: string, status: 'approved' | 'awaiting_approval', toolName = 'list_files', args: Record<string, unknown> = {}): TaskEvent => ({
+  type: 'ToolCallRequested',
+  data: { turn: 1, step: 1, callId, toolName, args, status },
+});
+const response = (toolCalls: { callId: string; toolName: string; args: Record<string, unknown> }[], text = '', step = 1): TaskCommand => ({
+  type: 'RecordModelResponse',
+  data: { turn: 1, step, text, toolCalls, usage, model: 'x', finishReason: 'stop' },
+});
+const running = [created(), turnStarted()];
+const waiting = (toolName = 'shell', args: Record<string, unknown> = { command: 'ls -la' }) => [
+  created(false),
+  turnStarted(),
+  responded(),
+  requested('c1', 'awaiting_approval', toolName, args),
+];
+
+describe('task decider', () => {
+  describe('creating and starting', () => {
+    it('creates a pending task', () => spec.given([]).when({ type: 'CreateTask', data: created().data }).then([created()]));
+    it('refuses to create a task twice', () => spec.given([created()]).when({ type: 'CreateTask', data: created().data }).thenThrows(ConflictError));
+    it('starts the first turn with the first message', () => spec.given([created()]).when({ type: 'StartTurn', data: {} }).then([turnStarted()]));
+    it('refuses to start a turn while one runs', () => spec.given(running).when({ type: 'StartTurn', data: {} }).thenThrows(ConflictError));
+    it('answers NOT_FOUND for a task that does not exist', () => spec.given([]).when({ type: 'CancelTask', data: {} }).thenThrows(NotFoundError));
+  });
+
+  describe('follow-ups', () => {
+    const completed = [...running, responded(), { type: 'TurnCompleted', data: { turn: 1 } } as TaskEvent];
+    it('starts the next turn at once on a finished task', () =>
+      spec
+        .given(completed)
+        .when({ type: 'AddUserMessage', data: { messageId: 'm2', text: 'more' } })
+        .then([{ type: 'UserMessageAdded', data: { messageId: 'm2', text: 'more', queued: false } }, turnStarted(2, 'm2')]));
+    it('queues a follow-up sent while a turn runs', () =>
+      spec
+        .given(running)
+        .when({ type: 'AddUserMessage', data: { messageId: 'm2', text: 'more' } })
+        .then([{ type: 'UserMessageAdded', data: { messageId: 'm2', text: 'more', queued: true } }]));
+    it('refuses an empty follow-up', () => spec.given(completed).when({ type: 'AddUserMessage', data: { messageId: 'm2', text: '  ' } }).thenThrows(ValidationError));
+    it('starts the queued follow-up in the same append that ends the turn', () =>
+      spec
+        .given([...running, { type: 'UserMessageAdded', data: { messageId: 'm2', text: 'next', queued: true } }])
+        .when(response([], 'done'))
+        .then([responded(), { type: 'AssistantTextProduced', data: { turn: 1, step: 1, text: 'done' } }, { type: 'TurnCompleted', data: { turn: 1 } }, turnStarted(2, 'm2')]));
+  });
+
+  describe('model responses', () => {
+    it('ends the turn when the model answers with text only', () =>
+      spec.given(running).when(response([], 'hi')).then([responded(), { type: 'AssistantTextProduced', data: { turn: 1, step: 1, text: 'hi' } }, { type: 'TurnCompleted', data: { turn: 1 } }]));
+    it('records several tool calls, approved when autoExecute is on', () =>
+      spec
+        .given(running)
+        .when(response([{ callId: 'a', toolName: 'list_files', args: {} }, { callId: 'b', toolName: 'read_file', args: { path: 'x' } }]))
+        .then([responded(), requested('a', 'approved'), { type: 'ToolCallRequested', data: { turn: 1, step: 1, callId: 'b', toolName: 'read_file', args: { path: 'x' }, status: 'approved' } }]));
+    it('asks for approval when autoExecute is off', () =>
+      spec.given([created(false), turnStarted()]).when(response([{ callId: 'a', toolName: 'list_files', args: {} }])).then([responded(), requested('a', 'awaiting_approval')]));
+    it('refuses a response for the wrong step', () => spec.given(running).when(response([], 'x', 2)).thenThrows(ConflictError));
+    it('refuses a response while calls are unfinished', () => spec.given([...running, responded(), requested('a', 'approved')]).when(response([], 'x', 2)).thenThrows(ConflictError));
+  });
+
+  describe('running tools', () => {
+    const approved = [...running, responded(), requested('a', 'approved'), requested('b', 'approved')];
+    it('starts the next approved call', () => spec.given(approved).when({ type: 'StartToolCall', data: { callId: 'a' } }).then([{ type: 'ToolCallStarted', data: { callId: 'a', toolName: 'list_files' } }]));
+    it('keeps the model order: a later call cannot start first', () => spec.given(approved).when({ type: 'StartToolCall', data: { callId: 'b' } }).thenThrows(ConflictError));
+    it('refuses to finish a call that has not started', () =>
+      spec.given(approved).when({ type: 'FinishToolCall', data: { callId: 'a', status: 'success', output: '', durationMs: 1 } }).thenThrows(ConflictError));
+    it('never starts a call twice', () =>
+      spec.given([...approved, { type: 'ToolCallStarted', data: { callId: 'a', toolName: 'list_files' } }]).when({ type: 'StartToolCall', data: { callId: 'a' } }).thenThrows(ConflictError));
+  });
+
+  describe('approvals', () => {
+    it('runs a call approved once', () =>
+      spec.given(waiting()).when({ type: 'DecideToolCall', data: { callId: 'c1', outcome: 'proceed_once' } }).then([{ type: 'ToolCallDecided', data: { callId: 'c1', outcome: 'proceed_once', approved: true } }]));
+    it('records a rule for proceed_always on shell by program name', () =>
+      spec
+        .given(waiting())
+        .when({ type: 'DecideToolCall', data: { callId: 'c1', outcome: 'proceed_always' } })
+        .then([{ type: 'ToolCallDecided', data: { callId: 'c1', outcome: 'proceed_always', approved: true, rule: { toolName: 'shell', program: 'ls' } } }]));
+    it('closes a cancelled call with a declined result', () =>
+      spec
+        .given(waiting())
+        .when({ type: 'DecideToolCall', data: { callId: 'c1', outcome: 'cancel' } })
+        .then([
+          { type: 'ToolCallDecided', data: { callId: 'c1', outcome: 'cancel', approved: false } },
+          { type: 'ToolCallFinished', data: { callId: 'c1', toolName: 'shell', status: 'cancelled', output: DECLINED_OUTPUT, durationMs: 0 } },
+        ]));
+    it('answers NOT_FOUND for an unknown call', () => spec.given(waiting()).when({ type: 'DecideToolCall', data: { callId: 'nope', outcome: 'cancel' } }).thenThrows(NotFoundError));
+    it('refuses a second decision with CONFLICT', () =>
+      spec
+        .given([...waiting(), { type: 'ToolCallDecided', data: { callId: 'c1', outcome: 'proceed_once', approved: true } }])
+        .when({ type: 'DecideToolCall', data: { callId: 'c1', outcome: 'cancel' } })
+        .thenThrows(ConflictError));
+
+    describe('after proceed_always on `ls`', () => {
+      const always = [
+        ...waiting(),
+        { type: 'ToolCallDecided', data: { callId: 'c1', outcome: 'proceed_always', approved: true, rule: { toolName: 'shell', program: 'ls' } } } as TaskEvent,
+        { type: 'ToolCallStarted', data: { callId: 'c1', toolName: 'shell' } } as TaskEvent,
+        { type: 'ToolCallFinished', data: { callId: 'c1', toolName: 'shell', status: 'success', output: '', durationMs: 1 } } as TaskEvent,
+      ];
+      const next = (command: string) => response([{ callId: 'c2', toolName: 'shell', args: { command } }], '', 2);
+      const statusOf = (command: string) => {
+        const events = spec.given(always).when(next(command)).events();
+        return (events.find((e) => e.type === 'ToolCallRequested')!.data as { status: string }).status;
+      };
+      it('auto-approves the same program and says which rule allowed it', () => {
+        const events = spec.given(always).when(next('ls src')).events();
+        expect(events.find((e) => e.type === 'ToolCallRequested')!.data).toMatchObject({ status: 'approved', approvedByRule: { toolName: 'shell', program: 'ls' } });
+      });
+      it.each(['rm -rf x', 'ls && rm -rf x', 'echo $(id)', 'cat a > b', 'ls; id', 'ls | sh'])('still asks for %s', (command) => expect(statusOf(command)).toBe('awaiting_approval'));
+    });
+  });
+
+  describe('failing and cancelling', () => {
+    it('fails the running turn', () =>
+      spec.given(running).when({ type: 'FailTurn', data: { turn: 1, error: 'boom' } }).then([{ type: 'TaskFailed', data: { turn: 1, error: 'boom' } }]));
+    it('refuses to fail a turn that is not running', () => spec.given(running).when({ type: 'FailTurn', data: { turn: 2, error: 'x' } }).thenThrows(ConflictError));
+    it('cancels: closes unfinished calls and drops queued follow-ups', () =>
+      spec
+        .given([...waiting(), { type: 'UserMessageAdded', data: { messageId: 'm2', text: 'later', queued: true } }])
+        .when({ type: 'CancelTask', data: {} })
+        .then([
+          { type: 'ToolCallFinished', data: { callId: 'c1', toolName: 'shell', status: 'cancelled', output: 'The task was cancelled.', durationMs: 0 } },
+          { type: 'TaskCancelled', data: { turn: 1, droppedMessageIds: ['m2'] } },
+        ]));
+    it('changes nothing when cancelling a finished task', () =>
+      spec.given([...running, { type: 'TaskFailed', data: { turn: 1, error: 'x' } }]).when({ type: 'CancelTask', data: {} }).thenNothing());
+  });
+});
