@@ -14,6 +14,27 @@ export interface SseSessionOptions {
 
 const REPLAY_PAGE = 1000;
 
+interface Frame {
+  readonly kind: string;
+  readonly turn: unknown;
+  readonly block: string;
+}
+
+/**
+ * The feed hands the same event object to every open stream of the task, so each event is
+ * mapped and serialised once, not once per subscriber.
+ */
+const frames = new WeakMap<StoredEvent, Frame>();
+
+function frameOf(stored: StoredEvent): Frame {
+  const cached = frames.get(stored);
+  if (cached) return cached;
+  const { kind, data } = toPublicEvent({ type: stored.type, data: stored.data } as TaskEvent);
+  const frame = { kind, turn: data.turn, block: `event: ${kind}\ndata: ${JSON.stringify({ type: kind, data })}\nid: ${stored.revision}\n\n` };
+  frames.set(stored, frame);
+  return frame;
+}
+
 /**
  * One SSE connection. Live events are buffered from the moment the session starts, before the
  * replay is read, and every event is sent only if its revision is exactly the next one: an event
@@ -99,22 +120,28 @@ export class SseSession {
   /** Writes one event; true when it was the final `done`. */
   private async send(stored: StoredEvent): Promise<boolean> {
     if (this.closed) return true;
-    const event = { type: stored.type, data: stored.data } as TaskEvent;
-    const { kind, data } = toPublicEvent(event);
-    const block = `event: ${kind}\ndata: ${JSON.stringify({ type: kind, data })}\nid: ${stored.revision}\n\n`;
+    const { kind, turn, block } = frameOf(stored);
     this.lastSent = stored.revision;
-    if (!this.res.write(block)) {
-      await new Promise((resolve) => {
-        this.res.once('drain', resolve);
-        this.res.once('close', resolve);
-      });
-    }
+    if (!this.res.write(block)) await this.drained();
     const until = this.options.untilTurn;
-    if (kind === DONE_KIND && until !== undefined && (data.turn as number) >= until) {
+    if (kind === DONE_KIND && until !== undefined && (turn as number) >= until) {
       this.end();
       return true;
     }
     return false;
+  }
+
+  /** Waits for the socket to drain or close, leaving no listener behind either way. */
+  private drained(): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        this.res.off('drain', done);
+        this.res.off('close', done);
+        resolve();
+      };
+      this.res.on('drain', done);
+      this.res.on('close', done);
+    });
   }
 
   private write(text: string): void {
