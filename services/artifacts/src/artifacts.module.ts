@@ -1,13 +1,8 @@
 import { Module } from '@nestjs/common';
-import { WorkspaceLocator, dataDirFromEnv } from '@app/common';
-import { RUNTIME_ENV } from '@app/runtime';
 import { ArtifactQueriesService } from './catalog/artifact-queries.service';
 
-/** Artifacts: what the agent produced, listed and located for download. */
+/** Artifacts: what the agent produced, listed and located (by object store key) from the task's events. */
 @Module({
-  providers: [
-    { provide: WorkspaceLocator, inject: [RUNTIME_ENV], useFactory: (env: NodeJS.ProcessEnv) => new WorkspaceLocator(dataDirFromEnv(env)) },
-    ArtifactQueriesService,
-  ],
+  providers: [ArtifactQueriesService],
 })
 export class ArtifactsModule {}

@@ -1,34 +1,74 @@
-import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { copyFile, mkdir, rm } from 'node:fs/promises';
-import { basename, join } from 'node:path';
-import { ValidationError, WorkspaceLocator } from '@app/common';
-import { ExecuteToolReply, ExecuteToolRequest, PrepareWorkspaceRequest, SUBJECTS } from '@app/contracts';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { SecretVault } from '@app/common';
+import { ExecuteToolReply, ExecuteToolRequest, PrepareWorkspaceRequest, SUBJECTS, ToolCancelledNotice } from '@app/contracts';
 import { MESSAGE_BUS, MessageBus, Unsubscribe } from '@app/bus';
 import { ToolDefinition } from '@app/model-provider';
+import { TaskCommandExecutor } from '@app/task-commands';
+import { ArtifactScanner } from '../artifacts/artifact-scanner';
+import { fitReply } from './fit-reply';
+import { SANDBOX_SETTINGS, SandboxSettings, expirySweepIntervalMs } from '../config/sandbox-settings';
+import { ProviderHealth, SANDBOX_PROVIDER, SandboxProvider } from '../provider/sandbox-provider.port';
+import { SandboxRestoreError, SandboxSessions } from '../sessions/sandbox-sessions';
 import { createFileTools } from '../tools/file-tools';
-import { ToolSpec } from '../tools/tool-spec';
+import { shellTool } from '../tools/shell.tool';
+import { ToolContext, ToolSpec } from '../tools/tool-spec';
+import { placeUploads } from '../uploads/place-uploads';
+import { UploadFetcher } from '../uploads/upload-fetcher';
+import { commandRunner } from './command-runner';
 
-/** Answers the orchestrator's tool requests and prepares workspaces from staged uploads. */
+/**
+ * Answers the orchestrator's tool requests and prepares workspaces from staged uploads, each
+ * inside the task's sandbox session (created, or restored from its snapshot, on demand). After
+ * every call the files under downloads/ are stored and reported, so they become artifact events.
+ */
 @Injectable()
 export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
-  private readonly tools = new Map<string, ToolSpec>(createFileTools().map((t) => [t.name, t]));
+  private readonly logger = new Logger('Sandbox');
+  private readonly tools = new Map<string, ToolSpec>([...createFileTools(), shellTool].map((t) => [t.name, t]));
   private readonly unsubscribes: Unsubscribe[] = [];
+  /** Calls running on this instance, so a cancelled task's command can be killed. */
+  private readonly running = new Map<string, AbortController>();
+  private health: ProviderHealth = { ok: false, reason: 'not checked yet' };
+  private sweepTimer?: NodeJS.Timeout;
+  private sweeping?: Promise<unknown>;
 
   constructor(
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
-    private readonly workspaces: WorkspaceLocator,
+    @Inject(SANDBOX_PROVIDER) private readonly provider: SandboxProvider,
+    @Inject(SANDBOX_SETTINGS) private readonly settings: SandboxSettings,
+    private readonly sessions: SandboxSessions,
+    private readonly scanner: ArtifactScanner,
+    private readonly vault: SecretVault,
+    private readonly commands: TaskCommandExecutor,
+    private readonly uploads: UploadFetcher,
   ) {}
 
-  onModuleInit(): void {
+  async onModuleInit(): Promise<void> {
+    this.health = await this.provider.check();
+    if (!this.health.ok) {
+      this.logger.error(
+        `sandbox provider "${this.provider.name}" does not work here: ${this.health.reason}. The shell tool is refused; ` +
+          'install bubblewrap, or set SANDBOX_PROVIDER=unsafe-host to run commands WITHOUT isolation.',
+      );
+    } else if (this.provider.unsafe) {
+      this.logger.warn(`sandbox provider "${this.provider.name}": commands run on the host WITHOUT isolation`);
+    } else {
+      this.logger.log(`sandbox provider "${this.provider.name}" ready; network ${this.settings.provider.network ? 'allowed' : 'off'}`);
+    }
     this.unsubscribes.push(
       this.bus.handle(SUBJECTS.sandboxListTools, async () => this.definitions()),
       this.bus.handle(SUBJECTS.sandboxExecuteTool, (req: ExecuteToolRequest) => this.execute(req)),
       this.bus.handle(SUBJECTS.sandboxPrepareWorkspace, (req: PrepareWorkspaceRequest) => this.prepare(req)),
+      this.bus.subscribe(SUBJECTS.sandboxToolCancelled, (notice: ToolCancelledNotice) => this.running.get(notice.callId)?.abort()),
     );
+    this.sweepTimer = setInterval(() => void this.sweep(), expirySweepIntervalMs(this.settings.sessions.idleTtlMs));
+    this.sweepTimer.unref();
   }
 
-  onModuleDestroy(): void {
+  async onModuleDestroy(): Promise<void> {
+    clearInterval(this.sweepTimer);
     this.unsubscribes.forEach((u) => u());
+    await this.sweeping;
   }
 
   definitions(): ToolDefinition[] {
@@ -37,26 +77,57 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
 
   async execute(req: ExecuteToolRequest): Promise<ExecuteToolReply> {
     const startedAt = Date.now();
+    if (req.secrets && !this.vault.has(req.taskId)) this.vault.put(req.taskId, req.secrets);
     const tool = this.tools.get(req.toolName);
     if (!tool) {
       const known = [...this.tools.keys()].join(', ');
       return { status: 'error', output: `Unknown tool "${req.toolName}". Available tools: ${known}.`, durationMs: 0 };
     }
-    const workspaceRoot = await this.workspaces.ensure(req.taskId);
-    const result = await tool.execute(req.args ?? {}, { workspaceRoot });
-    return { ...result, durationMs: Date.now() - startedAt };
+    // Registered before the task is read: a cancel published earlier is then already in the events.
+    const controller = new AbortController();
+    this.running.set(req.callId, controller);
+    try {
+      return await this.sessions.use(req.taskId, async (workspaceRoot) => {
+        const { state } = await this.commands.load(req.taskId);
+        if (state.exists && state.calls.find((c) => c.callId === req.callId)?.phase !== 'running') {
+          return { status: 'error', output: 'Not run: the call is no longer running (the task was cancelled).', durationMs: 0 };
+        }
+        const env = state.exists ? state.env : {};
+        const result = await tool.execute(req.args ?? {}, this.contextFor(req.taskId, workspaceRoot, env, controller.signal));
+        const artifacts = await this.scanner.scan(req.taskId, workspaceRoot, state.exists ? state.artifacts : {}).catch((error: unknown) => {
+          this.logger.error(`downloads/ of ${req.taskId} could not be scanned: ${error instanceof Error ? error.message : String(error)}`);
+          return undefined;
+        });
+        const output = this.vault.redact(req.taskId, result.output);
+        return fitReply({ ...result, output, durationMs: Date.now() - startedAt, ...(artifacts ? { artifacts } : {}) });
+      });
+    } catch (error) {
+      if (!(error instanceof SandboxRestoreError)) throw error;
+      return { status: 'error', output: this.vault.redact(req.taskId, error.message), durationMs: Date.now() - startedAt };
+    } finally {
+      this.running.delete(req.callId);
+    }
   }
 
-  /** Moves staged uploads to the workspace root. (ZIP extraction arrives with the sandbox issue.) */
+  /** Places the uploads at the workspace root (ZIPs extracted), all or nothing. */
   async prepare(req: PrepareWorkspaceRequest): Promise<{ files: number }> {
-    const root = await this.workspaces.ensure(req.taskId);
-    for (const file of req.files) {
-      const name = basename(file.name);
-      if (name !== file.name || name === '' || name === '.' || name === '..') throw new ValidationError(`invalid upload file name "${file.name}"`);
-      await mkdir(root, { recursive: true });
-      await copyFile(file.stagedPath, join(root, name));
-      await rm(file.stagedPath, { force: true });
-    }
+    await this.sessions.use(req.taskId, (root) =>
+      this.uploads.use(req.taskId, req.files, (local) => placeUploads(local, root, this.settings.uploads, this.provider.fileOwner(req.taskId))),
+    );
     return { files: req.files.length };
+  }
+
+  private contextFor(taskId: string, workspaceRoot: string, env: Readonly<Record<string, string>>, signal: AbortSignal): ToolContext {
+    const base = { workspaceRoot, fileOwner: this.provider.fileOwner(taskId) };
+    if (!this.health.ok) return { ...base, sandboxUnavailable: `sandbox provider "${this.provider.name}" does not work here (${this.health.reason})` };
+    return { ...base, runCommand: commandRunner(this.provider, this.vault, taskId, env, signal) };
+  }
+
+  private sweep(): Promise<unknown> {
+    this.sweeping ??= this.sessions
+      .expireIdle()
+      .catch((error: unknown) => this.logger.error(`idle sandbox sweep failed: ${error instanceof Error ? error.message : String(error)}`))
+      .finally(() => (this.sweeping = undefined));
+    return this.sweeping;
   }
 }

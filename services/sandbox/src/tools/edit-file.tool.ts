@@ -37,7 +37,7 @@ export const editFileTool: ToolSpec = {
       const edited = text.slice(0, at) + newText + text.slice(at + oldText.length);
       const bytes = Buffer.from(edited, 'utf8');
       if (bytes.length > WRITE_FILE_MAX_BYTES) throw new ToolFailure(`the edited file would be ${bytes.length} bytes, over the ${WRITE_FILE_MAX_BYTES}-byte limit`);
-      await writeFileAtomic(target, bytes, ctx.signal);
+      await writeFileAtomic(target, bytes, ctx.signal, ctx.fileOwner);
       return `edited ${path}: replaced 1 occurrence at line ${lineOf(text, at)}; the file is now ${bytes.length} bytes`;
     }),
 };

@@ -1,7 +1,17 @@
+import type { ExecResult, FileOwner } from '../provider/sandbox-provider.port';
+
 /** What a tool runs against: the task's workspace and a signal that fires when the call is cancelled. */
 export interface ToolContext {
   readonly workspaceRoot: string;
   readonly signal?: AbortSignal;
+  /** Who files written from the host must belong to, so the task's sandbox user can change them. */
+  readonly fileOwner?: FileOwner;
+  /**
+   * Runs a command in the task's sandbox with its env and secrets; the output comes back redacted.
+   * Absent when no sandbox can run commands here (the reason is in `sandboxUnavailable`).
+   */
+  readonly runCommand?: (command: string, timeoutMs: number | undefined) => Promise<ExecResult>;
+  readonly sandboxUnavailable?: string;
 }
 
 /** What the model reads back. Expected failures (bad args, missing file) are `error`, never a throw. */

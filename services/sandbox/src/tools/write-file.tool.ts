@@ -1,6 +1,6 @@
-import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { writeFileAtomic } from '../workspace/atomic-write';
+import { makeDirs } from '../workspace/make-dirs';
 import { resolveInWorkspace } from '@app/common';
 import { runTool } from './run-tool';
 import { checkArgNames, requiredString } from './tool-args';
@@ -33,12 +33,12 @@ export const writeFileTool: ToolSpec = {
         throw new ToolFailure(`content is ${bytes.length} bytes, over the ${WRITE_FILE_MAX_BYTES}-byte limit of write_file; split it into several files`);
       }
       const target = await resolveInWorkspace(ctx.workspaceRoot, path);
-      await mkdir(dirname(target), { recursive: true }).catch((error: NodeJS.ErrnoException) => {
+      await makeDirs(ctx.workspaceRoot, dirname(target), ctx.fileOwner).catch((error: NodeJS.ErrnoException) => {
         // Node reports a file standing where a parent directory should be as EEXIST or ENOTDIR.
         if (error.code !== 'EEXIST' && error.code !== 'ENOTDIR') throw error;
         throw new ToolFailure(`cannot create the parent directories of ${JSON.stringify(path)}: a part of the path is an existing file`);
       });
-      await writeFileAtomic(target, bytes, ctx.signal);
+      await writeFileAtomic(target, bytes, ctx.signal, ctx.fileOwner);
       return `wrote ${bytes.length} bytes to ${path}`;
     }),
 };

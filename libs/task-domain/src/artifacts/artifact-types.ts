@@ -1,5 +1,3 @@
-import { extname } from 'node:path';
-
 // Content type and category of an artifact, by extension (CONTRACT.md "Artifacts").
 
 const TYPES: Record<string, { mimeType: string; category: string }> = {
@@ -26,8 +24,15 @@ const TYPES: Record<string, { mimeType: string; category: string }> = {
 
 const CODE = new Set(['.ts', '.js', '.mjs', '.cjs', '.py', '.go', '.rs', '.java', '.c', '.h', '.cpp', '.rb', '.sh', '.sql', '.yaml', '.yml', '.xml', '.css', '.tsx', '.jsx']);
 
+/** `.md` of `notes/a.md`; empty for `Makefile` or `.env` (as path.extname, without Node in the domain). */
+function extensionOf(fileName: string): string {
+  const base = fileName.slice(fileName.lastIndexOf('/') + 1);
+  const dot = base.lastIndexOf('.');
+  return dot > 0 ? base.slice(dot).toLowerCase() : '';
+}
+
 export function artifactTypeOf(fileName: string): { mimeType: string; category: string } {
-  const ext = extname(fileName).toLowerCase();
+  const ext = extensionOf(fileName);
   if (TYPES[ext]) return TYPES[ext];
   if (CODE.has(ext)) return { mimeType: ext === '.xml' ? 'application/xml' : 'text/plain', category: 'code' };
   return { mimeType: 'application/octet-stream', category: 'other' };

@@ -1,0 +1,85 @@
+import { ConflictError } from '@app/common';
+import { DeciderSpecification } from '@app/common/testing/decider-spec';
+import { TaskCommand, decide } from './task.decider';
+import { ArtifactRecord, TaskCreated, TaskEvent } from './task.events';
+import { TaskState, evolve, initialTaskState } from './task.state';
+
+// Artifacts, sandbox expiry and lost secrets: the events the sandbox issue added.
+
+const spec = DeciderSpecification.for<TaskState, TaskCommand, TaskEvent>({ decide, evolve, initialState: initialTaskState });
+
+const created = (secretNames: string[] = []): TaskCreated => ({
+  type: 'TaskCreated',
+  data: { taskId: 't', tenantId: 'ten', messageId: 'm1', text: 'hi', autoExecute: true, showInHistory: true, env: {}, secretNames, files: [] },
+});
+const usage = { inputTokens: 1, outputTokens: 1, totalTokens: 2 };
+const runningCall: TaskEvent[] = [
+  created(),
+  { type: 'TurnStarted', data: { turn: 1, messageId: 'm1' } },
+  { type: 'ModelResponded', data: { turn: 1, step: 1, model: 'x', finishReason: 'tool_calls', usage } },
+  { type: 'ToolCallRequested', data: { turn: 1, step: 1, callId: 'c1', toolName: 'shell', args: { command: 'x' }, status: 'approved' } },
+  { type: 'ToolCallStarted', data: { callId: 'c1', toolName: 'shell' } },
+];
+const artifact = (path: string, sha256: string, size = 3): ArtifactRecord => ({
+  path,
+  name: path.split('/').pop() ?? path,
+  size,
+  sha256,
+  category: 'text',
+  mimeType: 'text/plain',
+  modifiedAt: '2026-01-01T00:00:00.000Z',
+  objectKey: `artifacts/t/${sha256}`,
+});
+const finish = (artifacts?: ArtifactRecord[]): TaskCommand => ({
+  type: 'FinishToolCall',
+  data: { callId: 'c1', status: 'success', output: 'ok', exitCode: 0, durationMs: 5, ...(artifacts ? { artifacts } : {}) },
+});
+const finished: TaskEvent = { type: 'ToolCallFinished', data: { callId: 'c1', toolName: 'shell', status: 'success', output: 'ok', exitCode: 0, durationMs: 5 } };
+const recorded = (a: ArtifactRecord): TaskEvent => ({ type: 'ArtifactRecorded', data: { ...a, callId: 'c1' } });
+
+describe('task decider: artifacts', () => {
+  it('records nothing when the call did not scan downloads/', () => spec.given(runningCall).when(finish()).then([finished]));
+
+  it('records new files with the tool result, in path order', () =>
+    spec
+      .given(runningCall)
+      .when(finish([artifact('downloads/b.txt', 'bb'), artifact('downloads/a.txt', 'aa')]))
+      .then([finished, recorded(artifact('downloads/a.txt', 'aa')), recorded(artifact('downloads/b.txt', 'bb'))]));
+
+  it('records a changed file again but not an unchanged one, and a vanished one as removed', () =>
+    spec
+      .given([
+        ...runningCall.slice(0, 1),
+        recorded(artifact('downloads/same.txt', 's1')),
+        recorded(artifact('downloads/changed.txt', 'c1')),
+        recorded(artifact('downloads/gone.txt', 'g1')),
+        ...runningCall.slice(1),
+      ])
+      .when(finish([artifact('downloads/same.txt', 's1'), artifact('downloads/changed.txt', 'c2')]))
+      .then([finished, recorded(artifact('downloads/changed.txt', 'c2')), { type: 'ArtifactRemoved', data: { path: 'downloads/gone.txt', callId: 'c1' } }]));
+});
+
+describe('task decider: sandbox expiry', () => {
+  const expired: TaskEvent = { type: 'SandboxExpired', data: { snapshotKey: 'snap/1', sizeBytes: 10, idleMs: 1000 } };
+  it('records an expiry', () => spec.given([created()]).when({ type: 'RecordSandboxExpired', data: expired.data as never }).then([expired]));
+  it('refuses a second expiry before a restore', () =>
+    spec.given([created(), expired]).when({ type: 'RecordSandboxExpired', data: { snapshotKey: 'snap/2', sizeBytes: 1, idleMs: 1 } }).thenThrows(ConflictError));
+  it('records the restore of the snapshot it expired into', () =>
+    spec
+      .given([created(), expired])
+      .when({ type: 'RecordSandboxRestored', data: { snapshotKey: 'snap/1', durationMs: 42 } })
+      .then([{ type: 'SandboxRestored', data: { snapshotKey: 'snap/1', durationMs: 42 } }]));
+  it('refuses a restore from another snapshot, or when nothing expired', () => {
+    spec.given([created(), expired]).when({ type: 'RecordSandboxRestored', data: { snapshotKey: 'snap/0', durationMs: 1 } }).thenThrows(ConflictError);
+    spec.given([created()]).when({ type: 'RecordSandboxRestored', data: { snapshotKey: 'snap/1', durationMs: 1 } }).thenThrows(ConflictError);
+  });
+});
+
+describe('task decider: secrets lost in a restart', () => {
+  const report: TaskCommand = { type: 'ReportSecretsUnavailable', data: { reason: 'the service restarted' } };
+  it('says so once, naming the secrets', () =>
+    spec.given([created(['TOKEN'])]).when(report).then([{ type: 'SecretsUnavailable', data: { names: ['TOKEN'], reason: 'the service restarted' } }]));
+  it('says nothing a second time', () =>
+    spec.given([created(['TOKEN']), { type: 'SecretsUnavailable', data: { names: ['TOKEN'], reason: 'r' } }]).when(report).then([]));
+  it('says nothing for a task without secrets', () => spec.given([created()]).when(report).then([]));
+});

@@ -1,0 +1,28 @@
+import { intFromEnv } from '@app/common';
+import { SandboxConfig, sandboxConfigFromEnv } from '../provider/sandbox.config';
+import { SessionLimits } from '../sessions/sandbox-sessions';
+import { UploadLimits, uploadLimitsFromEnv } from '../uploads/upload-limits';
+
+export const SANDBOX_SETTINGS = Symbol('SANDBOX_SETTINGS');
+
+/** Everything the sandbox service reads from its environment, checked at start-up. */
+export interface SandboxSettings {
+  readonly provider: SandboxConfig;
+  readonly sessions: SessionLimits;
+  readonly uploads: UploadLimits;
+}
+
+export function sandboxSettingsFromEnv(env: NodeJS.ProcessEnv): SandboxSettings {
+  return {
+    provider: sandboxConfigFromEnv(env),
+    sessions: {
+      idleTtlMs: intFromEnv(env, 'SANDBOX_IDLE_TTL_MS', 900_000, { min: 1 }),
+      snapshotMaxBytes: intFromEnv(env, 'SANDBOX_SNAPSHOT_MAX_BYTES', 2 * 1024 ** 3, { min: 1 }),
+      snapshotTimeoutMs: intFromEnv(env, 'SANDBOX_SNAPSHOT_TIMEOUT_MS', 300_000, { min: 1 }),
+    },
+    uploads: uploadLimitsFromEnv(env),
+  };
+}
+
+/** How often idle sandboxes are looked for: often enough to honour the TTL, never busier than 10/s. */
+export const expirySweepIntervalMs = (idleTtlMs: number): number => Math.min(60_000, Math.max(100, Math.floor(idleTtlMs / 2)));

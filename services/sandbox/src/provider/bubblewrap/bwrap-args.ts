@@ -1,0 +1,107 @@
+import { existsSync } from 'node:fs';
+import { FileOwner, SandboxLimits } from '../sandbox-provider.port';
+
+export const BWRAP = '/usr/bin/bwrap';
+export const SETPRIV = '/usr/bin/setpriv';
+export const PRLIMIT = '/usr/bin/prlimit';
+export const SANDBOX_WORKSPACE = '/workspace';
+
+/** Read-only pieces of /etc that programs need and that hold nothing secret. */
+const ETC_READ_ONLY = [
+  '/etc/alternatives',
+  '/etc/ld.so.cache',
+  '/etc/ld.so.conf',
+  '/etc/ld.so.conf.d',
+  '/etc/localtime',
+  '/etc/ssl',
+  '/etc/ca-certificates',
+  '/etc/profile',
+  '/etc/profile.d',
+  '/etc/bash.bashrc',
+  '/etc/nsswitch.conf',
+  '/etc/mime.types',
+  '/etc/inputrc',
+];
+const ETC_NETWORK = ['/etc/resolv.conf', '/etc/hosts'];
+
+export interface BwrapInvocation {
+  readonly workspace: string;
+  readonly user: FileOwner;
+  readonly limits: SandboxLimits;
+  readonly network: boolean;
+  /** Host files holding the sandbox user's /etc/passwd and /etc/group. */
+  readonly passwdFile: string;
+  readonly groupFile: string;
+  readonly command: string;
+  /** Variables that would change how the host-side launchers run: set inside the sandbox only. */
+  readonly insideOnlyEnv: Readonly<Record<string, string>>;
+}
+
+/**
+ * The full argv: prlimit sets the per-command resource limits, setpriv drops to the task's own
+ * unprivileged uid (bwrap then builds an unprivileged user namespace), bwrap builds the sandbox:
+ * fresh namespaces of every kind (network too unless allowed), /usr and a few /etc files
+ * read-only, a private /proc, /dev and size-bounded /tmp, the workspace read-write at /workspace
+ * and nothing else of the host. The environment is passed by the caller as the process env, not
+ * as arguments, so secret values never show in the host's process list.
+ */
+export function bwrapArgv(i: BwrapInvocation): string[] {
+  const { limits } = i;
+  const prlimit = [
+    PRLIMIT,
+    `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`,
+    `--as=${limits.memoryBytes}`,
+    `--nproc=${limits.maxProcesses}`,
+    `--fsize=${limits.diskQuotaBytes}`,
+    '--core=0',
+    '--',
+  ];
+  const setpriv = [SETPRIV, '--reuid', String(i.user.uid), '--regid', String(i.user.gid), '--clear-groups', '--'];
+  const etc = [...ETC_READ_ONLY, ...(i.network ? ETC_NETWORK : [])].filter((path) => existsSync(path)).flatMap((path) => ['--ro-bind', path, path]);
+  const bwrap = [
+    BWRAP,
+    '--unshare-all',
+    ...(i.network ? ['--share-net'] : []),
+    '--die-with-parent',
+    '--new-session',
+    '--hostname',
+    'sandbox',
+    '--ro-bind', '/usr', '/usr',
+    '--symlink', 'usr/bin', '/bin',
+    '--symlink', 'usr/lib', '/lib',
+    '--symlink', 'usr/lib64', '/lib64',
+    '--symlink', 'usr/sbin', '/sbin',
+    ...etc,
+    '--ro-bind', i.passwdFile, '/etc/passwd',
+    '--ro-bind', i.groupFile, '/etc/group',
+    '--proc', '/proc',
+    '--dev', '/dev',
+    '--size', String(Math.min(limits.diskQuotaBytes, 512 * 1024 * 1024)),
+    '--tmpfs', '/tmp',
+    '--bind', i.workspace, SANDBOX_WORKSPACE,
+    '--chdir', SANDBOX_WORKSPACE,
+    ...Object.entries(i.insideOnlyEnv).flatMap(([name, value]) => ['--setenv', name, value]),
+    '--',
+    '/bin/bash', '-lc', i.command,
+  ];
+  return [...prlimit, ...setpriv, ...bwrap];
+}
+
+// The dynamic loader and libc read these in every program, the host-side launchers included
+// (glibc's "unsecure" list): a task's LD_PRELOAD must reach its own commands, never prlimit.
+const LOADER_VARIABLE = /^(LD_|GCONV_PATH$|GETCONF_DIR$|HOSTALIASES$|LOCALDOMAIN$|LOCPATH$|MALLOC_|NIS_PATH$|NLSPATH$|RESOLV_HOST_CONF$|RES_OPTIONS$|TMPDIR$|TZDIR$)/;
+
+/**
+ * The environment inside: a fixed base plus the task's own variables (valid names only), split
+ * into what is safe to hand to the launchers as their environment and what must be set inside.
+ */
+export function sandboxEnv(env: Readonly<Record<string, string>>): { launcherEnv: Record<string, string>; insideOnlyEnv: Record<string, string> } {
+  const launcherEnv: Record<string, string> = { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: SANDBOX_WORKSPACE, USER: 'sandbox', LANG: 'C.UTF-8' };
+  const insideOnlyEnv: Record<string, string> = { TMPDIR: '/tmp' };
+  for (const [name, value] of Object.entries(env)) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) continue;
+    if (LOADER_VARIABLE.test(name)) insideOnlyEnv[name] = value;
+    else launcherEnv[name] = value;
+  }
+  return { launcherEnv, insideOnlyEnv };
+}

@@ -1,0 +1,93 @@
+import { Readable } from 'node:stream';
+
+/**
+ * The sandbox provider port: where a task's untrusted commands run. The sandbox service owns it;
+ * adapters (bubblewrap, unsafe-host) live next to this file and pass `testing/sandbox-provider.contract.ts`.
+ *
+ * A sandbox is a task's workspace directory plus the isolation around the processes started in
+ * it. The workspace lives on the host (DATA_DIR/workspaces/<taskId>) so host-side file tools,
+ * snapshots and artifact scans can read it; commands only ever see it mounted at `/workspace`.
+ */
+export const SANDBOX_PROVIDER = Symbol('SANDBOX_PROVIDER');
+
+/** Which limit stopped a command. Each is reported in the tool result, never a hang or a crash. */
+export type LimitHit = 'timeout' | 'cpu' | 'memory' | 'processes' | 'output' | 'disk';
+
+export interface SandboxLimits {
+  /** Wall clock per command; on expiry the whole process tree is killed. */
+  readonly timeoutMs: number;
+  /** CPU seconds per command (RLIMIT_CPU). */
+  readonly cpuSeconds: number;
+  /** Address-space bytes per process (RLIMIT_AS). */
+  readonly memoryBytes: number;
+  /** Processes of the sandbox user at once (RLIMIT_NPROC): stops fork bombs. */
+  readonly maxProcesses: number;
+  /** Output bytes kept (stdout and stderr together); the rest is dropped and marked. */
+  readonly maxOutputBytes: number;
+  /** Bytes the whole workspace may occupy. */
+  readonly diskQuotaBytes: number;
+}
+
+export interface ExecRequest {
+  /** Run with `bash -lc` in the workspace. */
+  readonly command: string;
+  /** Environment variables of the command (the task's env and secrets); nothing else of the host leaks in. */
+  readonly env: Readonly<Record<string, string>>;
+  /** Shorter than the configured limit if the caller asks; never longer. */
+  readonly timeoutMs?: number;
+  /** Fires to kill the command (task cancelled). */
+  readonly signal?: AbortSignal;
+}
+
+export interface ExecResult {
+  /** The exit code, or null when a signal ended the command. */
+  readonly exitCode: number | null;
+  /** stdout and stderr interleaved as they arrived, truncated at maxOutputBytes. */
+  readonly output: string;
+  /** True when output was cut at maxOutputBytes. */
+  readonly truncated: boolean;
+  readonly durationMs: number;
+  /** The limit that stopped (or truncated) the command, if any. */
+  readonly limitHit?: LimitHit;
+  /** Human-readable explanation of limitHit, e.g. "killed after 5000 ms (timeout)". */
+  readonly limitMessage?: string;
+  /** The command was killed because `signal` fired. */
+  readonly cancelled?: boolean;
+}
+
+export interface ProviderHealth {
+  readonly ok: boolean;
+  /** Why not, for the start-up log and the refusal message. */
+  readonly reason?: string;
+}
+
+/** Who owns files in a workspace, so host-side writers (file tools, extraction, restore) can match it. */
+export interface FileOwner {
+  readonly uid: number;
+  readonly gid: number;
+}
+
+export interface SandboxProvider {
+  /** `bubblewrap` or `unsafe-host`. */
+  readonly name: string;
+  /** True only for a provider that does NOT isolate (it must be chosen explicitly). */
+  readonly unsafe: boolean;
+  /** Probes that the provider really works here (e.g. runs `true` in a bwrap sandbox). */
+  check(): Promise<ProviderHealth>;
+  /** Creates (or re-uses) the task's workspace directory, owned by the task's sandbox user; returns its host path. */
+  create(taskId: string): Promise<string>;
+  /** The host path of the workspace, whether or not it exists. */
+  workspacePath(taskId: string): string;
+  /** Whether the workspace directory exists now. */
+  exists(taskId: string): Promise<boolean>;
+  /** The owner new files in this task's workspace must get, or undefined when ownership does not matter. */
+  fileOwner(taskId: string): FileOwner | undefined;
+  /** Runs one command inside the task's sandbox. Never throws for the command's own failures. */
+  exec(taskId: string, request: ExecRequest): Promise<ExecResult>;
+  /** A tar stream of the whole workspace. Rejects (stream error) past `maxBytes` of archive. */
+  snapshot(taskId: string, options: { maxBytes: number; timeoutMs: number }): Readable;
+  /** Replaces the workspace by the contents of a snapshot stream (all or nothing), bounded like snapshot. */
+  restore(taskId: string, archive: Readable, options: { maxBytes: number; timeoutMs: number }): Promise<void>;
+  /** Kills anything still running for the task and removes its workspace. */
+  destroy(taskId: string): Promise<void>;
+}

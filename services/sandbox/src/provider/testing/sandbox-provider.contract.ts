@@ -1,0 +1,117 @@
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { SandboxLimits, SandboxProvider } from '../sandbox-provider.port';
+
+export const TEST_LIMITS: SandboxLimits = {
+  timeoutMs: 2000,
+  cpuSeconds: 5,
+  memoryBytes: 1024 * 1024 * 1024,
+  maxProcesses: 64,
+  maxOutputBytes: 64 * 1024,
+  diskQuotaBytes: 50 * 1024 * 1024,
+};
+
+export const taskIdFor = (n: number) => `task_${String(n).padStart(32, '0')}`;
+
+export interface ProviderFixture {
+  readonly provider: SandboxProvider;
+  readonly dataDir: string;
+}
+
+/** Every sandbox provider adapter's spec calls this with its own factory. */
+export function describeSandboxProviderContract(name: string, make: (dataDir: string, limits: SandboxLimits) => SandboxProvider): void {
+  describe(`SandboxProvider contract: ${name}`, () => {
+    let dataDir: string;
+    let provider: SandboxProvider;
+    const task = taskIdFor(1);
+    beforeEach(async () => {
+      dataDir = await mkdtemp(join(tmpdir(), 'ats-sandbox-'));
+      provider = make(dataDir, TEST_LIMITS);
+      await provider.create(task);
+    });
+    afterEach(async () => rm(dataDir, { recursive: true, force: true }));
+
+    const run = (command: string, extra: { env?: Record<string, string>; timeoutMs?: number; signal?: AbortSignal } = {}) =>
+      provider.exec(task, { command, env: extra.env ?? {}, timeoutMs: extra.timeoutMs, signal: extra.signal });
+
+    it('works here', async () => expect(await provider.check()).toEqual({ ok: true }));
+
+    it('runs bash -lc in the workspace with the given env and reports the exit code', async () => {
+      const ok = await run('echo "v=$MY_VAR"; echo err >&2; pwd > where.txt', { env: { MY_VAR: 'x y' } });
+      expect(ok).toMatchObject({ exitCode: 0, truncated: false });
+      expect(ok.output).toContain('v=x y');
+      expect(ok.output).toContain('err');
+      expect(await readFile(join(provider.workspacePath(task), 'where.txt'), 'utf8')).not.toBe('');
+      expect((await run('exit 7')).exitCode).toBe(7);
+      expect((await run('read line; echo "got:$line"')).output).toContain('got:');
+    });
+
+    it('cuts 100 MB of output at the limit quickly and says so', async () => {
+      const result = await run('head -c 100000000 /dev/zero | tr "\\0" a; echo done >&2', { timeoutMs: 20_000 });
+      expect(result.truncated).toBe(true);
+      expect(result.limitHit).toBe('output');
+      expect(result.output.length).toBe(TEST_LIMITS.maxOutputBytes);
+      expect(result.durationMs).toBeLessThan(15_000);
+    }, 30_000);
+
+    it('kills the whole process tree on timeout', async () => {
+      const result = await run('(sleep 300; echo late > late.txt) & while true; do :; done', { timeoutMs: 500 });
+      expect(result).toMatchObject({ exitCode: null, limitHit: 'timeout' });
+      expect(result.limitMessage).toContain('500 ms');
+      await new Promise((r) => setTimeout(r, 300));
+      const again = await run('echo alive');
+      expect(again.output).toContain('alive');
+    });
+
+    it('stops a command when the task is cancelled', async () => {
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 200);
+      const result = await run('sleep 30', { signal: controller.signal, timeoutMs: 10_000 });
+      expect(result).toMatchObject({ cancelled: true, exitCode: null });
+      expect(result.durationMs).toBeLessThan(5000);
+    });
+
+    it('stops a 10 GB write at the disk quota and the files stay removable', async () => {
+      const result = await run('head -c 10000000000 /dev/zero > big.bin; echo "rc=$?"', { timeoutMs: 20_000 });
+      expect(result.limitHit).toBe('disk');
+      const size = (await stat(join(provider.workspacePath(task), 'big.bin'))).size;
+      expect(size).toBeLessThanOrEqual(TEST_LIMITS.diskQuotaBytes + 8 * 1024 * 1024);
+      expect((await run('rm big.bin && echo removed')).output).toContain('removed');
+      const many = await run('for i in $(seq 1 40); do head -c 3000000 /dev/zero > f$i.bin || break; done; sleep 1', { timeoutMs: 20_000 });
+      expect(many.limitHit).toBe('disk');
+    }, 40_000);
+
+    it('snapshots, is destroyed and comes back intact from the snapshot', async () => {
+      await run('mkdir -p a/b && echo hello > a/b/c.txt && printf "#!/bin/sh\\n" > run.sh && chmod 755 run.sh && ln -s a/b/c.txt link');
+      const archive = await collect(provider.snapshot(task, { maxBytes: 10_000_000, timeoutMs: 5000 }));
+      await provider.destroy(task);
+      expect(await provider.exists(task)).toBe(false);
+      await provider.restore(task, Readable.from([archive]), { maxBytes: 10_000_000, timeoutMs: 5000 });
+      const check = await run('cat a/b/c.txt && stat -c %a run.sh && readlink link && touch new.txt && echo writable');
+      expect(check.output).toBe('hello\n755\na/b/c.txt\nwritable\n');
+    });
+
+    it('refuses a bad or oversized snapshot and leaves the workspace as it was', async () => {
+      await run('echo keep > keep.txt');
+      await expect(provider.restore(task, Readable.from([Buffer.from('not a tarball at all')]), { maxBytes: 1000, timeoutMs: 5000 })).rejects.toThrow();
+      const big = await collect(provider.snapshot(task, { maxBytes: 10_000_000, timeoutMs: 5000 }));
+      await expect(provider.restore(task, Readable.from([big]), { maxBytes: 10, timeoutMs: 5000 })).rejects.toThrow(/exceeds/);
+      await expect(collect(provider.snapshot(task, { maxBytes: 10, timeoutMs: 5000 }))).rejects.toThrow(/exceeds 10 bytes/);
+      expect(await readFile(join(provider.workspacePath(task), 'keep.txt'), 'utf8')).toBe('keep\n');
+    });
+
+    it('destroy removes the workspace', async () => {
+      await writeFile(join(provider.workspacePath(task), 'x'), 'x');
+      await provider.destroy(task);
+      expect(await provider.exists(task)).toBe(false);
+    });
+  });
+}
+
+async function collect(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}

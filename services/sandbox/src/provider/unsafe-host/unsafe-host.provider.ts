@@ -1,0 +1,71 @@
+import { rm } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { PRLIMIT } from '../bubblewrap/bwrap-args';
+import { runLimited } from '../process/run-limited';
+import { SandboxConfig } from '../sandbox.config';
+import { ExecRequest, ExecResult, FileOwner, ProviderHealth, SandboxProvider } from '../sandbox-provider.port';
+import { archiveDirectory, restoreDirectory } from '../workspace-archive';
+import { WorkspaceDirs } from '../workspace-dirs';
+
+/**
+ * NO ISOLATION: commands run on the host as the service's own user, in the workspace, with a
+ * clean environment and the same time, output and disk bounds. For machines without bubblewrap,
+ * and only when SANDBOX_PROVIDER=unsafe-host says so explicitly.
+ */
+export class UnsafeHostProvider implements SandboxProvider {
+  readonly name = 'unsafe-host';
+  readonly unsafe = true;
+  private readonly dirs: WorkspaceDirs;
+
+  constructor(
+    private readonly config: SandboxConfig,
+    dataDir: string,
+  ) {
+    this.dirs = new WorkspaceDirs(dataDir);
+  }
+
+  async check(): Promise<ProviderHealth> {
+    return { ok: true };
+  }
+
+  create(taskId: string): Promise<string> {
+    return this.dirs.create(taskId);
+  }
+
+  workspacePath(taskId: string): string {
+    return this.dirs.pathOf(taskId);
+  }
+
+  exists(taskId: string): Promise<boolean> {
+    return this.dirs.exists(taskId);
+  }
+
+  fileOwner(): FileOwner | undefined {
+    return undefined;
+  }
+
+  async exec(taskId: string, request: ExecRequest): Promise<ExecResult> {
+    const workspace = await this.create(taskId);
+    const limits = this.config.limits;
+    const env = { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: workspace, LANG: 'C.UTF-8', ...request.env };
+    const timeoutMs = Math.min(request.timeoutMs ?? limits.timeoutMs, limits.timeoutMs);
+    // The same per-process limits as the sandbox; the process count only binds a non-root service user.
+    const prlimit = [PRLIMIT, `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`, `--as=${limits.memoryBytes}`, `--fsize=${limits.diskQuotaBytes}`, '--core=0'];
+    if (process.getuid?.() !== 0) prlimit.push(`--nproc=${limits.maxProcesses}`);
+    const argv = [...prlimit, '--', '/bin/bash', '-lc', request.command];
+    return runLimited({ argv, env, cwd: workspace, workspace, limits, timeoutMs, signal: request.signal });
+  }
+
+  snapshot(taskId: string, options: { maxBytes: number; timeoutMs: number }): Readable {
+    return archiveDirectory(this.workspacePath(taskId), options);
+  }
+
+  async restore(taskId: string, archive: Readable, options: { maxBytes: number; timeoutMs: number }): Promise<void> {
+    await this.dirs.prepareParents();
+    await restoreDirectory(this.workspacePath(taskId), archive, options);
+  }
+
+  async destroy(taskId: string): Promise<void> {
+    await rm(this.workspacePath(taskId), { recursive: true, force: true });
+  }
+}

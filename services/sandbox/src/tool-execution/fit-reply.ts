@@ -1,0 +1,29 @@
+import { ExecuteToolReply } from '@app/contracts';
+
+/**
+ * The largest tool reply, as JSON, that the sandbox sends back. NATS refuses messages over its
+ * max_payload (1 MiB by default), and JSON can take up to six bytes per output byte (a control
+ * character becomes \u0000), so a reply near SANDBOX_MAX_OUTPUT_BYTES could be refused whole.
+ * Leaves room under 1 MiB for the envelope.
+ */
+export const MAX_TOOL_REPLY_BYTES = 960 * 1024;
+
+export const REPLY_CUT_MARKER = '\n[output cut to fit one bus message]';
+
+const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');
+
+/** The reply as is when it fits in `maxBytes` of JSON, else with its output cut (and marked) until it does. */
+export function fitReply(reply: ExecuteToolReply, maxBytes = MAX_TOOL_REPLY_BYTES): ExecuteToolReply {
+  if (jsonBytes(reply) <= maxBytes) return reply;
+  const withOutput = (chars: number) => ({ ...reply, output: reply.output.slice(0, chars) + REPLY_CUT_MARKER });
+  if (jsonBytes(withOutput(0)) > maxBytes) throw new Error(`the tool reply is over ${maxBytes} bytes even without its output`);
+  // The longest prefix that fits: JSON size grows with the prefix, so a binary search finds it.
+  let fits = 0;
+  let over = reply.output.length;
+  while (over - fits > 1) {
+    const mid = (fits + over) >> 1;
+    if (jsonBytes(withOutput(mid)) <= maxBytes) fits = mid;
+    else over = mid;
+  }
+  return withOutput(fits);
+}

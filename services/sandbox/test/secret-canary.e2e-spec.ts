@@ -1,0 +1,82 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Harness, startHarness } from '../../../test/support/service-harness';
+import { followStream, readRawStream } from '../../../test/support/sse-client';
+
+// A secret canary through every output path of the shell (plain, base64, URL-encoded, split
+// across two output chunks, cut by the output limit, in an error), then a recursive search of
+// DATA_DIR and of everything the service logged finds nothing.
+
+const CANARY = 'cnry-4b1d9e77-TOPSECRET';
+const FORMS = [CANARY, Buffer.from(CANARY).toString('base64'), encodeURIComponent(CANARY)];
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
+  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+}
+
+jest.setTimeout(60_000);
+
+describe('secret canary through every shell output path', () => {
+  let h: Harness;
+  const logged: string[] = [];
+  const writes = { out: process.stdout.write.bind(process.stdout), err: process.stderr.write.bind(process.stderr) };
+  beforeAll(async () => {
+    const capture = (original: typeof process.stdout.write) =>
+      ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+        logged.push(String(chunk));
+        return (original as (...args: unknown[]) => boolean)(chunk, ...rest);
+      }) as typeof process.stdout.write;
+    process.stdout.write = capture(writes.out);
+    process.stderr.write = capture(writes.err);
+    h = await startHarness({ SANDBOX_MAX_OUTPUT_BYTES: '4096', SANDBOX_IDLE_TTL_MS: '300' }, true, ['log', 'warn', 'error', 'debug', 'verbose']);
+  });
+  afterAll(async () => {
+    process.stdout.write = writes.out;
+    process.stderr.write = writes.err;
+    await h.close();
+  });
+
+  it('never lets the value out', async () => {
+    const commands = [
+      'echo "plain=$API_TOKEN"',
+      'printf %s "$API_TOKEN" | base64',
+      'printf "%s" "$API_TOKEN" | jq -sRr @uri 2>/dev/null || python3 -c "import os,urllib.parse;print(urllib.parse.quote(os.environ[\'API_TOKEN\'], safe=\'\'))"',
+      'printf %s "${API_TOKEN:0:9}"; sleep 0.3; printf %s "${API_TOKEN:9}"; echo',
+      'head -c 4090 /dev/zero | tr "\\0" x; printf %s "$API_TOKEN"; echo',
+      'mkdir -p downloads && echo report > downloads/r.txt && ls /nonexistent-$API_TOKEN',
+    ];
+    h.model.script(...commands.map((command) => ({ toolCalls: [{ name: 'shell', arguments: { command } }] })), { text: `finished, the token was ${CANARY}` });
+    const res = await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'use the token', secrets: { API_TOKEN: CANARY } } });
+    const id = res.body.data.id;
+    const events = await followStream(`${h.url}/api/v1/tasks/${id}/stream`, 'test-key-tenant-a', { timeoutMs: 30_000 });
+    const outputs = events.filter((e) => e.kind === 'tool_result').map((e) => String(e.payload.data.output));
+    expect(outputs).toHaveLength(commands.length);
+    expect(outputs[0]).toContain('plain=[REDACTED:API_TOKEN]');
+    expect(outputs[1]).toContain('[REDACTED:API_TOKEN]');
+    expect(outputs[2]).toContain('[REDACTED:API_TOKEN]');
+    expect(outputs[3]).toContain('[REDACTED:API_TOKEN]');
+    expect(outputs[4]).toMatch(/\[REDACTED:API_TOKEN\]|\[output truncated/);
+    expect(outputs[5]).toContain('/nonexistent-[REDACTED:API_TOKEN]');
+    expect(events.find((e) => e.kind === 'content')?.payload.data.text).toBe('finished, the token was [REDACTED:API_TOKEN]');
+
+    const surfaces = [
+      JSON.stringify((await h.api(`/api/v1/tasks/${id}`)).body),
+      JSON.stringify((await h.api(`/api/v1/tasks/${id}/artifacts`)).body),
+      (await readRawStream(`${h.url}/api/v1/tasks/${id}/stream?after=0`, { authorization: 'Bearer test-key-tenant-a' })).text,
+      JSON.stringify(h.model.requests),
+    ];
+    for (const text of surfaces) for (const form of FORMS) expect(text).not.toContain(form);
+
+    // Idle long enough to be snapshotted: the snapshot in the object store is searched too.
+    await new Promise((r) => setTimeout(r, 1500));
+    await h.app.close();
+    for (const file of await filesUnder(h.dataDir)) {
+      const bytes = await readFile(file);
+      for (const form of FORMS) expect({ file, form, leaked: bytes.includes(form) }).toEqual({ file, form, leaked: false });
+    }
+    const log = logged.join('');
+    expect(log.length).toBeGreaterThan(0);
+    for (const form of FORMS) expect(log).not.toContain(form);
+  });
+});
