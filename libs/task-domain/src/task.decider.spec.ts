@@ -1,6 +1,6 @@
 import { ConflictError, NotFoundError, ValidationError } from '@app/common';
 import { DeciderSpecification } from '@app/common/testing/decider-spec';
-import { DECLINED_OUTPUT, TaskCommand, decide } from './task.decider';
+import { DECLINED_OUTPUT, TaskCommand, decide, expiredOutput } from './task.decider';
 import { TaskCreated, TaskEvent } from './task.events';
 import { TaskState, evolve, initialTaskState } from './task.state';
 
@@ -89,7 +89,7 @@ describe('task decider', () => {
       spec
         .given(waiting())
         .when({ type: 'DecideToolCall', data: { callId: 'c1', outcome: 'proceed_always' } })
-        .then([{ type: 'ToolCallDecided', data: { callId: 'c1', outcome: 'proceed_always', approved: true, rule: { toolName: 'shell', program: 'ls' } } }]));
+        .then([{ type: 'ToolCallDecided', data: { callId: 'c1', outcome: 'proceed_always', approved: true, rule: { toolName: 'shell', programs: ['ls'] } } }]));
     it('closes a cancelled call with a declined result', () =>
       spec
         .given(waiting())
@@ -105,7 +105,7 @@ describe('task decider', () => {
         .when({ type: 'DecideToolCall', data: { callId: 'c1', outcome: 'cancel' } })
         .thenThrows(ConflictError));
 
-    describe('after proceed_always on `ls`', () => {
+    describe('after proceed_always on `ls` (a rule recorded before `programs` existed)', () => {
       const always = [
         ...waiting(),
         { type: 'ToolCallDecided', data: { callId: 'c1', outcome: 'proceed_always', approved: true, rule: { toolName: 'shell', program: 'ls' } } } as TaskEvent,
@@ -119,10 +119,32 @@ describe('task decider', () => {
       };
       it('auto-approves the same program and says which rule allowed it', () => {
         const events = spec.given(always).when(next('ls src')).events();
-        expect(events.find((e) => e.type === 'ToolCallRequested')!.data).toMatchObject({ status: 'approved', approvedByRule: { toolName: 'shell', program: 'ls' } });
+        expect(events.find((e) => e.type === 'ToolCallRequested')!.data).toMatchObject({ status: 'approved', approvedByRule: { toolName: 'shell', programs: ['ls'] } });
       });
       it.each(['rm -rf x', 'ls && rm -rf x', 'echo $(id)', 'cat a > b', 'ls; id', 'ls | sh'])('still asks for %s', (command) => expect(statusOf(command)).toBe('awaiting_approval'));
     });
+  });
+
+  describe('approval timeout', () => {
+    const expire = { type: 'ExpireApproval', data: { callId: 'c1', timeoutMs: 500 } } as const;
+    it('treats an undecided call as declined and says it expired', () =>
+      spec
+        .given(waiting())
+        .when(expire)
+        .then([
+          { type: 'ToolCallApprovalExpired', data: { callId: 'c1', toolName: 'shell', timeoutMs: 500 } },
+          { type: 'ToolCallFinished', data: { callId: 'c1', toolName: 'shell', status: 'cancelled', output: expiredOutput(500), durationMs: 0 } },
+        ]));
+    it('refuses to expire a call that was decided meanwhile', () =>
+      spec
+        .given([...waiting(), { type: 'ToolCallDecided', data: { callId: 'c1', outcome: 'proceed_once', approved: true } }])
+        .when(expire)
+        .thenThrows(ConflictError));
+    it('refuses a decision after the call expired', () =>
+      spec
+        .given([...waiting(), ...spec.given(waiting()).when(expire).events()])
+        .when({ type: 'DecideToolCall', data: { callId: 'c1', outcome: 'proceed_once' } })
+        .thenThrows(ConflictError));
   });
 
   describe('failing and cancelling', () => {

@@ -1,7 +1,9 @@
 import { ConflictError, NotFoundError, ValidationError } from '@app/common';
-import { findMatchingRule, ruleFor } from './approval-rules';
+import { findMatchingRule, ruleFor } from './approvals/approval-rules';
+import { diffArtifacts } from './artifacts/artifact-diff';
 import {
   ApprovalOutcome,
+  ArtifactRecord,
   TaskCreated,
   TaskEvent,
   TokenUsage,
@@ -41,6 +43,8 @@ export type RecordModelResponse = Command<
   }
 >;
 export type DecideToolCall = Command<'DecideToolCall', { readonly callId: string; readonly outcome: ApprovalOutcome }>;
+/** Sent by the agent loop once a call has waited APPROVAL_TIMEOUT_MS; the decider only checks it still waits. */
+export type ExpireApproval = Command<'ExpireApproval', { readonly callId: string; readonly timeoutMs: number }>;
 export type StartToolCall = Command<'StartToolCall', { readonly callId: string }>;
 export type FinishToolCall = Command<
   'FinishToolCall',
@@ -50,8 +54,13 @@ export type FinishToolCall = Command<
     readonly output: string;
     readonly exitCode?: number;
     readonly durationMs: number;
+    /** Every file under `downloads/` after the call (absent: not scanned); changes become artifact events. */
+    readonly artifacts?: readonly ArtifactRecord[];
   }
 >;
+export type RecordSandboxExpired = Command<'RecordSandboxExpired', { readonly snapshotKey: string; readonly sizeBytes: number; readonly idleMs: number }>;
+export type RecordSandboxRestored = Command<'RecordSandboxRestored', { readonly snapshotKey: string; readonly durationMs: number }>;
+export type ReportSecretsUnavailable = Command<'ReportSecretsUnavailable', { readonly reason: string }>;
 export type FailTurn = Command<'FailTurn', { readonly turn: number; readonly error: string }>;
 export type CancelTask = Command<'CancelTask', Record<string, never>>;
 
@@ -61,12 +70,18 @@ export type TaskCommand =
   | StartTurn
   | RecordModelResponse
   | DecideToolCall
+  | ExpireApproval
   | StartToolCall
   | FinishToolCall
   | FailTurn
-  | CancelTask;
+  | CancelTask
+  | RecordSandboxExpired
+  | RecordSandboxRestored
+  | ReportSecretsUnavailable;
 
 export const DECLINED_OUTPUT = 'The user declined this tool call; it did not run.';
+export const expiredOutput = (timeoutMs: number): string =>
+  `Nobody approved or declined this tool call within ${timeoutMs} ms (APPROVAL_TIMEOUT_MS), so it was treated as declined; it did not run.`;
 
 // ─── Decide ──────────────────────────────────────────────────────────────────────────────────
 
@@ -87,6 +102,8 @@ export function decide(command: TaskCommand, state: TaskState): TaskEvent[] {
       return recordModelResponse(command.data, s);
     case 'DecideToolCall':
       return decideToolCall(command.data, s);
+    case 'ExpireApproval':
+      return expireApproval(command.data, s);
     case 'StartToolCall': {
       const next = openCallsOf(s).find((c) => c.phase !== 'finished');
       if (!isTurnActive(s.status) || next?.callId !== command.data.callId || next.phase !== 'approved') {
@@ -99,13 +116,24 @@ export function decide(command: TaskCommand, state: TaskState): TaskEvent[] {
       if (!isTurnActive(s.status) || call?.phase !== 'running') {
         throw new ConflictError(`tool call ${command.data.callId} is not running`);
       }
-      return [{ type: 'ToolCallFinished', data: { ...command.data, toolName: call.toolName } }];
+      const { artifacts, ...result } = command.data;
+      const finished: TaskEvent = { type: 'ToolCallFinished', data: { ...result, toolName: call.toolName } };
+      return [finished, ...(artifacts ? diffArtifacts(s.artifacts, artifacts, result.callId) : [])];
     }
     case 'FailTurn':
       if (!isTurnActive(s.status) || command.data.turn !== s.turn) throw new ConflictError(`turn ${command.data.turn} is not running`);
       return endTurn(s, { type: 'TaskFailed', data: { turn: s.turn, error: command.data.error } });
     case 'CancelTask':
       return cancelTask(s);
+    case 'RecordSandboxExpired':
+      if (s.expiredSnapshotKey !== undefined) throw new ConflictError('the sandbox has already expired');
+      return [{ type: 'SandboxExpired', data: command.data }];
+    case 'RecordSandboxRestored':
+      if (s.expiredSnapshotKey !== command.data.snapshotKey) throw new ConflictError(`the sandbox is not waiting in snapshot ${command.data.snapshotKey}`);
+      return [{ type: 'SandboxRestored', data: command.data }];
+    case 'ReportSecretsUnavailable':
+      if (s.secretNames.length === 0 || s.secretsReported) return [];
+      return [{ type: 'SecretsUnavailable', data: { names: s.secretNames, reason: command.data.reason } }];
     default: {
       const _exhaustive: never = command;
       return _exhaustive;
@@ -162,6 +190,20 @@ function decideToolCall(data: DecideToolCall['data'], s: ExistingTask): TaskEven
   }
   const rule = data.outcome === 'proceed_always' ? ruleFor(call.toolName, call.args) : undefined;
   return [{ type: 'ToolCallDecided', data: { callId: call.callId, outcome: data.outcome, approved: true, ...(rule ? { rule } : {}) } }];
+}
+
+function expireApproval(data: ExpireApproval['data'], s: ExistingTask): TaskEvent[] {
+  const call = openCallsOf(s).find((c) => c.callId === data.callId);
+  if (!call || call.phase !== 'awaiting_approval' || !isTurnActive(s.status)) {
+    throw new ConflictError(`tool call ${data.callId} is not awaiting approval`);
+  }
+  return [
+    { type: 'ToolCallApprovalExpired', data: { callId: call.callId, toolName: call.toolName, timeoutMs: data.timeoutMs } },
+    {
+      type: 'ToolCallFinished',
+      data: { callId: call.callId, toolName: call.toolName, status: 'cancelled', output: expiredOutput(data.timeoutMs), durationMs: 0 },
+    },
+  ];
 }
 
 function cancelTask(s: ExistingTask): TaskEvent[] {

@@ -20,11 +20,15 @@ export interface UploadedFile {
   readonly size: number;
 }
 
-/** Why a call runs without asking: `proceed_always` earlier in the task. */
+/** Why a call runs without asking: `proceed_always` earlier in the task (see approvals/approval-rules.ts). */
 export interface ApprovalRule {
   readonly toolName: string;
-  /** For `shell`: the program name the command must start with. */
+  /** For `shell`: the programs this rule approves; a later line runs without asking when all of its programs are approved. */
+  readonly programs?: readonly string[];
+  /** Written only by records from before `programs`: one approved program. Read as `programs: [program]`. */
   readonly program?: string;
+  /** For `write_file` / `edit_file`: the workspace-relative path this rule approves. */
+  readonly path?: string;
 }
 
 export type ToolCallStatus = 'awaiting_approval' | 'approved';
@@ -77,6 +81,8 @@ export type ToolCallDecided = Event<
     readonly rule?: ApprovalRule;
   }
 >;
+/** Nobody decided within APPROVAL_TIMEOUT_MS: the call is treated as declined (a cancelled ToolCallFinished follows). */
+export type ToolCallApprovalExpired = Event<'ToolCallApprovalExpired', { readonly callId: string; readonly toolName: string; readonly timeoutMs: number }>;
 export type ToolCallStarted = Event<'ToolCallStarted', { readonly callId: string; readonly toolName: string }>;
 export type ToolCallFinished = Event<
   'ToolCallFinished',
@@ -89,6 +95,31 @@ export type ToolCallFinished = Event<
     readonly durationMs: number;
   }
 >;
+/** A file under the workspace's `downloads/`, as stored in the object store. */
+export interface ArtifactRecord {
+  /** Workspace-relative, always under `downloads/`. */
+  readonly path: string;
+  /** The bare file name. */
+  readonly name: string;
+  readonly size: number;
+  readonly sha256: string;
+  readonly category: string;
+  readonly mimeType: string;
+  readonly modifiedAt: string;
+  /** Where the bytes are kept (object store key); internal, never shown to callers. */
+  readonly objectKey: string;
+}
+
+/** Recorded after the tool call that left the file new or changed. */
+export type ArtifactRecorded = Event<'ArtifactRecorded', ArtifactRecord & { readonly callId: string }>;
+export type ArtifactRemoved = Event<'ArtifactRemoved', { readonly path: string; readonly callId: string }>;
+/** The idle sandbox was archived into the object store and torn down. */
+export type SandboxExpired = Event<'SandboxExpired', { readonly snapshotKey: string; readonly sizeBytes: number; readonly idleMs: number }>;
+/** A later tool call brought the workspace back from its snapshot. */
+export type SandboxRestored = Event<'SandboxRestored', { readonly snapshotKey: string; readonly durationMs: number }>;
+/** Secrets live in memory only; after a restart the task says they are gone. */
+export type SecretsUnavailable = Event<'SecretsUnavailable', { readonly names: readonly string[]; readonly reason: string }>;
+
 export type TurnCompleted = Event<'TurnCompleted', { readonly turn: number }>;
 export type TaskFailed = Event<'TaskFailed', { readonly turn: number; readonly error: string }>;
 export type TaskCancelled = Event<'TaskCancelled', { readonly turn: number; readonly droppedMessageIds: readonly string[] }>;
@@ -101,11 +132,17 @@ export type TaskEvent =
   | AssistantTextProduced
   | ToolCallRequested
   | ToolCallDecided
+  | ToolCallApprovalExpired
   | ToolCallStarted
   | ToolCallFinished
   | TurnCompleted
   | TaskFailed
-  | TaskCancelled;
+  | TaskCancelled
+  | ArtifactRecorded
+  | ArtifactRemoved
+  | SandboxExpired
+  | SandboxRestored
+  | SecretsUnavailable;
 
 export type TaskEventType = TaskEvent['type'];
 export type TaskEventData<T extends TaskEventType> = Extract<TaskEvent, { type: T }>['data'];
@@ -118,11 +155,17 @@ export const TASK_EVENT_SCHEMA_VERSIONS: Record<TaskEventType, number> = {
   AssistantTextProduced: 1,
   ToolCallRequested: 1,
   ToolCallDecided: 1,
+  ToolCallApprovalExpired: 1,
   ToolCallStarted: 1,
   ToolCallFinished: 1,
   TurnCompleted: 1,
   TaskFailed: 1,
   TaskCancelled: 1,
+  ArtifactRecorded: 1,
+  ArtifactRemoved: 1,
+  SandboxExpired: 1,
+  SandboxRestored: 1,
+  SecretsUnavailable: 1,
 };
 
 export const taskStreamId = (taskId: string): string => `task-${taskId}`;

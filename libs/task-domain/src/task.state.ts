@@ -1,4 +1,4 @@
-import { ApprovalRule, TaskEvent, ToolCallStatus, ToolResultStatus, TokenUsage } from './task.events';
+import { ApprovalRule, ArtifactRecord, TaskEvent, ToolCallStatus, ToolResultStatus, TokenUsage } from './task.events';
 
 // ─── State ───────────────────────────────────────────────────────────────────────────────────
 // What the decider and the agent loop need to know about a task, folded from its events.
@@ -37,6 +37,15 @@ export interface ExistingTask {
   readonly calls: readonly ToolCallState[];
   readonly rules: readonly ApprovalRule[];
   readonly usage: TokenUsage;
+  /** Ordinary configuration: environment variables of the sandbox's processes. */
+  readonly env: Readonly<Record<string, string>>;
+  readonly secretNames: readonly string[];
+  /** The task already said its secrets are gone (after a restart). */
+  readonly secretsReported: boolean;
+  /** Current artifacts by path. */
+  readonly artifacts: Readonly<Record<string, ArtifactRecord>>;
+  /** Set while the sandbox is torn down and its files wait in a snapshot. */
+  readonly expiredSnapshotKey?: string;
 }
 
 export type TaskState = { readonly exists: false } | ExistingTask;
@@ -77,6 +86,10 @@ export function evolve(state: TaskState, event: TaskEvent): TaskState {
       calls: [],
       rules: [],
       usage: ZERO_USAGE,
+      env: d.env,
+      secretNames: d.secretNames,
+      secretsReported: false,
+      artifacts: {},
     };
   }
   if (!state.exists) return state;
@@ -117,6 +130,8 @@ export function evolve(state: TaskState, event: TaskEvent): TaskState {
       const calls = d.approved ? updateCall(s.calls, d.callId, { phase: 'approved' }) : s.calls;
       return { ...withCalls(s, calls), rules: d.rule ? [...s.rules, d.rule] : s.rules };
     }
+    case 'ToolCallApprovalExpired':
+      return s; // the ToolCallFinished that always follows closes the call
     case 'ToolCallStarted':
       return { ...s, calls: updateCall(s.calls, event.data.callId, { phase: 'running' }) };
     case 'ToolCallFinished': {
@@ -130,6 +145,22 @@ export function evolve(state: TaskState, event: TaskEvent): TaskState {
       const dropped = new Set(event.data.droppedMessageIds);
       return { ...s, status: 'cancelled', queued: s.queued.filter((m) => !dropped.has(m.messageId)) };
     }
+    case 'ArtifactRecorded': {
+      const { callId: _call, ...record } = event.data;
+      return { ...s, artifacts: { ...s.artifacts, [record.path]: record } };
+    }
+    case 'ArtifactRemoved': {
+      const { [event.data.path]: _removed, ...artifacts } = s.artifacts;
+      return { ...s, artifacts };
+    }
+    case 'SandboxExpired':
+      return { ...s, expiredSnapshotKey: event.data.snapshotKey };
+    case 'SandboxRestored': {
+      const { expiredSnapshotKey: _restored, ...rest } = s;
+      return rest;
+    }
+    case 'SecretsUnavailable':
+      return { ...s, secretsReported: true };
     default: {
       const _exhaustive: never = event;
       return _exhaustive;

@@ -28,6 +28,8 @@ export function toPublicEvent(event: TaskEvent): PublicEvent {
     }
     case 'ToolCallDecided':
       return { kind: 'tool_decision', data: { ...event.data } };
+    case 'ToolCallApprovalExpired':
+      return { kind: 'tool_decision', data: { callId: event.data.callId, outcome: 'expired', approved: false, timeoutMs: event.data.timeoutMs } };
     case 'ToolCallStarted':
       return { kind: 'tool_started', data: { ...event.data } };
     case 'ToolCallFinished':
@@ -38,6 +40,18 @@ export function toPublicEvent(event: TaskEvent): PublicEvent {
       return { kind: DONE_KIND, data: { status: 'failed', error: event.data.error, turn: event.data.turn } };
     case 'TaskCancelled':
       return { kind: DONE_KIND, data: { status: 'cancelled', turn: event.data.turn } };
+    case 'ArtifactRecorded': {
+      const { objectKey: _internal, ...artifact } = event.data;
+      return { kind: 'artifact', data: { ...artifact, status: 'recorded' } };
+    }
+    case 'ArtifactRemoved':
+      return { kind: 'artifact', data: { ...event.data, status: 'removed' } };
+    case 'SandboxExpired':
+      return { kind: 'sandbox', data: { status: 'expired', sizeBytes: event.data.sizeBytes, idleMs: event.data.idleMs } };
+    case 'SandboxRestored':
+      return { kind: 'sandbox', data: { status: 'restored', durationMs: event.data.durationMs } };
+    case 'SecretsUnavailable':
+      return { kind: 'notice', data: { code: 'SECRETS_UNAVAILABLE', names: event.data.names, message: event.data.reason } };
     default: {
       const _exhaustive: never = event;
       return _exhaustive;

@@ -1,4 +1,4 @@
-import { TaskEvent, TokenUsage, UploadedFile } from '../task.events';
+import { ArtifactRecord, TaskEvent, TokenUsage, UploadedFile } from '../task.events';
 import { TaskStatus } from '../task.state';
 
 // The task as GET /tasks/{id} and the task list show it. Idempotent: an event whose revision the
@@ -33,6 +33,14 @@ export interface TaskView {
   readonly usage: TokenUsage;
   readonly envKeys: readonly string[];
   readonly files: readonly UploadedFile[];
+  /** Files under downloads/, by path order. */
+  readonly artifacts: readonly ArtifactRecord[];
+  /** Names of the task's secrets (never their values). */
+  readonly secretNames: readonly string[];
+  /** Things the caller should know that are not errors, e.g. secrets lost in a restart. */
+  readonly notices: readonly string[];
+  /** `active`, or `expired` while the workspace waits in a snapshot. */
+  readonly sandbox: 'active' | 'expired';
   /** Number of the latest turn (0 until the first starts). */
   readonly turn: number;
   /** Revision of the first event of the latest turn: where the default SSE replay begins. */
@@ -55,11 +63,17 @@ export const TASK_VIEW_HANDLES: readonly TaskEvent['type'][] = [
   'AssistantTextProduced',
   'ToolCallRequested',
   'ToolCallDecided',
+  'ToolCallApprovalExpired',
   'ToolCallStarted',
   'ToolCallFinished',
   'TurnCompleted',
   'TaskFailed',
   'TaskCancelled',
+  'ArtifactRecorded',
+  'ArtifactRemoved',
+  'SandboxExpired',
+  'SandboxRestored',
+  'SecretsUnavailable',
 ];
 
 const ACTIVE: readonly TaskStatus[] = ['pending', 'running', 'awaiting_approval'];
@@ -96,6 +110,10 @@ export function projectTaskView(view: TaskView | undefined, { event, revision, r
       usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
       envKeys: Object.keys(d.env),
       files: d.files,
+      artifacts: [],
+      secretNames: d.secretNames,
+      notices: [],
+      sandbox: 'active',
       turn: 0,
       turnStartEventId: revision,
       lastEventId: revision,
@@ -126,6 +144,7 @@ export function projectTaskView(view: TaskView | undefined, { event, revision, r
       return { ...v, pendingApprovals, status: activeStatus(pendingApprovals) };
     }
     case 'ToolCallDecided':
+    case 'ToolCallApprovalExpired':
     case 'ToolCallFinished': {
       if (!ACTIVE.includes(v.status)) return v;
       const pendingApprovals = withoutApproval(v, event.data.callId);
@@ -140,6 +159,19 @@ export function projectTaskView(view: TaskView | undefined, { event, revision, r
       return { ...v, status: 'failed', error: event.data.error, pendingApprovals: [] };
     case 'TaskCancelled':
       return { ...v, status: 'cancelled', pendingApprovals: [] };
+    case 'ArtifactRecorded': {
+      const { callId: _call, ...record } = event.data;
+      const artifacts = [...v.artifacts.filter((a) => a.path !== record.path), record].sort((a, b) => a.path.localeCompare(b.path));
+      return { ...v, artifacts };
+    }
+    case 'ArtifactRemoved':
+      return { ...v, artifacts: v.artifacts.filter((a) => a.path !== event.data.path) };
+    case 'SandboxExpired':
+      return { ...v, sandbox: 'expired' };
+    case 'SandboxRestored':
+      return { ...v, sandbox: 'active' };
+    case 'SecretsUnavailable':
+      return { ...v, notices: [...v.notices, event.data.reason] };
     default: {
       const _exhaustive: never = event;
       return _exhaustive;

@@ -1,4 +1,4 @@
-import { TaskEventData, TaskEventType } from '../task.events';
+import { ApprovalRule, TaskEventData, TaskEventType } from '../task.events';
 
 // The data field names of every event at runtime, for the check against the wire schema
 // (proto/agent/v1/task_events.proto). The types below make a missing or unknown name a compile
@@ -14,14 +14,25 @@ export const TASK_EVENT_FIELDS = {
   AssistantTextProduced: ['turn', 'step', 'text'],
   ToolCallRequested: ['turn', 'step', 'callId', 'toolName', 'args', 'status', 'approvedByRule'],
   ToolCallDecided: ['callId', 'outcome', 'approved', 'rule'],
+  ToolCallApprovalExpired: ['callId', 'toolName', 'timeoutMs'],
   ToolCallStarted: ['callId', 'toolName'],
   ToolCallFinished: ['callId', 'toolName', 'status', 'output', 'exitCode', 'durationMs'],
   TurnCompleted: ['turn'],
   TaskFailed: ['turn', 'error'],
   TaskCancelled: ['turn', 'droppedMessageIds'],
+  ArtifactRecorded: ['path', 'name', 'size', 'sha256', 'category', 'mimeType', 'modifiedAt', 'objectKey', 'callId'],
+  ArtifactRemoved: ['path', 'callId'],
+  SandboxExpired: ['snapshotKey', 'sizeBytes', 'idleMs'],
+  SandboxRestored: ['snapshotKey', 'durationMs'],
+  SecretsUnavailable: ['names', 'reason'],
 } as const satisfies FieldList;
 
 type Listed<T extends TaskEventType> = (typeof TASK_EVENT_FIELDS)[T][number];
 type Unlisted = { [T in TaskEventType]: Exclude<keyof TaskEventData<T>, Listed<T>> }[TaskEventType];
 /** Compile-time: fails to type-check when an event gains a field that is not listed above. */
 export const EVERY_FIELD_LISTED: [Unlisted] extends [never] ? true : Unlisted = true;
+
+/** The fields of the rule nested in ToolCallRequested / ToolCallDecided, checked the same way. */
+export const APPROVAL_RULE_FIELDS = ['toolName', 'programs', 'program', 'path'] as const satisfies readonly (keyof ApprovalRule)[];
+/** Compile-time: fails to type-check when ApprovalRule gains a field that is not listed above. */
+export const EVERY_RULE_FIELD_LISTED: [Exclude<keyof ApprovalRule, (typeof APPROVAL_RULE_FIELDS)[number]>] extends [never] ? true : never = true;

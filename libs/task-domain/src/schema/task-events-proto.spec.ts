@@ -1,7 +1,7 @@
 import * as protobuf from 'protobufjs';
 import { join } from 'node:path';
 import { TASK_EVENT_SCHEMA_VERSIONS, TaskEventType } from '../task.events';
-import { TASK_EVENT_FIELDS } from './task-event-fields';
+import { APPROVAL_RULE_FIELDS, TASK_EVENT_FIELDS } from './task-event-fields';
 
 const PROTO = join(__dirname, '..', '..', '..', '..', 'proto', 'agent', 'v1', 'task_events.proto');
 
@@ -13,6 +13,11 @@ describe('task_events.proto matches the TypeScript event types', () => {
   it.each(types)('%s has a message with exactly its data fields', (type) => {
     const message = root.lookupType(`agent.v1.${type}`);
     expect(Object.keys(message.fields).sort()).toEqual([...TASK_EVENT_FIELDS[type]].sort());
+  });
+
+  it('has the approval rule with exactly its fields', () => {
+    const message = root.lookupType('agent.v1.ApprovalRule');
+    expect(Object.keys(message.fields).sort()).toEqual([...APPROVAL_RULE_FIELDS].sort());
   });
 
   it('carries every event type, and only those, in the envelope', () => {

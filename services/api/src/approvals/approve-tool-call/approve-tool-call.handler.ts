@@ -18,7 +18,7 @@ export class ApproveToolCallHandler implements ICommandHandler<ApproveToolCallCo
   ) {}
 
   async execute({ tenantId, taskId, callId, outcome }: ApproveToolCallCommand) {
-    this.tasks.find(tenantId, taskId);
+    await this.tasks.find(tenantId, taskId);
     const { position } = await this.commands.execute(taskId, { type: 'DecideToolCall', data: { callId, outcome } }, { retries: 10 });
     if (position !== undefined) await this.views.waitForPosition(position);
     return { callId, outcome, approved: outcome !== 'cancel' };

@@ -17,11 +17,18 @@ export class ApproveToolCallHttpController {
 
   @Post(':id/tools/:callId/approve')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Approve or reject a tool call awaiting approval.' })
+  @ApiOperation({
+    summary: 'Approve or reject a tool call awaiting approval.',
+    description:
+      'proceed_once runs the call; proceed_always runs it and approves similar later calls of the task (shell: every program of the ' +
+      'line already approved, never with output redirection, substitutions or code-running programs; write_file/edit_file: same path; ' +
+      'MCP: same server and tool; others: same tool); cancel declines it (a cancelled tool_result follows). A call undecided for ' +
+      'APPROVAL_TIMEOUT_MS (default 24 h) is treated as declined (tool_decision with outcome "expired").',
+  })
   @ApiResponse({ status: 200, description: '{"success":true,"data":{"callId","outcome","approved"}}' })
   @ApiResponse({ status: 400, description: 'VALIDATION_ERROR: outcome not one of the allowed values' })
   @ApiResponse({ status: 404, description: 'NOT_FOUND: unknown task or call' })
-  @ApiResponse({ status: 409, description: 'CONFLICT: the call is no longer awaiting approval' })
+  @ApiResponse({ status: 409, description: 'CONFLICT: the call is no longer awaiting approval (decided, expired, or its task cancelled)' })
   async approve(@Tenant() tenantId: string, @Param('id') id: string, @Param('callId') callId: string, @Body() body: ApproveToolCallRequestDto) {
     const dto = await validateInput(ApproveToolCallRequestDto, body);
     return ok(await this.commandBus.execute(new ApproveToolCallCommand(tenantId, id, callId, dto.outcome)));
