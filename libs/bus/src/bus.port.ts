@@ -36,6 +36,15 @@ export class NoHandlerError extends Error {
   }
 }
 
+/** The bus cannot carry the message now: its connection is down (and reconnecting) or it is closed. */
+export class BusUnavailableError extends Error {
+  readonly code = 'BUS.UNAVAILABLE';
+  constructor(readonly subject: string, reason: string) {
+    super(`cannot send on ${subject}: ${reason}`);
+    this.name = 'BusUnavailableError';
+  }
+}
+
 /** A handler's failure, carried back to the requester with its code and message. */
 export class RemoteError extends Error {
   constructor(readonly subject: string, readonly remoteCode: string, message: string) {

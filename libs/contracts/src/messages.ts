@@ -1,4 +1,5 @@
 // Payloads of the inter-service messages (wire schema: proto/agent/v1/messages.proto).
+import type { ArtifactRecord } from '@app/task-domain';
 
 export interface ExecuteToolRequest {
   readonly taskId: string;
@@ -6,6 +7,14 @@ export interface ExecuteToolRequest {
   readonly toolName: string;
   readonly args: Record<string, unknown>;
   readonly timeoutMs?: number;
+  /** The task's secrets, so any sandbox instance can set and redact them; held in memory only, never logged or stored. */
+  readonly secrets?: Readonly<Record<string, string>>;
+}
+
+/** Published when a task with secrets is created: every orchestrator instance keeps them in memory. */
+export interface SecretsProvided {
+  readonly taskId: string;
+  readonly secrets: Readonly<Record<string, string>>;
 }
 
 export interface ExecuteToolReply {
@@ -13,18 +22,40 @@ export interface ExecuteToolReply {
   readonly output: string;
   readonly exitCode?: number;
   readonly durationMs: number;
+  /** Every file under `downloads/` after the call, its bytes already in the object store (absent: not scanned). */
+  readonly artifacts?: readonly ArtifactManifestEntry[];
 }
 
-/** An upload the API has staged; the bus carries references, never the bytes. */
-export interface StagedUpload {
+/** Published when a task is cancelled during a tool call; the instance running it kills its processes. */
+export interface ToolCancelledNotice {
+  readonly taskId: string;
+  readonly callId: string;
+}
+
+/**
+ * Published after each append to the event store: the store named `store` now holds every event
+ * up to `position`. A notification only: receivers read the events from the store.
+ */
+export interface EventsAppendedNotice {
+  /** Which store grew (several deployments may share one NATS): e.g. `postgres:<schema>`. */
+  readonly store: string;
+  readonly position: number;
+}
+
+/** One file under `downloads/`: the task domain's artifact record, bytes already in the object store. */
+export type ArtifactManifestEntry = ArtifactRecord;
+
+/** An upload the API put into the object store; the bus carries references, never the bytes. */
+export interface UploadRef {
+  /** The file name as uploaded (a bare name; the sandbox checks it). */
   readonly name: string;
-  /** Location in the staging area (all-in-one mode: a path under DATA_DIR/uploads). */
-  readonly stagedPath: string;
+  readonly objectKey: string;
+  readonly size: number;
 }
 
 export interface PrepareWorkspaceRequest {
   readonly taskId: string;
-  readonly files: readonly StagedUpload[];
+  readonly files: readonly UploadRef[];
 }
 
 export interface ArtifactFile {
@@ -49,8 +80,8 @@ export interface LocateArtifactRequest {
   readonly path: string;
 }
 
-/** Where the API can stream an artifact from (all-in-one mode: a local file). */
+/** Where the API streams an artifact from: its object store key (bytes never travel on the bus). */
 export interface LocateArtifactReply {
   readonly file: ArtifactFile;
-  readonly localPath: string;
+  readonly objectKey: string;
 }

@@ -4,7 +4,11 @@ export const SUBJECTS = {
   sandboxExecuteTool: 'sandbox.command.execute_tool',
   sandboxPrepareWorkspace: 'sandbox.command.prepare_workspace',
   sandboxListTools: 'sandbox.query.list_tools',
+  /** The task was cancelled while this call ran: whichever instance runs it kills it. */
+  sandboxToolCancelled: 'sandbox.event.tool_cancelled',
   artifactsList: 'artifacts.query.list',
   artifactsLocate: 'artifacts.query.locate',
   taskEventsAppended: 'task.event.appended',
+  /** A task's secrets, for every orchestrator instance's memory. Core NATS only: never persisted. */
+  secretsProvided: 'secrets.event.provided',
 } as const;

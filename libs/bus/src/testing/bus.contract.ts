@@ -9,7 +9,7 @@ export function describeBusContract(name: string, factory: () => Promise<{ bus: 
     const subject = () => `test.${process.pid}.${Date.now()}.${n++}`;
 
     beforeEach(async () => ({ bus, cleanup } = await factory()));
-    afterEach(async () => cleanup());
+    afterEach(async () => cleanup?.());
 
     it('answers a request with the handler reply', async () => {
       const s = subject();
