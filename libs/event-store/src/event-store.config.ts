@@ -1,20 +1,32 @@
 import { join } from 'node:path';
 import { createEmbeddedEventStore } from './embedded/embedded-event-store';
+import { createEsdbEventStore } from './esdb/esdb-event-store';
+import { AppendNotifications } from './append-notifications';
 import { EventStore } from './event-store.port';
 import { createPostgresEventStore } from './postgres/postgres-event-store';
 
 /**
- * `EVENT_STORE=postgres` with `DATABASE_URL` selects PostgreSQL (tables in `EVENT_STORE_SCHEMA`,
- * default `public`); unset (or `embedded`) selects
- * PGlite under `${DATA_DIR}/eventstore`. Anything else fails, rather than silently writing to a
- * local file that other processes cannot see.
+ * `EVENT_STORE=esdb` with `ESDB_URL` selects EventStoreDB (streams named `${ESDB_STREAM_PREFIX}…`,
+ * default prefix `agentic.`); `EVENT_STORE=postgres` with `DATABASE_URL` selects PostgreSQL (tables
+ * in `EVENT_STORE_SCHEMA`, default `public`); unset (or `embedded`) selects PGlite under
+ * `${DATA_DIR}/eventstore`. Anything else fails, rather than silently writing to a local file
+ * that other processes cannot see.
  */
-export async function createEventStoreFromConfig(env: NodeJS.ProcessEnv = process.env): Promise<EventStore> {
+export async function createEventStoreFromConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  /** PostgreSQL: carries append notifications instead of LISTEN/NOTIFY; given the store's id. */
+  notificationsFor?: (storeId: string) => AppendNotifications,
+): Promise<EventStore> {
   const kind = env.EVENT_STORE || 'embedded';
+  if (kind === 'esdb') {
+    if (!env.ESDB_URL) throw new Error('EVENT_STORE=esdb needs ESDB_URL, a connection string such as esdb://127.0.0.1:2113?tls=false');
+    return createEsdbEventStore({ connectionString: env.ESDB_URL, streamPrefix: env.ESDB_STREAM_PREFIX || undefined });
+  }
   if (kind === 'postgres') {
     if (!env.DATABASE_URL) throw new Error('EVENT_STORE=postgres needs DATABASE_URL');
-    return createPostgresEventStore({ connectionString: env.DATABASE_URL, schema: env.EVENT_STORE_SCHEMA || undefined });
+    const schema = env.EVENT_STORE_SCHEMA || 'public';
+    return createPostgresEventStore({ connectionString: env.DATABASE_URL, schema, notifications: notificationsFor?.(`postgres:${schema}`) });
   }
-  if (kind !== 'embedded') throw new Error(`EVENT_STORE must be "embedded" or "postgres", not "${kind}"`);
+  if (kind !== 'embedded') throw new Error(`EVENT_STORE must be "embedded", "postgres" or "esdb", not "${kind}"`);
   return createEmbeddedEventStore({ dataDir: join(env.DATA_DIR || './data', 'eventstore') });
 }

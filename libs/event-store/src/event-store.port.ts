@@ -50,7 +50,8 @@ export type Unsubscribe = () => void;
 
 /**
  * The append-only event store: the single source of truth of every task.
- * Adapters: embedded (PGlite under DATA_DIR) and PostgreSQL, sharing one SQL implementation.
+ * Adapters: embedded (PGlite under DATA_DIR) and PostgreSQL, sharing one SQL implementation, and
+ * EventStoreDB (esdb/).
  */
 export interface EventStore {
   /**

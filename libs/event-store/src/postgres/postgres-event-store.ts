@@ -1,4 +1,5 @@
 import { ClientConfig, Pool } from 'pg';
+import { AppendNotifications } from '../append-notifications';
 import { EventStore } from '../event-store.port';
 import { ensureEventStoreSchema } from '../sql/event-store.schema';
 import { SqlClient, SqlQueryable } from '../sql/sql-client';
@@ -10,6 +11,13 @@ export interface PostgresEventStoreOptions {
   /** Schema holding the tables, created when missing (default `public`); isolates tests. */
   readonly schema?: string;
   readonly poolSize?: number;
+  /**
+   * Carries "the store has grown" between processes instead of PostgreSQL's LISTEN/NOTIFY (the
+   * distributed mode passes NATS). The store then also polls its last position every
+   * `pollMs` (default 1000), so a notification lost on the way delays an event, never loses it.
+   */
+  readonly notifications?: AppendNotifications;
+  readonly pollMs?: number;
 }
 
 // Short enough that the derived NOTIFY channel stays under PostgreSQL's 63-byte identifiers.
@@ -26,6 +34,8 @@ export async function createPostgresEventStore(options: PostgresEventStoreOption
   const pool = new Pool({ ...config, max: options.poolSize ?? 10 });
   pool.on('error', reportError);
   const client = new PgPoolSqlClient(pool);
+
+  if (options.notifications) return openWithNotifications(client, pool, schema, options.notifications, options.pollMs ?? 1000, reportError);
 
   let store: SqlEventStore | undefined;
   let announced = 0;
@@ -52,6 +62,37 @@ export async function createPostgresEventStore(options: PostgresEventStoreOption
   } catch (error) {
     await listener.stop();
     await pool.end();
+    throw error;
+  }
+}
+
+async function openWithNotifications(
+  client: PgPoolSqlClient,
+  pool: Pool,
+  schema: string,
+  notifications: AppendNotifications,
+  pollMs: number,
+  reportError: (error: unknown) => void,
+): Promise<EventStore> {
+  let store: SqlEventStore | undefined;
+  let announced = 0;
+  const announce = (position: number) => (store ? store.announce(position) : (announced = Math.max(announced, position)));
+  // Subscribed before reading the start position, so that no commit falls between the two.
+  const stopListening = notifications.subscribe(announce);
+  const poll = setInterval(() => void lastPosition(client).then(announce, reportError), pollMs);
+  poll.unref();
+  const release = async () => {
+    clearInterval(poll);
+    stopListening();
+    await pool.end();
+  };
+  try {
+    await client.transaction((tx) => createSchema(tx, schema));
+    store = await SqlEventStore.open({ client, afterCommit: (position) => notifications.publish(position), dispose: release });
+    if (announced) store.announce(announced);
+    return store;
+  } catch (error) {
+    await release();
     throw error;
   }
 }

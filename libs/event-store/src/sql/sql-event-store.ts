@@ -18,6 +18,8 @@ export interface SqlEventStoreOptions {
   readonly client: SqlClient;
   /** PostgreSQL only: each append NOTIFYs this channel with its last position when it commits. */
   readonly notifyChannel?: string;
+  /** Called with an append's last position once it has committed (notifications over a bus). */
+  readonly afterCommit?: (position: number) => void;
   /** Releases the adapter's connections; called once, by close(). */
   readonly dispose: () => Promise<void>;
   readonly reportError?: (error: unknown) => void;
@@ -85,6 +87,7 @@ export class SqlEventStore implements EventStore {
     }
     this.feed.offer(stored);
     const last = stored[stored.length - 1];
+    this.options.afterCommit?.(last.globalPosition);
     return { nextExpectedRevision: last.revision, lastGlobalPosition: last.globalPosition, events: stored };
   }
 
