@@ -1,0 +1,158 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { NotFoundError, PayloadTooLargeError, ValidationError } from '@app/common';
+import { ObjectStore } from '../object-store.port';
+
+export interface ObjectStoreFixture {
+  readonly store: ObjectStore;
+  cleanup(): Promise<void>;
+}
+
+async function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+/** `size` bytes of a repeating random block, generated lazily: never held in memory at once. */
+function generated(size: number, block = randomBytes(1024 * 1024)): Readable {
+  let sent = 0;
+  return new Readable({
+    read() {
+      if (sent >= size) return void this.push(null);
+      const n = Math.min(block.length, size - sent);
+      sent += n;
+      this.push(block.subarray(0, n));
+    },
+  });
+}
+
+/** Every object store adapter's spec calls this with its own factory. */
+export function describeObjectStoreContract(name: string, factory: () => Promise<ObjectStoreFixture>): void {
+  describe(`ObjectStore contract: ${name}`, () => {
+    let fixture: ObjectStoreFixture;
+    let store: ObjectStore;
+    beforeEach(async () => {
+      fixture = await factory();
+      store = fixture.store;
+    });
+    afterEach(async () => fixture.cleanup());
+
+    it('round-trips a buffer with its size, hash and content type', async () => {
+      const body = Buffer.from('hello objects');
+      const put = await store.put('a/b/c.txt', body, { contentType: 'text/plain' });
+      expect(put).toEqual({ size: body.length, sha256: sha256(body) });
+      expect(await readAll(await store.get('a/b/c.txt'))).toEqual(body);
+      expect(await store.stat('a/b/c.txt')).toMatchObject({ size: body.length, sha256: put.sha256, contentType: 'text/plain' });
+    });
+
+    it('round-trips a chunked stream and an empty object', async () => {
+      const parts = ['chunk one, ', 'chunk two, ', 'chunk three'];
+      const put = await store.put('stream/parts.txt', Readable.from(parts.map((p) => Buffer.from(p))));
+      expect(put.size).toBe(parts.join('').length);
+      expect((await readAll(await store.get('stream/parts.txt'))).toString()).toBe(parts.join(''));
+      expect(await store.put('stream/empty', Buffer.alloc(0))).toEqual({ size: 0, sha256: sha256(Buffer.alloc(0)) });
+      expect(await readAll(await store.get('stream/empty'))).toEqual(Buffer.alloc(0));
+      expect(await store.stat('stream/empty')).toMatchObject({ size: 0 });
+    });
+
+    it('streams 200 MB in and out without holding it in memory', async () => {
+      const size = 200 * 1024 * 1024;
+      const block = randomBytes(1024 * 1024);
+      const expected = createHash('sha256');
+      for (let sent = 0; sent < size; sent += block.length) expected.update(block);
+      const rssBefore = process.memoryUsage().rss;
+      const put = await store.put('big/object.bin', generated(size, block));
+      expect(put).toEqual({ size, sha256: expected.digest('hex') });
+      const hash = createHash('sha256');
+      let read = 0;
+      for await (const chunk of await store.get('big/object.bin')) {
+        hash.update(chunk as Buffer);
+        read += (chunk as Buffer).length;
+      }
+      expect(read).toBe(size);
+      expect(hash.digest('hex')).toBe(put.sha256);
+      // Buffering the object anywhere would cost 200 MB; streaming costs a few chunks.
+      expect(process.memoryUsage().rss - rssBefore).toBeLessThan(size / 4);
+    }, 60_000);
+
+    it('refuses a body over maxBytes and leaves nothing behind, not even over an old value', async () => {
+      await store.put('limited/x', Buffer.from('old'));
+      await expect(store.put('limited/x', generated(5000), { maxBytes: 4096 })).rejects.toBeInstanceOf(PayloadTooLargeError);
+      expect((await readAll(await store.get('limited/x'))).toString()).toBe('old');
+      await expect(store.put('limited/y', generated(5000), { maxBytes: 4096 })).rejects.toBeInstanceOf(PayloadTooLargeError);
+      expect(await store.stat('limited/y')).toBeUndefined();
+      expect(await store.list('limited/')).toEqual(['limited/x']);
+    });
+
+    it('keeps nothing of a body stream that fails midway', async () => {
+      const failing = new Readable({ read() {} });
+      failing.push(Buffer.alloc(1000));
+      setTimeout(() => failing.destroy(new Error('client went away')), 10);
+      await expect(store.put('broken/x', failing)).rejects.toThrow('client went away');
+      expect(await store.stat('broken/x')).toBeUndefined();
+      expect(await store.list('broken/')).toEqual([]);
+    });
+
+    it('overwrites, deletes idempotently and lists by prefix in key order', async () => {
+      await store.put('p/2', Buffer.from('two'));
+      await store.put('p/1', Buffer.from('one'));
+      await store.put('p/1', Buffer.from('uno'));
+      await store.put('q/1', Buffer.from('other'));
+      expect((await readAll(await store.get('p/1'))).toString()).toBe('uno');
+      expect(await store.list('p/')).toEqual(['p/1', 'p/2']);
+      await store.delete('p/2');
+      await store.delete('p/2');
+      expect(await store.list('p/')).toEqual(['p/1']);
+      expect(await store.list('', 2)).toHaveLength(2);
+      await store.delete('never/stored');
+    });
+
+    it('treats a prefix as no object and lists by a prefix that is not a folder', async () => {
+      await store.put('pre/fix/a', Buffer.from('a'));
+      await store.put('pre/fixed', Buffer.from('b'));
+      await store.put('pre/other', Buffer.from('c'));
+      await expect(store.get('pre/fix')).rejects.toBeInstanceOf(NotFoundError);
+      expect(await store.stat('pre/fix')).toBeUndefined();
+      await store.delete('pre/fix');
+      expect(await store.list('pre/fix')).toEqual(['pre/fix/a', 'pre/fixed']);
+      expect(await store.list('pre/fix/')).toEqual(['pre/fix/a']);
+    });
+
+    it('lets a read that started before an overwrite finish with one whole version', async () => {
+      const [before, after] = [Buffer.alloc(4 * 1024 * 1024, 1), Buffer.alloc(4 * 1024 * 1024, 2)];
+      await store.put('swap/key', before);
+      const reading = await store.get('swap/key');
+      await store.put('swap/key', after);
+      const read = await readAll(reading);
+      expect(read.equals(before) || read.equals(after)).toBe(true);
+      expect((await readAll(await store.get('swap/key'))).equals(after)).toBe(true);
+    });
+
+    it('answers NotFoundError for a missing object and undefined from stat', async () => {
+      await expect(store.get('missing/key')).rejects.toBeInstanceOf(NotFoundError);
+      expect(await store.stat('missing/key')).toBeUndefined();
+    });
+
+    it('refuses keys that could escape or are not portable', async () => {
+      for (const key of ['', '../x', 'a/../b', '/abs', 'a//b', 'a/./b', 'sp ace', 'a\\b', 'a/', 'x'.repeat(256), `${'x/'.repeat(256)}x`]) {
+        await expect(store.put(key, Buffer.from('x'))).rejects.toBeInstanceOf(ValidationError);
+        await expect(store.get(key)).rejects.toBeInstanceOf(ValidationError);
+        await expect(store.stat(key)).rejects.toBeInstanceOf(ValidationError);
+        await expect(store.delete(key)).rejects.toBeInstanceOf(ValidationError);
+      }
+      await expect(store.list('../')).rejects.toBeInstanceOf(ValidationError);
+      expect(await store.put(`${'k'.repeat(255)}/${'k'.repeat(255)}`, Buffer.from('x'))).toMatchObject({ size: 1 });
+    });
+
+    it('ends concurrent puts of one key with one whole value', async () => {
+      const values = Array.from({ length: 8 }, (_, i) => Buffer.alloc(256 * 1024, i));
+      await Promise.all(values.map((v) => store.put('race/key', v)));
+      const stored = await readAll(await store.get('race/key'));
+      expect(values.some((v) => v.equals(stored))).toBe(true);
+      expect(await store.stat('race/key')).toMatchObject({ size: stored.length, sha256: sha256(stored) });
+    });
+  });
+}
