@@ -5,7 +5,9 @@ export type StepOutcome =
   /** Waiting on something outside (an approval, a tool in flight); a notify() wakes it. */
   | 'wait'
   /** Nothing to do until the task gets new work. */
-  | 'idle';
+  | 'idle'
+  /** Like 'wait', but look again at this time (epoch ms) even if nothing notifies: a deadline. */
+  | { readonly waitUntil: number };
 
 /** Runs one step of a task; must be safe to call again after a crash at any point. */
 export type StepFunction = (taskId: string, signal: AbortSignal) => Promise<StepOutcome>;

@@ -1,6 +1,8 @@
 import { DurableRunner, StepFunction } from '../durable-runner.port';
 
 const MAX_RETRIES = 5;
+/** setTimeout's largest delay (~24.8 days); a later deadline is simply looked at again then. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 interface Loop {
   controller: AbortController;
@@ -17,6 +19,8 @@ interface Loop {
 export class InProcessRunner implements DurableRunner {
   private readonly loops = new Map<string, Loop>();
   private readonly failures = new Map<string, number>();
+  /** One deadline timer per task (a step that returned `waitUntil`). */
+  private readonly deadlines = new Map<string, NodeJS.Timeout>();
   private stopped = false;
 
   constructor(
@@ -53,8 +57,22 @@ export class InProcessRunner implements DurableRunner {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    for (const timer of this.deadlines.values()) clearTimeout(timer);
+    this.deadlines.clear();
     for (const loop of this.loops.values()) loop.controller.abort();
     await Promise.all([...this.loops.values()].map((l) => l.done));
+  }
+
+  /** The deadline lives only in memory: after a restart `start()` runs the step, which computes it again from the events. */
+  private wakeAt(taskId: string, at: number): void {
+    clearTimeout(this.deadlines.get(taskId));
+    const delay = Math.min(Math.max(0, at - Date.now()), MAX_TIMER_MS);
+    const timer = setTimeout(() => {
+      this.deadlines.delete(taskId);
+      this.notify(taskId);
+    }, delay);
+    timer.unref();
+    this.deadlines.set(taskId, timer);
   }
 
   /** A failed step (store hiccup, bug) is retried with backoff a few times, then left for restart. */
@@ -79,6 +97,7 @@ export class InProcessRunner implements DurableRunner {
         return;
       }
       this.failures.delete(taskId);
+      if (typeof outcome === 'object') this.wakeAt(taskId, outcome.waitUntil);
       if (outcome !== 'continue' && !loop.dirty) return;
     }
   }

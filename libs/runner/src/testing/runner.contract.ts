@@ -57,6 +57,20 @@ export function describeRunnerContract(name: string, factory: RunnerFactory): vo
       expect(steps).toBe(2);
     });
 
+    it('looks again at a waitUntil deadline without any notify', async () => {
+      const seen: number[] = [];
+      const step: StepFunction = async () => {
+        seen.push(Date.now());
+        return seen.length === 1 ? { waitUntil: Date.now() + 150 } : 'idle';
+      };
+      fixture = await factory(step, () => ['t']);
+      await fixture.runner.start();
+      const until = Date.now() + 5000;
+      while (seen.length < 2 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+      expect(seen).toHaveLength(2);
+      expect(seen[1] - seen[0]).toBeGreaterThanOrEqual(140);
+    });
+
     it('aborts the signal of a task in flight', async () => {
       let aborted = false;
       const step: StepFunction = (_taskId, signal) =>

@@ -1,0 +1,37 @@
+import { DurableRunner, StepFunction } from './durable-runner.port';
+import { InProcessRunner } from './in-process/in-process-runner';
+import { TemporalRunner } from './temporal/temporal-runner';
+
+export type RunnerConfig =
+  | { readonly kind: 'in-process' }
+  | { readonly kind: 'temporal'; readonly address: string; readonly namespace: string; readonly taskQueue: string };
+
+/**
+ * `RUNNER=in-process` (default) runs the agent loops in this process. `RUNNER=temporal` runs them
+ * as Temporal workflows on `TEMPORAL_ADDRESS` (required), namespace `TEMPORAL_NAMESPACE`
+ * (default `default`), task queue `TEMPORAL_TASK_QUEUE` (default `agent-loop`). Anything else
+ * fails, rather than silently running loops no other process can see.
+ */
+export function runnerConfigFromEnv(env: NodeJS.ProcessEnv): RunnerConfig {
+  const kind = env.RUNNER?.trim() || 'in-process';
+  if (kind === 'in-process') return { kind };
+  if (kind !== 'temporal') throw new Error(`RUNNER must be "in-process" or "temporal", got "${kind}"`);
+  const address = env.TEMPORAL_ADDRESS?.trim();
+  if (!address) throw new Error('RUNNER=temporal needs TEMPORAL_ADDRESS (host:port of the Temporal frontend)');
+  return {
+    kind,
+    address,
+    namespace: env.TEMPORAL_NAMESPACE?.trim() || 'default',
+    taskQueue: env.TEMPORAL_TASK_QUEUE?.trim() || 'agent-loop',
+  };
+}
+
+export function createDurableRunner(
+  config: RunnerConfig,
+  step: StepFunction,
+  activeTaskIds: () => string[],
+  onError?: (taskId: string, error: unknown) => void,
+): DurableRunner {
+  if (config.kind === 'in-process') return new InProcessRunner(step, activeTaskIds, onError);
+  return new TemporalRunner(step, activeTaskIds, { address: config.address, namespace: config.namespace, taskQueue: config.taskQueue, onError });
+}

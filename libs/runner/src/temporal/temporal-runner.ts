@@ -1,0 +1,268 @@
+import { Client, Connection, WorkflowExecutionDescription, WorkflowNotFoundError } from '@temporalio/client';
+import { NativeConnection, Runtime, Worker, WorkflowBundleWithSourceMap, bundleWorkflowCode } from '@temporalio/worker';
+import { AGENT_TASK_WORKFLOW_ID_PREFIX, abortStepSignal, agentTaskWorkflow, wakeSignal } from '@app/workflows';
+import { DurableRunner, StepFunction } from '../durable-runner.port';
+import { createActivities } from './activities';
+
+export interface TemporalRunnerOptions {
+  /** host:port of the Temporal frontend. */
+  readonly address: string;
+  readonly namespace?: string;
+  readonly taskQueue?: string;
+  /** Workflow ids are this plus the task id (default `agent-`); tests use a prefix of their own. */
+  readonly workflowIdPrefix?: string;
+  /**
+   * How often a running step heartbeats, and the longest the worker holds a heartbeat back: an
+   * abort reaches a running step within about this long.
+   */
+  readonly heartbeatIntervalMs?: number;
+  /** How often idle() and abort() look at the workflows' state. */
+  readonly pollIntervalMs?: number;
+  /** How long abort() waits for a step that is scheduled but not yet running to start. */
+  readonly abortSettleMs?: number;
+  /** Defaults to the workflow module next to its source; a pre-built bundle skips bundling. */
+  readonly workflowBundle?: WorkflowBundleWithSourceMap;
+  /** A step that failed (retried by Temporal), a client call that failed, or the worker itself (`*`). */
+  readonly onError?: (taskId: string, error: unknown) => void;
+}
+
+// PendingActivityState.PENDING_ACTIVITY_STATE_SCHEDULED in temporal.api.enums.v1 (the proto
+// package is not a direct dependency): the step is queued or waiting out a retry backoff.
+const ACTIVITY_SCHEDULED = 1;
+
+/** describe() calls idle() makes at once. */
+const DESCRIBE_BATCH = 16;
+
+const WORKFLOWS_PATH = require.resolve('../../../workflows/src/agent-task.workflow');
+let sharedBundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+
+/** Bundling takes seconds, so every runner in the process shares one bundle. */
+function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+  // Webpack's report goes to Temporal's logger, at the level the process installed for it.
+  sharedBundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: Runtime.instance().logger }).catch((error) => {
+    sharedBundle = undefined;
+    throw error;
+  });
+  return sharedBundle;
+}
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Started {
+  readonly worker: Worker;
+  readonly running: Promise<void>;
+  readonly client: Client;
+  readonly connection: Connection;
+  readonly nativeConnection: NativeConnection;
+}
+
+/**
+ * The distributed mode's durable runner: one `agentTaskWorkflow` per task on a Temporal server,
+ * whose activity runs the step function in whichever worker of the task queue picks it up.
+ * Durability comes from Temporal (a step interrupted by a crash is retried elsewhere) and, as in
+ * the in-process runner, from steps re-reading the event stream.
+ */
+export class TemporalRunner implements DurableRunner {
+  private started?: Started;
+  private starting?: Promise<Started>;
+  private stopped = false;
+  private workerError?: unknown;
+  /** Steps running in this process's worker. */
+  private stepsInFlight = 0;
+  /** Client calls per task, chained so that an abort never overtakes the notify before it. */
+  private readonly calls = new Map<string, Promise<void>>();
+  /**
+   * Workflows this runner started or signalled that may still be open, each with the generation
+   * of its last signal: describe() forgets a closed one only if no signal went out meanwhile.
+   */
+  private readonly open = new Map<string, number>();
+  /** Bumped by every client call and signal: idle() trusts a round only if it did not move. */
+  private generation = 0;
+  /** Notified before start(): start() sends them with the active tasks. */
+  private readonly early = new Set<string>();
+
+  private readonly namespace: string;
+  private readonly taskQueue: string;
+  private readonly prefix: string;
+  private readonly heartbeatIntervalMs: number;
+  private readonly pollIntervalMs: number;
+  private readonly abortSettleMs: number;
+  private readonly onError: (taskId: string, error: unknown) => void;
+
+  constructor(
+    private readonly step: StepFunction,
+    private readonly activeTaskIds: () => string[],
+    private readonly options: TemporalRunnerOptions,
+  ) {
+    this.namespace = options.namespace ?? 'default';
+    this.taskQueue = options.taskQueue ?? 'agent-loop';
+    this.prefix = options.workflowIdPrefix ?? AGENT_TASK_WORKFLOW_ID_PREFIX;
+    this.heartbeatIntervalMs = options.heartbeatIntervalMs ?? 1000;
+    this.pollIntervalMs = options.pollIntervalMs ?? 25;
+    this.abortSettleMs = options.abortSettleMs ?? 2000;
+    this.onError = options.onError ?? (() => undefined);
+  }
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    this.starting ??= this.connectAndRun();
+    this.started = await this.starting.catch((error: unknown) => {
+      this.starting = undefined;
+      throw error;
+    });
+    const taskIds = new Set([...this.activeTaskIds(), ...this.early]);
+    this.early.clear();
+    for (const taskId of taskIds) this.notify(taskId);
+    await this.settleCalls();
+  }
+
+  notify(taskId: string): void {
+    if (this.stopped) return;
+    if (!this.started) {
+      this.early.add(taskId);
+      return;
+    }
+    const { client } = this.started;
+    const workflowId = this.workflowId(taskId);
+    this.enqueue(taskId, async () => {
+      // Starts the task's workflow, or only signals it when it is already open: one loop per task.
+      await client.workflow.signalWithStart(agentTaskWorkflow, {
+        workflowId,
+        taskQueue: this.taskQueue,
+        args: [taskId],
+        signal: wakeSignal,
+        signalArgs: [],
+      });
+      this.open.set(workflowId, ++this.generation);
+    });
+  }
+
+  abort(taskId: string): void {
+    if (this.stopped || !this.started) return;
+    const handle = this.started.client.workflow.getHandle(this.workflowId(taskId));
+    this.enqueue(taskId, async () => {
+      // A step that was asked for but has not started yet would miss the abort (Temporal cancels
+      // a step that never started without running it), so wait, briefly, for it to be running.
+      const until = Date.now() + this.abortSettleMs;
+      while (Date.now() < until) {
+        const state = await this.describe(handle.workflowId);
+        if (!state) return; // no open workflow: nothing in flight
+        if (!state.raw.pendingWorkflowTask && !(state.raw.pendingActivities ?? []).some((a) => a.state === ACTIVITY_SCHEDULED)) break;
+        await delay(this.pollIntervalMs);
+      }
+      try {
+        await handle.signal(abortStepSignal);
+      } catch (error) {
+        if (!(error instanceof WorkflowNotFoundError)) throw error;
+      }
+    });
+  }
+
+  /**
+   * Resolves once no client call is under way, no step runs in this process, and none of the
+   * workflows this runner addressed has a step scheduled or running or a workflow task pending.
+   * A workflow waiting for a wake or a deadline counts as idle, as a sleeping in-process loop does.
+   * Each round costs one describe() per open workflow of this runner, never a listing.
+   */
+  async idle(): Promise<void> {
+    for (;;) {
+      await this.settleCalls();
+      if (this.workerError) throw this.workerError;
+      const round = this.generation;
+      let busy = this.stepsInFlight > 0;
+      const ids = [...this.open.keys()];
+      for (let i = 0; i < ids.length && !busy; i += DESCRIBE_BATCH) {
+        const states = await Promise.all(ids.slice(i, i + DESCRIBE_BATCH).map((id) => this.describe(id)));
+        busy = states.some((state) => state && (state.raw.pendingWorkflowTask || (state.raw.pendingActivities ?? []).length > 0));
+      }
+      if (!busy && round === this.generation && this.calls.size === 0 && this.stepsInFlight === 0) return;
+      await delay(this.pollIntervalMs);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const started = this.started ?? (await this.starting?.catch(() => undefined));
+    await this.settleCalls();
+    this.started = undefined;
+    this.starting = undefined;
+    this.open.clear();
+    if (!started) return;
+    // Steps still running see their signal abort (shutdownGraceTime 0) and finish; Temporal
+    // retries a step that did not, on the next worker of the queue.
+    if (started.worker.getState() === 'RUNNING') started.worker.shutdown();
+    await started.running;
+    await started.connection.close();
+    await started.nativeConnection.close();
+  }
+
+  private workflowId(taskId: string): string {
+    return `${this.prefix}${taskId}`;
+  }
+
+  private async connectAndRun(): Promise<Started> {
+    const { address } = this.options;
+    const bundle = await (this.options.workflowBundle ?? workflowBundle());
+    const connection = await Connection.connect({ address });
+    let nativeConnection: NativeConnection | undefined;
+    try {
+      nativeConnection = await NativeConnection.connect({ address });
+      const worker = await Worker.create({
+        connection: nativeConnection,
+        namespace: this.namespace,
+        taskQueue: this.taskQueue,
+        workflowBundle: bundle,
+        activities: createActivities({ step: this.countedStep, onError: this.onError, heartbeatIntervalMs: this.heartbeatIntervalMs }),
+        maxHeartbeatThrottleInterval: this.heartbeatIntervalMs,
+      });
+      this.workerError = undefined;
+      const running = worker.run().catch((error: unknown) => {
+        this.workerError = error;
+        this.onError('*', error);
+      });
+      return { worker, running, client: new Client({ connection, namespace: this.namespace }), connection, nativeConnection };
+    } catch (error) {
+      await nativeConnection?.close().catch(() => undefined);
+      await connection.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private readonly countedStep: StepFunction = async (taskId, signal) => {
+    this.stepsInFlight++;
+    try {
+      return await this.step(taskId, signal);
+    } finally {
+      this.stepsInFlight--;
+    }
+  };
+
+  private enqueue(taskId: string, call: () => Promise<void>): void {
+    this.generation++;
+    const previous = this.calls.get(taskId) ?? Promise.resolve();
+    const next = previous.then(call).catch((error: unknown) => this.onError(taskId, error));
+    this.calls.set(taskId, next);
+    void next.finally(() => {
+      if (this.calls.get(taskId) === next) this.calls.delete(taskId);
+    });
+  }
+
+  private async settleCalls(): Promise<void> {
+    while (this.calls.size > 0) await Promise.all([...this.calls.values()]);
+  }
+
+  /** The workflow's latest run while it is open; undefined (and forgotten) once it is closed. */
+  private async describe(workflowId: string): Promise<WorkflowExecutionDescription | undefined> {
+    const client = this.started?.client;
+    if (!client) return undefined;
+    const seen = this.open.get(workflowId);
+    try {
+      const description = await client.workflow.getHandle(workflowId).describe();
+      if (description.status.name === 'RUNNING') return description;
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+    }
+    if (seen !== undefined && this.open.get(workflowId) === seen) this.open.delete(workflowId);
+    return undefined;
+  }
+}
