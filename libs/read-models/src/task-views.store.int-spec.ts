@@ -72,4 +72,23 @@ describe('TaskViewsStore (projection checkpointed to a file)', () => {
     expect(views.list('nobody', { limit: 10, includeHidden: false })).toEqual({ tasks: [], nextCursor: null });
     await views.stop();
   });
+
+  it('refresh() reads what another instance wrote before its live notification arrives', async () => {
+    // A store whose live feed never delivers: the reader learns of the write only by refreshing.
+    const deaf: EventStore = {
+      appendToStream: (...args) => store.appendToStream(...args),
+      readStream: (...args) => store.readStream(...args),
+      streamRevision: (...args) => store.streamRevision(...args),
+      readAll: (...args) => store.readAll(...args),
+      onAppended: () => () => undefined,
+      close: async () => undefined,
+    };
+    const views = new TaskViewsStore(deaf);
+    await views.start();
+    await store.appendToStream(taskStreamId('e'), [asNew(created('e'))], 'no_stream');
+    expect(views.get('e')).toBeUndefined();
+    await views.refresh();
+    expect(views.get('e')?.status).toBe('pending');
+    await views.stop();
+  });
 });

@@ -14,6 +14,8 @@ interface ListEntry {
 }
 
 const PAGE_SIZE = 500;
+/** Bump when TaskView's shape changes: an older checkpoint is then ignored and the views rebuilt from the store. */
+export const TASK_VIEW_SNAPSHOT_VERSION = 2;
 
 /**
  * The task views (GET task, task list, pending approvals), projected from the event store into
@@ -26,6 +28,7 @@ export class TaskViewsStore {
   private checkpoint = 0;
   private queue: Promise<void> = Promise.resolve();
   private unsubscribe?: () => void;
+  private queuedRefresh?: Promise<void>;
   private readonly waiters = new Set<{ position: number; resolve: () => void }>();
 
   constructor(
@@ -35,7 +38,7 @@ export class TaskViewsStore {
 
   async start(): Promise<void> {
     const snapshot = await this.checkpointFile?.load();
-    if (snapshot) this.restore(snapshot);
+    if (snapshot?.version === TASK_VIEW_SNAPSHOT_VERSION) this.restore(snapshot);
     this.unsubscribe = this.store.onAppended((events) => this.enqueue(() => this.applyLive(events)));
     await this.enqueue(() => this.catchUp());
     this.checkpointFile?.startAutosave(() => this.snapshot());
@@ -53,6 +56,21 @@ export class TaskViewsStore {
 
   get(taskId: string): TaskView | undefined {
     return this.views.get(taskId);
+  }
+
+  /**
+   * Applies whatever the store holds beyond the checkpoint, now. Another instance's writes reach
+   * this one a moment later through the live feed; a read that must see every write committed
+   * before it began (read-your-writes across API instances) awaits this first. Callers that
+   * arrive while a refresh is still queued share it; one already reading may have missed their
+   * writes, so they queue the next.
+   */
+  refresh(): Promise<void> {
+    this.queuedRefresh ??= this.enqueue(async () => {
+      this.queuedRefresh = undefined;
+      await this.catchUp();
+    });
+    return this.queuedRefresh;
   }
 
   /** Resolves once every event up to `position` is applied: read-your-writes for commands. */
@@ -136,7 +154,7 @@ export class TaskViewsStore {
   }
 
   private snapshot(): SnapshotState {
-    return { checkpoint: this.checkpoint, views: [...this.views.values()], lists: Object.fromEntries(this.byTenant) };
+    return { version: TASK_VIEW_SNAPSHOT_VERSION, checkpoint: this.checkpoint, views: [...this.views.values()], lists: Object.fromEntries(this.byTenant) };
   }
 
   private restore(s: SnapshotState): void {
@@ -147,6 +165,7 @@ export class TaskViewsStore {
 }
 
 export interface SnapshotState {
+  readonly version: number;
   readonly checkpoint: number;
   readonly views: readonly TaskView[];
   readonly lists: Record<string, ListEntry[]>;

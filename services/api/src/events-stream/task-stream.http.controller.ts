@@ -44,7 +44,7 @@ export class TaskStreamHttpController {
     @Headers('last-event-id') lastEventId: string | undefined,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const view = this.tasks.find(tenantId, id);
+    const view = await this.tasks.find(tenantId, id);
     const resumeFrom = lastEventId ?? afterQuery;
     if (resumeFrom !== undefined && !EVENT_ID.test(resumeFrom)) {
       throw new ValidationError(`${lastEventId !== undefined ? 'Last-Event-ID' : 'after'} must be an event id (a non-negative integer)`);

@@ -15,6 +15,9 @@ export function presentTask(view: TaskView) {
     usage: view.usage,
     envKeys: view.envKeys,
     files: view.files,
+    secretNames: view.secretNames,
+    notices: view.notices,
+    sandbox: view.sandbox,
     turn: view.turn,
     lastEventId: view.lastEventId,
   };

@@ -17,7 +17,7 @@ export class GetTaskHttpController {
   @ApiOperation({ summary: 'Read a task (poll instead of streaming). Includes pendingApprovals and summed token usage.' })
   @ApiResponse({ status: 200, description: '{"success":true,"data":Task}' })
   @ApiResponse({ status: 404, description: 'NOT_FOUND (also another tenant\'s task)' })
-  get(@Tenant() tenantId: string, @Param('id') id: string) {
-    return ok(presentTask(this.tasks.find(tenantId, id)));
+  async get(@Tenant() tenantId: string, @Param('id') id: string) {
+    return ok(presentTask(await this.tasks.find(tenantId, id)));
   }
 }

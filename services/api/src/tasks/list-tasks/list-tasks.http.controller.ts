@@ -20,6 +20,7 @@ export class ListTasksHttpController {
   @ApiResponse({ status: 200, description: '{"success":true,"data":{"tasks":[Task],"nextCursor":string|null}}' })
   async list(@Tenant() tenantId: string, @Query() query: Record<string, unknown>) {
     const dto = await validateInput(ListTasksRequestDto, { ...query });
+    await this.views.refresh(); // tasks created through another API instance a moment ago included
     const page = this.views.list(tenantId, {
       limit: dto.limit ?? 20,
       cursor: dto.cursor === undefined ? undefined : Number(dto.cursor),
