@@ -1,6 +1,9 @@
 # The all-in-one service (npm start) as one container. Build from the repository root:
 #   docker build -f infra/docker/standalone.Dockerfile -t agentic-task-service .
 FROM node:20-bookworm-slim
+# bubblewrap is the sandbox; util-linux brings setpriv and prlimit.
+RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap util-linux python3 \
+  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund

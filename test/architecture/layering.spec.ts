@@ -25,16 +25,18 @@ function violations(dir: string, forbidden: (specifier: string) => boolean): str
 
 describe('layering', () => {
   it('keeps the task domain pure: no Node, no Nest, no adapters', () => {
-    const allowed = (s: string) => s.startsWith('.') || s === '@app/common';
+    // mvdan-sh is a pure parser (no I/O): the approval rules read shell commands with it.
+    const allowed = (s: string) => s.startsWith('.') || s === '@app/common' || s === 'mvdan-sh';
     expect(violations('libs/task-domain/src', (s) => !allowed(s))).toEqual([]);
   });
 
   it('keeps workflow code bundleable: relative imports only, no Node or Nest', () => {
-    expect(violations('libs/workflows/src', (s) => !s.startsWith('.'))).toEqual([]);
+    // @temporalio/workflow is the one package made for Temporal's deterministic workflow sandbox.
+    expect(violations('libs/workflows/src', (s) => !s.startsWith('.') && s !== '@temporalio/workflow')).toEqual([]);
   });
 
   it('keeps libraries independent of services', () => {
-    expect(violations('libs', (s) => s.includes('services/'))).toEqual([]);
+    expect(violations('libs', (s) => /(^|\/)services\//.test(s))).toEqual([]);
   });
 
   it('keeps services from importing one another (they talk over the bus)', () => {

@@ -1,2 +1,4 @@
 export * from './runtime.module';
 export * from './runtime.tokens';
+export * from './start-worker-service';
+export * from './bus-append-notifications';

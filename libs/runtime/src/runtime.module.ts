@@ -2,11 +2,13 @@ import { DynamicModule, Global, Inject, Injectable, Logger, Module, OnApplicatio
 import { join } from 'node:path';
 import { SecretVault, dataDirFromEnv } from '@app/common';
 import { EVENT_STORE, EventStore, createEventStoreFromConfig } from '@app/event-store';
-import { InProcessBus, MESSAGE_BUS, MessageBus } from '@app/bus';
+import { MESSAGE_BUS, MessageBus, createBusFromConfig } from '@app/bus';
 import { MODEL_PROVIDER, createModelProviderFromEnv, describeModelConfig } from '@app/model-provider';
 import { ProjectionCheckpointFile, SnapshotState, TaskViewsStore } from '@app/read-models';
 import { TaskCommandExecutor } from '@app/task-commands';
+import { OBJECT_STORE, ObjectStore, createObjectStore, objectStoreConfigFromEnv } from '@app/object-store';
 import { RUNTIME_ENV } from './runtime.tokens';
+import { busAppendNotifications, liveNotificationsFromEnv } from './bus-append-notifications';
 
 /** Starts the shared read model once the store is up, and closes everything in reverse order. */
 @Injectable()
@@ -17,6 +19,7 @@ class RuntimeLifecycle implements OnModuleInit, OnApplicationShutdown {
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(RUNTIME_ENV) private readonly env: NodeJS.ProcessEnv,
+    @Inject(OBJECT_STORE) private readonly objects: ObjectStore,
     private readonly views: TaskViewsStore,
   ) {}
 
@@ -28,13 +31,15 @@ class RuntimeLifecycle implements OnModuleInit, OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     await this.views.stop();
     await this.bus.close();
+    await this.objects.close?.();
     await this.store.close();
   }
 }
 
 /**
- * The ports every service shares, with adapters chosen by configuration. The all-in-one mode
- * gets the embedded event store and the in-process bus; nothing external is needed.
+ * The ports every service shares, with adapters chosen by configuration (EVENT_STORE, BUS,
+ * OBJECT_STORE; the orchestrator picks its RUNNER). The defaults are the all-in-one mode's:
+ * embedded event store, in-process bus, local files; nothing external is needed.
  */
 @Global()
 @Module({})
@@ -45,9 +50,15 @@ export class RuntimeModule {
       module: RuntimeModule,
       providers: [
         { provide: RUNTIME_ENV, useValue: env },
-        { provide: EVENT_STORE, useFactory: () => createEventStoreFromConfig(env) },
-        { provide: MESSAGE_BUS, useFactory: () => new InProcessBus() },
+        {
+          provide: EVENT_STORE,
+          inject: [MESSAGE_BUS],
+          useFactory: (bus: MessageBus) =>
+            createEventStoreFromConfig(env, liveNotificationsFromEnv(env) === 'bus' ? (storeId) => busAppendNotifications(bus, storeId) : undefined),
+        },
+        { provide: MESSAGE_BUS, useFactory: () => createBusFromConfig(env) },
         { provide: MODEL_PROVIDER, useFactory: () => createModelProviderFromEnv(env) },
+        { provide: OBJECT_STORE, useFactory: () => createObjectStore(objectStoreConfigFromEnv(env)) },
         { provide: SecretVault, useValue: new SecretVault() },
         {
           provide: TaskViewsStore,
@@ -58,7 +69,7 @@ export class RuntimeModule {
         { provide: TaskCommandExecutor, inject: [EVENT_STORE], useFactory: (store: EventStore) => new TaskCommandExecutor(store) },
         RuntimeLifecycle,
       ],
-      exports: [RUNTIME_ENV, EVENT_STORE, MESSAGE_BUS, MODEL_PROVIDER, SecretVault, TaskViewsStore, TaskCommandExecutor],
+      exports: [RUNTIME_ENV, EVENT_STORE, MESSAGE_BUS, MODEL_PROVIDER, OBJECT_STORE, SecretVault, TaskViewsStore, TaskCommandExecutor],
     };
   }
 }

@@ -12,7 +12,12 @@ describe('A task from creation to artifacts and follow-ups', () => {
     return res.body.data.id as string;
   };
   const task = async (id: string) => (await h.api(`/api/v1/tasks/${id}`)).body.data;
-  const finished = (id: string) => waitFor(async () => ((await task(id)).status === 'running' || (await task(id)).status === 'pending' ? undefined : task(id)));
+  // One read per probe: reading twice could see pending, then running, and return a running task.
+  const finished = (id: string) =>
+    waitFor(async () => {
+      const view = await task(id);
+      return view.status === 'running' || view.status === 'pending' ? undefined : view;
+    });
 
   it('returns pending at once, runs the agent, writes an artifact and streams every step', async () => {
     h.model.script(
@@ -24,15 +29,17 @@ describe('A task from creation to artifacts and follow-ups', () => {
     expect(res.body).toEqual({ success: true, data: { id: expect.stringMatching(/^task_/), status: 'pending' } });
     const id = res.body.data.id;
 
-    const events = await followStream(`${h.url}/api/v1/tasks/${id}/stream`, 'test-key-tenant-a');
-    expect(events.map((e) => e.kind)).toEqual(['message', 'status', 'usage', 'tool_call', 'tool_started', 'tool_result', 'usage', 'content', 'done']);
-    expect(events.map((e) => e.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    const kinds = ['message', 'status', 'usage', 'tool_call', 'tool_started', 'tool_result', 'artifact', 'content', 'done'];
+    const events = await followStream(`${h.url}/api/v1/tasks/${id}/stream`, 'test-key-tenant-a', { kinds });
+    expect(events.map((e) => e.kind)).toEqual(['message', 'status', 'usage', 'tool_call', 'tool_started', 'tool_result', 'artifact', 'usage', 'content', 'done']);
+    expect(events.map((e) => e.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     for (const e of events) expect(e.payload.type).toBe(e.kind);
     const call = events[3].payload.data;
     expect(call).toEqual({ callId: expect.stringMatching(/^call_/), toolName: 'write_file', status: 'approved', args: { path: 'downloads/report.md', content: '# Report\n\ntotal: 42\n' } });
     expect(events[5].payload.data).toMatchObject({ callId: call.callId, toolName: 'write_file', status: 'success', output: expect.any(String), durationMs: expect.any(Number) });
-    expect(events[7].payload.data).toEqual({ text: 'I wrote downloads/report.md.' });
-    expect(events[8].payload.data).toMatchObject({ status: 'completed' });
+    expect(events[6].payload.data).toMatchObject({ path: 'downloads/report.md', size: 20, status: 'recorded', callId: call.callId });
+    expect(events[8].payload.data).toEqual({ text: 'I wrote downloads/report.md.' });
+    expect(events[9].payload.data).toMatchObject({ status: 'completed' });
 
     const view = await task(id);
     expect(view).toMatchObject({

@@ -2,6 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Harness, startHarness } from '../../../test/support/service-harness';
 import { followStream } from '../../../test/support/sse-client';
+import { readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { writeZip } from '../../sandbox/src/uploads/zip-fixtures';
 
 describe('Multipart create with files', () => {
   let h: Harness;
@@ -51,6 +54,54 @@ describe('Multipart create with files', () => {
       const res = await post(form);
       expect({ field, status: res.status }).toEqual({ field, status: 400 });
       expect(((await res.json()) as any).error.message).toContain(field);
+    }
+  });
+
+  const zipBlob = async (entries: Parameters<typeof writeZip>[1], swaps?: Record<string, string>) => {
+    const path = join(tmpdir(), `ats-upload-${Date.now()}-${Math.random()}.zip`);
+    await writeZip(path, entries, swaps);
+    return new Blob([await readFile(path)]);
+  };
+  const taskCount = async () => (await h.api('/api/v1/tasks?includeHidden=true&limit=100')).body.data.tasks.length;
+
+  it('extracts an uploaded .zip at the workspace root, keeping its folders', async () => {
+    h.model.script({ toolCalls: [{ name: 'shell', arguments: { command: 'cat src/app/main.py && ls' } }] }, { text: 'ok' });
+    const form = new FormData();
+    form.append('message', 'look at the project');
+    form.append('files', await zipBlob([{ name: 'src/app/main.py', content: 'print("zip")' }, { name: 'README.md', content: '# r' }]), 'project.zip');
+    const res = await post(form);
+    expect(res.status).toBe(201);
+    const id = ((await res.json()) as any).data.id;
+    const events = await followStream(`${h.url}/api/v1/tasks/${id}/stream`, 'test-key-tenant-a', { timeoutMs: 20_000 });
+    expect(events.find((e) => e.kind === 'tool_result')!.payload.data.output).toBe('print("zip")README.md\nsrc\n');
+  });
+
+  it('refuses zip slip, symlinks and zip bombs in the contract shape, and creates nothing', async () => {
+    const before = await taskCount();
+    const workspacesBefore: string[] = await readdir(join(h.dataDir, 'workspaces')).catch(() => []);
+    const cases: Array<[string, Blob, number]> = [
+      ['slip', await zipBlob([{ name: '@@/@@/evil.sh', content: 'x' }]), 400],
+      ['symlink', await zipBlob([{ name: 'link', content: '/etc/shadow', mode: 0o120777 }]), 400],
+      ['bomb', await zipBlob([{ name: 'zeros.bin', content: Buffer.alloc(2 * 1024 * 1024) }]), 413],
+    ];
+    for (const [label, blob, status] of cases) {
+      const form = new FormData();
+      form.append('message', label);
+      form.append('files', blob, `${label}.zip`);
+      const res = await post(form);
+      const body = (await res.json()) as any;
+      expect({ label, status: res.status, success: body.success, code: body.error.code }).toEqual({
+        label,
+        status,
+        success: false,
+        code: status === 400 ? 'VALIDATION_ERROR' : 'PAYLOAD_TOO_LARGE',
+      });
+      expect(body.error.message).toContain(`${label}.zip`);
+    }
+    expect(await taskCount()).toBe(before);
+    const workspacesAfter: string[] = await readdir(join(h.dataDir, 'workspaces')).catch(() => []);
+    for (const ws of workspacesAfter.filter((w) => !workspacesBefore.includes(w))) {
+      expect(await readdir(join(h.dataDir, 'workspaces', ws))).toEqual([]);
     }
   });
 });

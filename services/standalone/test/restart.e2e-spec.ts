@@ -44,9 +44,9 @@ describe('The all-in-one service across a crash (kill -9) and restart on the sam
       const raw = await readRawStream(`${second.url}/api/v1/tasks/${id}/stream?after=0`, { authorization: 'Bearer restart-key' }, 30_000);
       const blocks = parseSseBlocks(raw.text).filter((b) => b.id);
       expect(blocks.map((b) => Number(b.id))).toEqual(blocks.map((_, i) => i + 1));
-      expect(blocks.map((b) => b.event)).toEqual(['message', 'status', 'usage', 'tool_call', 'tool_started', 'tool_result', 'usage', 'content', 'done']);
-      expect(JSON.parse(blocks[7].data).data.text).toBe('finished after restart');
-      expect(JSON.parse(blocks[8].data).data.status).toBe('completed');
+      expect(blocks.map((b) => b.event)).toEqual(['message', 'status', 'usage', 'tool_call', 'tool_started', 'tool_result', 'artifact', 'usage', 'content', 'done']);
+      expect(JSON.parse(blocks[8].data).data.text).toBe('finished after restart');
+      expect(JSON.parse(blocks[9].data).data.status).toBe('completed');
       const view = (await (await fetch(`${second.url}/api/v1/tasks/${id}`, { headers: auth })).json()) as any;
       expect(view.data.status).toBe('completed');
       const artifacts = (await (await fetch(`${second.url}/api/v1/tasks/${id}/artifacts`, { headers: auth })).json()) as any;

@@ -26,4 +26,10 @@ describe('SecretVault', () => {
     expect(v.redact('t', 'abcdef')).toBe('abcdef');
     expect(v.get('t')).toBeUndefined();
   });
+
+  it('masks the start of a secret left at the end of cut-off output, and whole ones before it', () => {
+    expect(vault.redactCutOutput('t1', 'a sk-live-12345 b sk-live-1')).toBe('a [REDACTED:API_TOKEN] b [REDACTED:API_TOKEN]');
+    expect(vault.redactCutOutput('t1', 'ends with s')).toBe('ends with s');
+    expect(vault.redactCutOutput('t1', 'plain tail')).toBe('plain tail');
+  });
 });

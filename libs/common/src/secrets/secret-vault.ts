@@ -2,6 +2,8 @@
 // ever written anywhere; a restart forgets them (by design).
 
 export const MIN_SECRET_LENGTH = 4;
+/** A cut-off tail this long that starts a secret is masked; a single character reveals nothing. */
+const MIN_MASKED_PREFIX = 2;
 
 interface Pattern {
   readonly needle: string;
@@ -37,6 +39,22 @@ export class SecretVault {
     if (!patterns) return text;
     let out = text;
     for (const p of patterns) out = out.split(p.needle).join(p.replacement);
+    return out;
+  }
+
+  /**
+   * Redacts output that was cut off at its end (a size limit): besides every whole occurrence, a
+   * tail that is the beginning of a secret is masked too, so truncation never shows part of one.
+   */
+  redactCutOutput(taskId: string, text: string): string {
+    const patterns = this.patterns.get(taskId);
+    if (!patterns) return text;
+    const out = this.redact(taskId, text);
+    for (const p of patterns) {
+      for (let length = Math.min(p.needle.length - 1, out.length); length >= MIN_MASKED_PREFIX; length--) {
+        if (out.endsWith(p.needle.slice(0, length))) return `${out.slice(0, out.length - length)}${p.replacement}`;
+      }
+    }
     return out;
   }
 

@@ -1,10 +1,10 @@
 import { Controller, Get, Inject, Param, Query, Res, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { FastifyReply } from 'fastify';
-import { createReadStream } from 'node:fs';
 import { ValidationError } from '@app/common';
 import { ListArtifactsReply, ListArtifactsRequest, LocateArtifactReply, LocateArtifactRequest, SUBJECTS } from '@app/contracts';
-import { MESSAGE_BUS, MessageBus } from '@app/bus';
+import { DEFAULT_REQUEST_TIMEOUT_MS, MESSAGE_BUS, MessageBus, requestUntilDelivered } from '@app/bus';
+import { OBJECT_STORE, ObjectStore } from '@app/object-store';
 import { ApiKeyGuard } from '../auth/api-key.guard';
 import { Tenant } from '../auth/tenant.decorator';
 import { TaskAccess } from '../tasks/task-access';
@@ -17,14 +17,15 @@ export class ArtifactsHttpController {
   constructor(
     private readonly tasks: TaskAccess,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    @Inject(OBJECT_STORE) private readonly objects: ObjectStore,
   ) {}
 
   @Get(':id/artifacts')
   @ApiOperation({ summary: 'List the files the agent wrote under downloads/ (no envelope: `files` at the top level).' })
   @ApiResponse({ status: 200, description: '{"files":[{name,path,size (bytes),category,mimeType,modifiedAt}]}' })
   async list(@Tenant() tenantId: string, @Param('id') id: string): Promise<ListArtifactsReply> {
-    this.tasks.find(tenantId, id);
-    const { files } = await this.bus.request<ListArtifactsRequest, ListArtifactsReply>(SUBJECTS.artifactsList, { taskId: id });
+    await this.tasks.find(tenantId, id);
+    const { files } = await this.ask<ListArtifactsRequest, ListArtifactsReply>(SUBJECTS.artifactsList, { taskId: id });
     return { files };
   }
 
@@ -35,14 +36,21 @@ export class ArtifactsHttpController {
   @ApiResponse({ status: 400, description: 'VALIDATION_ERROR: path missing, or outside the workspace' })
   @ApiResponse({ status: 404, description: 'NOT_FOUND: no such artifact' })
   async download(@Tenant() tenantId: string, @Param('id') id: string, @Query('path') path: unknown, @Res() reply: FastifyReply): Promise<void> {
-    this.tasks.find(tenantId, id);
+    await this.tasks.find(tenantId, id);
     if (typeof path !== 'string' || path === '') throw new ValidationError('path is required: the path of an artifact record');
-    const { file, localPath } = await this.bus.request<LocateArtifactRequest, LocateArtifactReply>(SUBJECTS.artifactsLocate, { taskId: id, path });
+    const { file, objectKey } = await this.ask<LocateArtifactRequest, LocateArtifactReply>(SUBJECTS.artifactsLocate, { taskId: id, path });
+    // Streamed from the object store: a large file is never held in memory.
+    const body = await this.objects.get(objectKey);
     void reply
       .header('content-type', file.mimeType)
       .header('content-length', String(file.size))
       .header('content-disposition', contentDisposition(file.name))
-      .send(createReadStream(localPath));
+      .send(body);
+  }
+
+  /** Reads are safe to resend: a NATS reconnect or an artifacts restart delays the answer, not fails it. */
+  private ask<Req, Res>(subject: string, request: Req): Promise<Res> {
+    return requestUntilDelivered<Req, Res>(this.bus, subject, request, { timeoutMs: DEFAULT_REQUEST_TIMEOUT_MS });
   }
 }
 

@@ -5,11 +5,15 @@ export interface AgentLoopConfig {
   readonly maxStepsPerTurn: number;
   /** Bound on one tool run, including the bus round trip. */
   readonly toolTimeoutMs: number;
+  /** A call nobody decided on this long after it was requested is treated as declined. */
+  readonly approvalTimeoutMs: number;
 }
 
 export function agentLoopConfigFromEnv(env: NodeJS.ProcessEnv): AgentLoopConfig {
   return {
     maxStepsPerTurn: intFromEnv(env, 'MAX_STEPS_PER_TURN', 50, { min: 1 }),
-    toolTimeoutMs: intFromEnv(env, 'TOOL_TIMEOUT_MS', 120_000, { min: 1 }),
+    // Covers a restore from snapshot, the command's own limit (SANDBOX_TIMEOUT_MS) and the artifact scan.
+    toolTimeoutMs: intFromEnv(env, 'TOOL_TIMEOUT_MS', 600_000, { min: 1 }),
+    approvalTimeoutMs: intFromEnv(env, 'APPROVAL_TIMEOUT_MS', 24 * 60 * 60 * 1000, { min: 1 }),
   };
 }

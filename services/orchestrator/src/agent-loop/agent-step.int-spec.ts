@@ -42,6 +42,7 @@ describe('AgentStep after a crash (embedded store on a real DATA_DIR)', () => {
     new AgentStep(commands, new OpenAiChatProvider({ baseUrl: model.url, model: 'm', name: 'scripted', maxRetries: 0 }), bus, new SecretVault(), {
       maxStepsPerTurn: 10,
       toolTimeoutMs: 5000,
+      approvalTimeoutMs: 60_000,
     });
 
   async function runUntilSettled(step: AgentStep, taskId: string): Promise<void> {

@@ -1,13 +1,19 @@
 import { SecretVault, newId } from '@app/common';
-import { ExecuteToolReply, ExecuteToolRequest, SUBJECTS } from '@app/contracts';
-import { ExpectedRevisionConflictError } from '@app/event-store';
-import { MessageBus } from '@app/bus';
+import { ExecuteToolReply, ExecuteToolRequest, SUBJECTS, ToolCancelledNotice } from '@app/contracts';
+import { ExpectedRevisionConflictError, StoredEvent } from '@app/event-store';
+import { DEFAULT_REQUEST_TIMEOUT_MS, MessageBus, requestUntilDelivered } from '@app/bus';
 import { ModelProvider, ToolDefinition } from '@app/model-provider';
 import { StepOutcome } from '@app/runner';
 import { TaskCommand } from '@app/task-domain';
 import { TaskCommandExecutor, toTaskEvent } from '@app/task-commands';
 import { INTERRUPTED_OUTPUT, buildConversation, nextAction } from '@app/workflows';
 import { AgentLoopConfig } from './agent-loop.config';
+
+/** How long a new task's secrets may take to reach this process over the bus before they count as lost. */
+const SECRETS_ARRIVAL_GRACE_MS = 5_000;
+
+export const SECRETS_LOST_REASON =
+  'the service restarted and secrets are kept in memory only, so they are gone; commands run without them (create a new task to supply them again)';
 
 /**
  * One step of a task's agent loop: read the task, do the single next thing (start the turn, call
@@ -28,10 +34,17 @@ export class AgentStep {
   readonly run = async (taskId: string, signal: AbortSignal): Promise<StepOutcome> => {
     const { state, events } = await this.commands.load(taskId);
     const action = nextAction(state, this.inFlight);
+    if (action.kind !== 'idle' && state.exists && state.secretNames.length > 0 && !state.secretsReported && !this.vault.has(taskId)) {
+      // In the distributed mode the secrets come on the bus, maybe just after the task's first event.
+      const arriveBy = Date.parse(events[0].recordedAt) + SECRETS_ARRIVAL_GRACE_MS;
+      if (Date.now() < arriveBy) return { waitUntil: arriveBy };
+      return this.record(taskId, { type: 'ReportSecretsUnavailable', data: { reason: SECRETS_LOST_REASON } });
+    }
     switch (action.kind) {
       case 'idle':
         return 'idle';
       case 'await_approval':
+        return this.awaitApproval(taskId, action.callId, events);
       case 'tool_in_flight':
         return 'wait';
       case 'start_turn':
@@ -68,7 +81,11 @@ export class AgentStep {
   ): Promise<StepOutcome> {
     let response;
     try {
-      const tools = await this.bus.request<{ taskId: string }, ToolDefinition[]>(SUBJECTS.sandboxListTools, { taskId });
+      // Like a tool call, waits out a NATS reconnect or sandbox restarts instead of failing the turn.
+      const tools = await requestUntilDelivered<{ taskId: string }, ToolDefinition[]>(this.bus, SUBJECTS.sandboxListTools, { taskId }, {
+        timeoutMs: DEFAULT_REQUEST_TIMEOUT_MS,
+        signal,
+      });
       response = await this.model.complete({ messages: buildConversation(history), tools, signal });
     } catch (error) {
       if (signal.aborted) return 'continue';
@@ -94,6 +111,14 @@ export class AgentStep {
     });
   }
 
+  /** Waits for a decision until APPROVAL_TIMEOUT_MS after the request, counted from its recorded time (so restarts do not reset it). */
+  private async awaitApproval(taskId: string, callId: string, events: readonly StoredEvent[]): Promise<StepOutcome> {
+    const requested = events.find((e) => e.type === 'ToolCallRequested' && (e.data as { callId?: string }).callId === callId);
+    const deadline = (requested ? Date.parse(requested.recordedAt) : Date.now()) + this.config.approvalTimeoutMs;
+    if (Date.now() < deadline) return { waitUntil: deadline };
+    return this.record(taskId, { type: 'ExpireApproval', data: { callId, timeoutMs: this.config.approvalTimeoutMs } });
+  }
+
   private async executeTool(taskId: string, callId: string, toolName: string, args: Record<string, unknown>, signal: AbortSignal): Promise<StepOutcome> {
     // Record the start first: if we crash while the tool runs, the next step sees a started,
     // unfinished call and reports it as interrupted instead of running it twice.
@@ -101,17 +126,23 @@ export class AgentStep {
     if (started !== 'continue') return started;
     this.inFlight.add(callId);
     const startedAt = Date.now();
+    // Cancel: tell whichever sandbox instance runs the call to kill it (the events already say cancelled).
+    const onAbort = () => this.bus.publish<ToolCancelledNotice>(SUBJECTS.sandboxToolCancelled, { taskId, callId });
+    signal.addEventListener('abort', onAbort, { once: true });
     let reply: ExecuteToolReply;
     try {
-      reply = await this.bus.request<ExecuteToolRequest, ExecuteToolReply>(
+      // A NATS restart or every sandbox instance restarting delays the call instead of failing it.
+      reply = await requestUntilDelivered<ExecuteToolRequest, ExecuteToolReply>(
+        this.bus,
         SUBJECTS.sandboxExecuteTool,
-        { taskId, callId, toolName, args },
-        { timeoutMs: this.config.toolTimeoutMs },
+        { taskId, callId, toolName, args, ...this.secretsOf(taskId) },
+        { timeoutMs: this.config.toolTimeoutMs, signal },
       );
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       reply = { status: 'error', output: `The tool could not be run: ${message}`, durationMs: Date.now() - startedAt };
     } finally {
+      signal.removeEventListener('abort', onAbort);
       this.inFlight.delete(callId);
     }
     if (signal.aborted) return 'continue';
@@ -123,8 +154,14 @@ export class AgentStep {
         output: this.vault.redact(taskId, reply.output),
         ...(reply.exitCode === undefined ? {} : { exitCode: reply.exitCode }),
         durationMs: reply.durationMs,
+        ...(reply.artifacts ? { artifacts: reply.artifacts } : {}),
       },
     });
+  }
+
+  private secretsOf(taskId: string): { secrets?: Readonly<Record<string, string>> } {
+    const secrets = this.vault.get(taskId);
+    return secrets ? { secrets } : {};
   }
 
   /** Appends; a conflict means someone else changed the task (cancel, decision): look again. */

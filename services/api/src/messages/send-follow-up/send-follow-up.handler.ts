@@ -15,10 +15,10 @@ export class SendFollowUpHandler implements ICommandHandler<SendFollowUpCommand>
   ) {}
 
   async execute({ tenantId, taskId, text }: SendFollowUpCommand) {
-    this.tasks.find(tenantId, taskId);
+    await this.tasks.find(tenantId, taskId);
     const messageId = newId('msg');
     const { position } = await this.commands.execute(taskId, { type: 'AddUserMessage', data: { messageId, text } }, { retries: 10 });
     if (position !== undefined) await this.views.waitForPosition(position);
-    return { id: taskId, messageId, status: this.tasks.find(tenantId, taskId).status };
+    return { id: taskId, messageId, status: (await this.tasks.find(tenantId, taskId)).status };
   }
 }

@@ -14,9 +14,9 @@ export class CancelTaskHandler implements ICommandHandler<CancelTaskCommand> {
   ) {}
 
   async execute({ tenantId, taskId }: CancelTaskCommand) {
-    this.tasks.find(tenantId, taskId);
+    await this.tasks.find(tenantId, taskId);
     const { position } = await this.commands.execute(taskId, { type: 'CancelTask', data: {} }, { retries: 10 });
     if (position !== undefined) await this.views.waitForPosition(position);
-    return { id: taskId, status: this.tasks.find(tenantId, taskId).status };
+    return { id: taskId, status: (await this.tasks.find(tenantId, taskId)).status };
   }
 }

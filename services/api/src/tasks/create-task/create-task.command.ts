@@ -1,5 +1,5 @@
 import { Command } from '@nestjs/cqrs';
-import { StagedUpload } from '@app/contracts';
+import { StagedUpload } from './multipart-create.parser';
 import { CreateTaskRequestDto } from './create-task.request.dto';
 
 export interface CreatedTask {

@@ -1,12 +1,15 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { SecretVault, newId } from '@app/common';
-import { MESSAGE_BUS, MessageBus } from '@app/bus';
-import { PrepareWorkspaceRequest, SUBJECTS } from '@app/contracts';
+import { MESSAGE_BUS, MessageBus, requestUntilDelivered } from '@app/bus';
+import { PrepareWorkspaceRequest, SUBJECTS, SecretsProvided, UploadRef } from '@app/contracts';
+import { OBJECT_STORE, ObjectStore } from '@app/object-store';
 import { TaskViewsStore } from '@app/read-models';
 import { TaskCommandExecutor } from '@app/task-commands';
+import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { CreateTaskCommand, CreatedTask } from './create-task.command';
+import { StagedUpload } from './multipart-create.parser';
 
 @CommandHandler(CreateTaskCommand)
 export class CreateTaskHandler implements ICommandHandler<CreateTaskCommand, CreatedTask> {
@@ -15,16 +18,37 @@ export class CreateTaskHandler implements ICommandHandler<CreateTaskCommand, Cre
     private readonly views: TaskViewsStore,
     private readonly vault: SecretVault,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    @Inject(OBJECT_STORE) private readonly objects: ObjectStore,
   ) {}
 
-  async execute({ tenantId, taskId, request, files }: CreateTaskCommand): Promise<CreatedTask> {
-    const uploaded = await Promise.all(files.map(async (f) => ({ name: f.name, size: (await stat(f.stagedPath)).size })));
-    if (files.length > 0) {
-      await this.bus.request<PrepareWorkspaceRequest, unknown>(SUBJECTS.sandboxPrepareWorkspace, { taskId, files }, { timeoutMs: 120_000 });
+  /**
+   * Hands the uploads to whichever sandbox instance prepares the workspace, through the object
+   * store (the bus carries keys, never bytes). The objects are only a hand-over: removed after.
+   */
+  private async prepareWorkspace(taskId: string, files: readonly StagedUpload[]): Promise<void> {
+    const refs: UploadRef[] = [];
+    try {
+      for (const [i, file] of files.entries()) {
+        const objectKey = `uploads/${taskId}/${i}`;
+        refs.push({ name: file.name, objectKey, size: 0 });
+        const { size } = await this.objects.put(objectKey, createReadStream(file.stagedPath));
+        refs[i] = { ...refs[i], size };
+      }
+      // Only an undelivered request is resent, so the workspace is never prepared twice.
+      await requestUntilDelivered<PrepareWorkspaceRequest, unknown>(this.bus, SUBJECTS.sandboxPrepareWorkspace, { taskId, files: refs }, { timeoutMs: 120_000 });
+    } finally {
+      await Promise.all(refs.map((r) => this.objects.delete(r.objectKey).catch(() => undefined)));
     }
+  }
+
+  async execute({ tenantId, taskId, request, files }: CreateTaskCommand): Promise<CreatedTask> {
+    if (files.length > 0) await this.prepareWorkspace(taskId, files);
+    const uploaded = await Promise.all(files.map(async (f) => ({ name: f.name, size: (await stat(f.stagedPath)).size })));
     const secrets = request.secrets ?? {};
     // Secrets go to this process's memory before the task exists, so its first step sees them.
     this.vault.put(taskId, secrets);
+    // Other processes (the distributed mode's orchestrators) keep them in memory too.
+    if (Object.keys(secrets).length > 0) this.bus.publish<SecretsProvided>(SUBJECTS.secretsProvided, { taskId, secrets });
     const command = {
       type: 'CreateTask' as const,
       data: {

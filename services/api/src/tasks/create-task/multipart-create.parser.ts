@@ -5,7 +5,12 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { FastifyRequest } from 'fastify';
 import { PayloadTooLargeError, ValidationError } from '@app/common';
-import { StagedUpload } from '@app/contracts';
+
+/** An uploaded file as received, on this process's disk until it is put into the object store. */
+export interface StagedUpload {
+  readonly name: string;
+  readonly stagedPath: string;
+}
 
 export interface UploadLimits {
   readonly maxBytes: number;

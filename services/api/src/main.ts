@@ -1,0 +1,33 @@
+import 'reflect-metadata';
+import { DynamicModule, Logger, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { RuntimeModule } from '@app/runtime';
+import { ApiConfig } from './api.config';
+import { ApiModule } from './api.module';
+import { configureHttpApp, createFastifyAdapter } from './http-app';
+
+// The API service as its own process (distributed mode): `npm run start:api`. Any number of
+// instances can run behind a load balancer; each streams any task (the event store is the truth).
+
+@Module({})
+class ApiRootModule {
+  static forRoot(env: NodeJS.ProcessEnv): DynamicModule {
+    return { module: ApiRootModule, imports: [RuntimeModule.forRoot(env), ApiModule] };
+  }
+}
+
+async function main(): Promise<void> {
+  const env = process.env;
+  const config = new ApiConfig(env);
+  const app = await NestFactory.create<NestFastifyApplication>(ApiRootModule.forRoot(env), createFastifyAdapter(config), { logger: ['log', 'warn', 'error'] });
+  await configureHttpApp(app, config);
+  const host = env.HOST ?? '127.0.0.1';
+  await app.listen(config.port, host);
+  new Logger('Api').log(`api service listening on http://${host}:${config.port}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
