@@ -13,10 +13,27 @@ const shared = {
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
 };
 
+const slowTier = { setupFilesAfterEnv: ['<rootDir>/test/support/slow-tier-timeout.ts'] };
+
 module.exports = {
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{libs,services,test}/**/*.spec.ts'] },
-    { ...shared, displayName: 'int', testMatch: ['<rootDir>/{libs,services}/**/*.int-spec.ts'] },
-    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/{libs,services,test}/**/*.e2e-spec.ts'] },
+    { ...shared, ...slowTier, displayName: 'int', testMatch: ['<rootDir>/{libs,services}/**/*.int-spec.ts'] },
+    // Needs an EventStoreDB server at ESDB_URL; scripts/test.sh runs it only when one is set.
+    { ...shared, ...slowTier, displayName: 'int-esdb', testMatch: ['<rootDir>/libs/**/*.server-spec.ts'] },
+    { ...shared, ...slowTier, displayName: 'e2e', testMatch: ['<rootDir>/{libs,services,test}/**/*.e2e-spec.ts'] },
+    // The same end-to-end suites, run against a distributed deployment (one process per service
+    // instance over PostgreSQL, NATS, Temporal and MinIO). Suites that reach into the all-in-one
+    // process (its Nest app, its DATA_DIR) stay out.
+    {
+      ...shared,
+      ...slowTier,
+      displayName: 'e2e-distributed',
+      setupFilesAfterEnv: ['<rootDir>/test/support/slow-tier-timeout.ts', '<rootDir>/test/support/distributed-e2e-mode.ts'],
+      testMatch: [
+        '<rootDir>/services/api/test/{task-lifecycle,approvals,auth-and-errors,uploads,secrets}.e2e-spec.ts',
+        '<rootDir>/services/sandbox/test/{shell-and-artifacts,expiry-and-restore}.e2e-spec.ts',
+      ],
+    },
   ],
 };

@@ -1,21 +1,31 @@
 #!/usr/bin/env bash
 # The whole test suite on a fresh machine: installs dependencies, starts the servers the tests
-# need (PostgreSQL), typechecks, then runs the unit, integration and end-to-end tiers.
+# need (PostgreSQL, NATS, MinIO, a Temporal dev server; bubblewrap for the sandbox), typechecks,
+# then runs the unit, integration and end-to-end tiers, and the end-to-end suites again against
+# a distributed deployment (e2e-distributed).
+# The assignment on its own line keeps a failure of ensure-test-servers.sh fatal.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
 fi
-export DATABASE_URL="$(bash infra/dev/ensure-postgres.sh)"
-echo "PostgreSQL for tests: $DATABASE_URL"
+servers_env="$(bash infra/dev/ensure-test-servers.sh)"
+set -a; eval "$servers_env"; set +a
+echo "servers for tests: PostgreSQL $DATABASE_URL, NATS $NATS_URL, Temporal $TEMPORAL_ADDRESS, MinIO $MINIO_ENDPOINT"
 
 npx tsc -p tsconfig.json --noEmit
 echo "typecheck: ok"
 
 results="$(mktemp -d)"
 status=0
-for tier in unit int e2e; do
+tiers=(unit int e2e e2e-distributed)
+if [ -n "${ESDB_URL:-}" ]; then
+  tiers+=(int-esdb)
+else
+  echo "EventStoreDB suite (int-esdb): NOT RUN, ESDB_URL is unset (no EventStoreDB server can run on our CI machines)"
+fi
+for tier in "${tiers[@]}"; do
   echo "=== $tier tests ==="
   npx jest --selectProjects "$tier" --runInBand --json --outputFile "$results/$tier.json" || status=1
 done

@@ -1,9 +1,12 @@
+import { LogLevel } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { appendFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { startStandalone } from '../../services/standalone/src/bootstrap';
+import { startDistributedDeployment } from './distributed-deployment';
+import { PersistedItem, persistedFiles } from './persisted-files';
 
 export const API_KEY = 'test-key-tenant-a';
 export const OTHER_API_KEY = 'test-key-tenant-b';
@@ -14,11 +17,22 @@ export interface Harness {
   readonly model: ScriptedOpenAiServer;
   readonly dataDir: string;
   api(path: string, init?: RequestInit & { key?: string | null; json?: unknown }): Promise<{ status: number; body: any; headers: Headers }>;
+  /**
+   * Stops the service, flushing what it writes, and returns everything it persisted (leak
+   * checks): the files under DATA_DIR; distributed, also the event store's rows, the MinIO
+   * objects, the Temporal workflow histories and every instance's log.
+   */
+  stopAndCollectPersisted(): Promise<PersistedItem[]>;
   close(): Promise<void>;
 }
 
-/** The all-in-one service on a fresh DATA_DIR, with a scripted model behind a real HTTP port. */
-export async function startHarness(extraEnv: Record<string, string> = {}, withModel = true): Promise<Harness> {
+/**
+ * The service under test, with a scripted model behind a real HTTP port: the all-in-one service
+ * on a fresh DATA_DIR, or, when ATS_E2E_MODE=distributed (the `e2e-distributed` jest project),
+ * a distributed deployment running the very same suite.
+ */
+export async function startHarness(extraEnv: Record<string, string> = {}, withModel = true, logLevels: LogLevel[] = ['error']): Promise<Harness> {
+  if (process.env.ATS_E2E_MODE === 'distributed') return startDistributedHarness(extraEnv, withModel);
   const dataDir = await mkdtemp(join(tmpdir(), 'ats-e2e-'));
   const model = await startScriptedOpenAiServer();
   const env: NodeJS.ProcessEnv = {
@@ -29,26 +43,16 @@ export async function startHarness(extraEnv: Record<string, string> = {}, withMo
     ...(withModel ? { LLM_BASE_URL: model.url, LLM_MODEL: 'scripted-model', LLM_MAX_RETRIES: '2' } : {}),
     ...extraEnv,
   };
-  const { app, url } = await startStandalone({ env, port: 0, logLevels: ['error'] });
+  const { app, url } = await startStandalone({ env, port: 0, logLevels });
   return {
     url,
     app,
     model,
     dataDir,
-    async api(path, init = {}) {
-      const { key = API_KEY, json, ...rest } = init;
-      const headers: Record<string, string> = { ...(rest.headers as Record<string, string>) };
-      if (key !== null) headers.authorization = `Bearer ${key}`;
-      if (json !== undefined) headers['content-type'] = 'application/json';
-      const response = await fetch(`${url}${path}`, { ...rest, headers, body: json === undefined ? rest.body : JSON.stringify(json) });
-      const text = await response.text();
-      let body: unknown = text;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        // not JSON: keep the text
-      }
-      return { status: response.status, body, headers: response.headers };
+    api: (path, init) => callApi(url, path, init),
+    async stopAndCollectPersisted() {
+      await app.close();
+      return persistedFiles(dataDir);
     },
     async close() {
       await app.close();
@@ -66,4 +70,61 @@ export async function waitFor<T>(probe: () => Promise<T | undefined> | T | undef
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/**
+ * Two API instances, two orchestrator workers, two sandbox instances and one artifacts instance
+ * over real PostgreSQL, NATS, Temporal and MinIO. Commands go to one API instance and `url` (the
+ * SSE streams) names the other, so every suite also checks that any instance serves any task.
+ * `dataDir` is the sandboxes' volume (workspaces/<taskId>); suites that reach into the Nest app
+ * run in the all-in-one mode only.
+ */
+async function startDistributedHarness(extraEnv: Record<string, string>, withModel: boolean): Promise<Harness> {
+  const model = await startScriptedOpenAiServer();
+  const env: Record<string, string> = {
+    API_KEYS: `${API_KEY},${OTHER_API_KEY}`,
+    SSE_KEEPALIVE_MS: '200',
+    ...(withModel ? { LLM_BASE_URL: model.url, LLM_MODEL: 'scripted-model', LLM_MAX_RETRIES: '2' } : {}),
+    ...extraEnv,
+  };
+  const deployment = await startDistributedDeployment({ api: 2, orchestrator: 2, sandbox: 2, artifacts: 1 }, env).catch(async (error) => {
+    await model.close();
+    throw error;
+  });
+  const [commandsUrl, streamsUrl] = deployment.apiUrls;
+  const inProcessOnly = (what: string) => () => {
+    throw new Error(`${what} exists in the all-in-one mode only; this suite cannot run with ATS_E2E_MODE=distributed`);
+  };
+  return {
+    url: streamsUrl,
+    get app(): NestFastifyApplication {
+      return inProcessOnly('harness.app')();
+    },
+    // Where the workspaces are, as in the all-in-one DATA_DIR: the sandboxes' shared volume.
+    dataDir: deployment.sandboxVolume,
+    model,
+    api: (path, init) => callApi(commandsUrl, path, init),
+    stopAndCollectPersisted: () => deployment.stopAndCollectPersisted(),
+    async close() {
+      if (process.env.ATS_DIST_LOG) await appendFile(process.env.ATS_DIST_LOG, deployment.output());
+      await deployment.close();
+      await model.close();
+    },
+  };
+}
+
+async function callApi(url: string, path: string, init: RequestInit & { key?: string | null; json?: unknown } = {}) {
+  const { key = API_KEY, json, ...rest } = init;
+  const headers: Record<string, string> = { ...(rest.headers as Record<string, string>) };
+  if (key !== null) headers.authorization = `Bearer ${key}`;
+  if (json !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(`${url}${path}`, { ...rest, headers, body: json === undefined ? rest.body : JSON.stringify(json) });
+  const text = await response.text();
+  let body: any = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: response.status, body, headers: response.headers };
 }

@@ -26,25 +26,39 @@ export interface ServiceProcess {
 }
 
 /** Runs `npm start`'s entry point as a real child process and waits for /healthz. */
-export async function startServiceProcess(env: Record<string, string>, port: number): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', 'services/standalone/src/main.ts'], {
+export function startServiceProcess(env: Record<string, string>, port: number): Promise<ServiceProcess> {
+  return startEntryProcess('services/standalone/src/main.ts', { ...env, PORT: String(port) }, { healthUrl: `http://127.0.0.1:${port}` });
+}
+
+/**
+ * Runs one service entry point (ts-node, as `npm run start:<service>` does) as a real child
+ * process; ready when `healthUrl`/healthz answers, or else when its output contains `readyLine`.
+ */
+export async function startEntryProcess(
+  entry: string,
+  env: Record<string, string>,
+  ready: { healthUrl?: string; readyLine?: string },
+): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', entry], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, ...env, PORT: String(port) },
+    env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
-  const url = `http://127.0.0.1:${port}`;
+  const url = ready.healthUrl ?? '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const until = Date.now() + 60_000;
+  const until = Date.now() + 90_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${output}`);
-    const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    if (child.exitCode !== null) throw new Error(`${entry} exited with ${child.exitCode}:\n${output}`);
+    const ok = ready.healthUrl
+      ? await fetch(`${url}/healthz`).then((r) => r.ok, () => false)
+      : output.includes(ready.readyLine ?? '\u0000never');
     if (ok) break;
     if (Date.now() > until) {
       child.kill('SIGKILL');
-      throw new Error(`service did not become healthy:\n${output}`);
+      throw new Error(`${entry} did not become ready:\n${output}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }

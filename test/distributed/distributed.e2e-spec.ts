@@ -1,0 +1,188 @@
+import { writeFile } from 'node:fs/promises';
+import { PrivateNatsServer, startPrivateNatsServer } from '@app/bus/testing/nats-server';
+import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import { DistributedDeployment, ServiceInstance, startDistributedDeployment } from '../support/distributed-deployment';
+import { parseSseBlocks, readRawStream } from '../support/sse-client';
+
+// The distributed mode end to end: every service its own OS process (two API instances, two
+// orchestrator workers, two sandbox instances, one artifacts instance) over real PostgreSQL,
+// NATS, Temporal and MinIO. A task created on one API instance is followed, approved and read on
+// the other; workers are killed with SIGKILL mid-task and NATS (a server of the suite's own) is
+// restarted, and each task still completes with nothing lost or duplicated.
+
+jest.setTimeout(300_000);
+
+const KEY = 'dist-key';
+const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Block {
+  readonly id: number;
+  readonly event: string;
+  readonly data: Record<string, any>;
+}
+
+describe('The distributed deployment (separate processes over NATS, PostgreSQL, Temporal, MinIO)', () => {
+  let model: ScriptedOpenAiServer;
+  let d: DistributedDeployment;
+  let nats: PrivateNatsServer;
+
+  beforeAll(async () => {
+    model = await startScriptedOpenAiServer();
+    nats = await startPrivateNatsServer();
+    d = await startDistributedDeployment(
+      { api: 2, orchestrator: 2, sandbox: 2, artifacts: 1 },
+      { NATS_URL: nats.url, API_KEYS: KEY, LLM_BASE_URL: model.url, LLM_MODEL: 'scripted', LLM_MAX_RETRIES: '1', TOOL_TIMEOUT_MS: '20000' },
+    );
+  });
+  afterAll(async () => {
+    // Every instance's log, for a failure's post-mortem: ATS_DIST_LOG=/tmp/dist-services.log
+    if (process.env.ATS_DIST_LOG && d) await writeFile(process.env.ATS_DIST_LOG, d.output());
+    await d?.close();
+    await model?.close();
+    await nats?.kill();
+  });
+
+  const api = async (instance: number, path: string, init: { method?: string; json?: unknown } = {}) => {
+    const res = await fetch(`${d.apiUrls[instance]}${path}`, {
+      method: init.method ?? 'GET',
+      headers,
+      body: init.json === undefined ? undefined : JSON.stringify(init.json),
+    });
+    const text = await res.text();
+    let body: any = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // raw bytes (downloads)
+    }
+    return { status: res.status, body, headers: res.headers };
+  };
+  const until = async <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const value = await probe();
+      if (value !== undefined) return value;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${d.output().slice(-20_000)}`);
+      await sleep(100);
+    }
+  };
+  const history = async (instance: number, id: string, after = 0): Promise<Block[]> => {
+    const raw = await readRawStream(`${d.apiUrls[instance]}/api/v1/tasks/${id}/stream?after=${after}`, { authorization: `Bearer ${KEY}` }, 90_000);
+    return parseSseBlocks(raw.text)
+      .filter((b) => b.id)
+      .map((b) => ({ id: Number(b.id), event: b.event, data: JSON.parse(b.data).data }));
+  };
+  const expectGapless = (blocks: Block[], first = 1) => expect(blocks.map((b) => b.id)).toEqual(blocks.map((_, i) => first + i));
+  const pendingCall = (instance: number, id: string) =>
+    until('a pending approval', async () => {
+      const view = (await api(instance, `/api/v1/tasks/${id}`)).body.data;
+      return view.pendingApprovals.length === 1 ? (view.pendingApprovals[0].callId as string) : undefined;
+    });
+  const instancesOf = (service: ServiceInstance['service']) => d.instances.filter((i) => i.service === service);
+
+  it('runs a task created on one API instance and streamed from the other: shell in the sandbox, artifacts from MinIO, secrets redacted', async () => {
+    model.script(
+      { toolCalls: [{ name: 'shell', arguments: { command: 'mkdir -p downloads && echo "token=$TOKEN region=$REGION" > downloads/report.md && cat downloads/report.md' } }] },
+      { text: 'Report written.' },
+    );
+    const created = await api(0, '/api/v1/tasks', {
+      method: 'POST',
+      json: { message: 'write a report', secrets: { TOKEN: 'canary-secret-4242' }, env: { REGION: 'eu' } },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.data.id;
+    const blocks = await history(1, id);
+    expectGapless(blocks);
+    expect(blocks.map((b) => b.event)).toEqual(['message', 'status', 'usage', 'tool_call', 'tool_started', 'tool_result', 'artifact', 'usage', 'content', 'done']);
+    const result = blocks.find((b) => b.event === 'tool_result')!.data;
+    expect(result).toMatchObject({ status: 'success', output: 'token=[REDACTED:TOKEN] region=eu\n' });
+    expect(blocks.at(-1)!.data.status).toBe('completed');
+    expect(JSON.stringify(blocks)).not.toContain('canary-secret-4242');
+
+    const files = (await api(1, `/api/v1/tasks/${id}/artifacts`)).body.files;
+    expect(files.map((f: { path: string }) => f.path)).toEqual(['downloads/report.md']);
+    const download = await api(0, `/api/v1/tasks/${id}/artifacts/download?path=downloads/report.md`);
+    expect(download.headers.get('content-type')).toMatch(/text\/markdown/);
+    // The file itself holds the real value: it is the agent's output, and only the workspace sees it.
+    expect(download.body).toBe('token=canary-secret-4242 region=eu\n');
+  });
+
+  it('keeps the context for a follow-up sent to the other API instance', async () => {
+    model.script({ text: 'First answer.' }, { text: 'Second answer.' });
+    const id = (await api(1, '/api/v1/tasks', { method: 'POST', json: { message: 'remember 7' } })).body.data.id;
+    await history(1, id);
+    expect((await api(0, `/api/v1/tasks/${id}/messages`, { method: 'POST', json: { message: 'what did I say?' } })).status).toBe(201);
+    const turn2 = await history(0, id);
+    expect(turn2.at(-1)!.data).toMatchObject({ status: 'completed', turn: 2 });
+    const lastRequest = model.requests.at(-1)!.messages!.map((m) => m.content);
+    expect(lastRequest).toEqual(expect.arrayContaining(['remember 7', 'First answer.', 'what did I say?']));
+  });
+
+  it('survives the loss of an orchestrator worker while a call awaits approval', async () => {
+    model.script({ toolCalls: [{ name: 'write_file', arguments: { path: 'downloads/approved.md', content: 'yes' } }] }, { text: 'Done after approval.' });
+    const id = (await api(0, '/api/v1/tasks', { method: 'POST', json: { message: 'approve me', autoExecute: false } })).body.data.id;
+    const callId = await pendingCall(1, id);
+    const worker = instancesOf('orchestrator')[0];
+    await worker.process.kill9();
+    const approved = await api(1, `/api/v1/tasks/${id}/tools/${callId}/approve`, { method: 'POST', json: { outcome: 'proceed_once' } });
+    expect(approved.body.data).toEqual({ callId, outcome: 'proceed_once', approved: true });
+    const blocks = await history(0, id);
+    expectGapless(blocks);
+    expect(blocks.filter((b) => b.event === 'tool_started')).toHaveLength(1);
+    expect(blocks.find((b) => b.event === 'tool_result')!.data.status).toBe('success');
+    expect(blocks.at(-1)!.data.status).toBe('completed');
+    await d.restart(worker);
+  });
+
+  it('completes a task whose sandbox instance is killed mid-command, reporting the lost call instead of hanging', async () => {
+    const marker = `${Date.now() % 100000}.${process.pid}`;
+    model.script({ toolCalls: [{ name: 'shell', arguments: { command: `sleep 4${marker}` } }] }, { text: 'Carried on.' });
+    const id = (await api(1, '/api/v1/tasks', { method: 'POST', json: { message: 'slow command' } })).body.data.id;
+    await until('the tool to start', async () => {
+      const view = (await api(0, `/api/v1/tasks/${id}`)).body.data;
+      return view.lastEventId >= 5 ? true : undefined;
+    });
+    // Queue groups pick the instance; kill the first one. If it ran the command, the request is
+    // lost and the call ends with an error after TOOL_TIMEOUT_MS; else the command finishes.
+    const victim = instancesOf('sandbox')[0];
+    await victim.process.kill9();
+    await d.restart(victim);
+    const blocks = await history(0, id);
+    expectGapless(blocks);
+    expect(blocks.at(-1)!.data.status).toBe('completed');
+    expect(blocks.filter((b) => b.event === 'tool_result')).toHaveLength(1);
+  });
+
+  it('carries on through a NATS restart: the tool call that could not be delivered runs, once, when NATS is back', async () => {
+    model.script({ toolCalls: [{ name: 'write_file', arguments: { path: 'downloads/after-restart.md', content: 'ok' } }] }, { text: 'Done despite NATS.' });
+    const id = (await api(0, '/api/v1/tasks', { method: 'POST', json: { message: 'survive NATS', autoExecute: false } })).body.data.id;
+    const callId = await pendingCall(1, id);
+    await nats.kill();
+    // Approvals travel through the event store and Temporal, not NATS; the tool run needs NATS.
+    const approved = await api(1, `/api/v1/tasks/${id}/tools/${callId}/approve`, { method: 'POST', json: { outcome: 'proceed_once' } });
+    expect(approved.body.data).toEqual({ callId, outcome: 'proceed_once', approved: true });
+    const streamed = history(0, id);
+    await until('the tool to start while NATS is down', async () => ((await api(0, `/api/v1/tasks/${id}`)).body.data.lastEventId >= 6 ? true : undefined));
+    await sleep(1_500);
+    await nats.start();
+    const blocks = await streamed;
+    expectGapless(blocks);
+    expect(blocks.filter((b) => b.event === 'tool_started')).toHaveLength(1);
+    expect(blocks.find((b) => b.event === 'tool_result')!.data).toMatchObject({ status: 'success' });
+    expect(blocks.at(-1)!.data).toMatchObject({ status: 'completed' });
+    expect((await api(1, `/api/v1/tasks/${id}/artifacts`)).body.files.map((f: { path: string }) => f.path)).toEqual(['downloads/after-restart.md']);
+  });
+
+  it('sends back a tool output too large for one NATS message cut to fit, not as a failed call', async () => {
+    // 900 kB of \x01: within SANDBOX_MAX_OUTPUT_BYTES (1 MiB), but six bytes each as JSON.
+    model.script({ toolCalls: [{ name: 'shell', arguments: { command: "head -c 900000 /dev/zero | tr '\\0' '\\1'" } }] }, { text: 'Seen.' });
+    const id = (await api(0, '/api/v1/tasks', { method: 'POST', json: { message: 'flood the bus' } })).body.data.id;
+    const blocks = await history(1, id);
+    const result = blocks.find((b) => b.event === 'tool_result')!.data;
+    expect(result.status).toBe('success');
+    expect(result.output).toMatch(/\[output cut to fit one bus message\]$/);
+    expect(result.output.length).toBeGreaterThan(100_000);
+    expect(blocks.at(-1)!.data.status).toBe('completed');
+  });
+});
