@@ -1,0 +1,75 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { sleep } from './timing';
+
+const ROOT = join(__dirname, '..', '..');
+
+// Children still running when the bench exits (watchdog, crash) are killed rather than orphaned.
+const live = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+
+export interface ChildService {
+  readonly url: string;
+  readonly child: ChildProcess;
+  /** stdout + stderr so far (last 64 KiB). */
+  output(): string;
+  /** SIGTERM, then SIGKILL if it has not exited after `graceMs`. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export interface ChildServiceOptions {
+  readonly env: Record<string, string>;
+  readonly port: number;
+  /** When set, the child runs with --cpu-prof into this directory (written on exit). */
+  readonly cpuProfDir?: string;
+  readonly bootTimeoutMs?: number;
+}
+
+/** Runs the all-in-one service (`npm start`'s entry point) as a child process and waits for /healthz. */
+export async function startChildService(options: ChildServiceOptions): Promise<ChildService> {
+  const profiling = options.cpuProfDir
+    ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfDir, '-r', join(__dirname, 'exit-on-sigterm.js')]
+    : [];
+  const child = spawn(
+    process.execPath,
+    [...profiling, '-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', 'services/standalone/src/main.ts'],
+    { cwd: ROOT, env: { ...options.env, PORT: String(options.port) }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  const append = (chunk: Buffer) => {
+    output = (output + chunk.toString('utf8')).slice(-65_536);
+  };
+  child.stdout!.on('data', append);
+  child.stderr!.on('data', append);
+  live.add(child);
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      live.delete(child);
+      resolve();
+    }),
+  );
+  const url = `http://127.0.0.1:${options.port}`;
+
+  const stop = async (graceMs = 10_000): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  const deadline = Date.now() + (options.bootTimeoutMs ?? 90_000);
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`service exited with code ${child.exitCode}:\n${output}`);
+    const healthy = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.status === 200, () => false);
+    if (healthy) break;
+    if (Date.now() > deadline) {
+      await stop(1_000);
+      throw new Error(`service did not answer /healthz within ${options.bootTimeoutMs ?? 90_000} ms:\n${output}`);
+    }
+    await sleep(100);
+  }
+  return { url, child, output: () => output, stop };
+}

@@ -1,0 +1,145 @@
+import type { ApproveLatencyFigures } from '../approve-latency';
+import type { SandboxFigures } from '../sandbox';
+import type { CreateLatencyFigures } from '../create-latency';
+import type { ReplayFigures } from '../replay';
+import type { SseFanoutFigures } from '../sse-fanout';
+import type { MachineFacts } from './machine';
+
+export interface BenchResults {
+  readonly startedAt: string;
+  readonly machine: MachineFacts;
+  readonly create?: CreateLatencyFigures;
+  readonly sse?: SseFanoutFigures;
+  readonly replay?: ReplayFigures;
+  readonly sandbox?: SandboxFigures;
+  readonly approve?: ApproveLatencyFigures;
+  /** Benchmark name → error message, for the ones that failed. */
+  readonly failures: Record<string, string>;
+  readonly skipped: string[];
+}
+
+type Row = [benchmark: string, figure: string, value: string, target: string, met: string];
+
+const ms = (n: number): string => (Number.isFinite(n) ? `${n.toFixed(2)} ms` : 'n/a');
+const met = (ok: boolean): string => (ok ? 'yes' : '**no**');
+
+/** The Markdown report: machine facts and one table of every figure. */
+export function renderReport(r: BenchResults): string {
+  const rows: Row[] = [];
+  if (r.create) {
+    const c = r.create;
+    const name = `1. create, ${c.rate} req/s, ${c.durationS} s, ${c.connections} conns (autocannon)`;
+    rows.push(
+      [name, 'latency p50', ms(c.latency.p50), '', ''],
+      [name, 'latency p90', ms(c.latency.p90), '', ''],
+      [name, 'latency p99', ms(c.latency.p99), '≤ 10 ms', met(c.latency.p99 <= 10)],
+      [name, 'latency max', ms(c.latency.max), '', ''],
+      [name, 'achieved throughput', `${c.achievedRps.toFixed(1)} req/s (${c.responses} responses)`, `${c.rate} req/s`, met(c.achievedRps >= c.rate * 0.98)],
+      [name, 'non-2xx / errors (timeouts)', `${c.non2xx} / ${c.errors} (${c.timeouts})`, '0 / 0', met(c.non2xx === 0 && c.errors === 0)],
+      [name, 'model calls during the run (one turn per task)', String(c.modelCalls), '', ''],
+    );
+    if (c.paced) {
+      const p = c.paced;
+      const paced = `1b. same rate, evenly paced open-loop client (supplementary)`;
+      rows.push(
+        [paced, 'latency p50 / p90 / p99', `${ms(p.latency.p50)} / ${ms(p.latency.p90)} / ${ms(p.latency.p99)}`, '≤ 10 ms (p99)', met(p.latency.p99 <= 10)],
+        [paced, 'latency max', ms(p.latency.max), '', ''],
+        [
+          paced,
+          'achieved throughput; non-2xx / errors / unanswered 15 s after the last send',
+          `${p.achievedRps.toFixed(1)} req/s; ${p.non2xx} / ${p.errors} / ${p.unanswered}`,
+          '',
+          '',
+        ],
+      );
+    }
+  }
+  if (r.sse) {
+    const s = r.sse;
+    const name = `2. append → SSE, ${s.subscribers} subscribers, ${s.appends} events every ${s.intervalMs} ms`;
+    rows.push(
+      [name, 'delivery latency p50', ms(s.latency.p50), '', ''],
+      [name, 'delivery latency p99', ms(s.latency.p99), '≤ 5 ms', met(s.latency.p99 <= 5)],
+      [name, 'delivery latency max', ms(s.latency.max), '', ''],
+      [name, 'deliveries measured', `${s.latency.count} of ${s.subscribers * s.appends}`, '', ''],
+      [
+        name,
+        'every client got every id exactly once, in order',
+        `${s.exactlyOnce ? 'yes' : 'NO'}: ${s.completeClients}/${s.subscribers} complete, ${s.missing} missing, ${s.duplicates} duplicates, ${s.outOfOrder} out of order`,
+        'yes',
+        met(s.exactlyOnce),
+      ],
+      [name, 'diagnostic: one execute() call p50 / p99', `${ms(s.appendCall.p50)} / ${ms(s.appendCall.p99)}`, '', ''],
+      [name, 'diagnostic: append start → store dispatch p50 / p99', `${ms(s.toDispatch.p50)} / ${ms(s.toDispatch.p99)}`, '', ''],
+      [name, 'diagnostic: append start → first client p50 / p99', `${ms(s.toFirstClient.p50)} / ${ms(s.toFirstClient.p99)}`, '', ''],
+      [name, 'diagnostic: append start → last client p50 / p99', `${ms(s.toLastClient.p50)} / ${ms(s.toLastClient.p99)}`, '', ''],
+    );
+  }
+  if (r.replay) {
+    const p = r.replay;
+    const name = `3. replay ?after=0 of ${p.lastId} events, ${p.runsMs.length} runs`;
+    rows.push(
+      [name, 'request → last id, min', ms(p.minMs), '', ''],
+      [name, 'request → last id, median', ms(p.medianMs), '≤ 300 ms', met(p.medianMs <= 300)],
+      [name, 'request → last id, max', ms(p.maxMs), '≤ 300 ms', met(p.maxMs <= 300)],
+      [name, 'all runs', p.runsMs.map((v) => v.toFixed(1)).join(', ') + ' ms', '', ''],
+      [name, 'bytes per replay', `${(p.bytes / 1e6).toFixed(2)} MB`, '', ''],
+      [name, 'complete and in order', p.complete ? 'yes' : 'NO', 'yes', met(p.complete)],
+    );
+  }
+  if (r.sandbox) {
+    const x = r.sandbox;
+    const start = `4. sandboxed command start (bash -lc true), ${x.runs} runs`;
+    const snap = `5. snapshot + restore of a ${Math.round(x.workspaceBytes / 1024 / 1024)} MB workspace (half random, half base64 text)`;
+    rows.push(
+      [start, 'bare process p50 / p90', `${ms(x.bareMs.p50)} / ${ms(x.bareMs.p90)}`, '', ''],
+      [start, 'bubblewrap sandbox p50 / p90', `${ms(x.sandboxedMs.p50)} / ${ms(x.sandboxedMs.p90)}`, '', ''],
+      [start, 'overhead (median difference)', ms(x.overheadMs), '≤ 10 ms', x.overheadMs <= 10 ? 'yes' : '**no**'],
+      [snap, 'snapshot (tar into the object store)', `${ms(x.snapshotMs)} (${(x.snapshotBytes / 1024 / 1024).toFixed(1)} MB archive)`, '', ''],
+      [snap, 'restore (from the object store)', ms(x.restoreMs), '', ''],
+      [snap, 'snapshot + restore', ms(x.snapshotMs + x.restoreMs), '≤ 2 s', x.snapshotMs + x.restoreMs <= 2000 ? 'yes' : '**no**'],
+      [snap, 'restored workspace intact', x.restoredIntact ? 'yes' : 'no', 'yes', x.restoredIntact ? 'yes' : '**no**'],
+    );
+  }
+  if (r.approve) {
+    const a = r.approve;
+    const name = `6. approve POST → tool_result on SSE (${a.tool}, autoExecute false), ${a.runs} runs after ${a.warmupRuns} warm-up`;
+    const pair = (s: { p50: number; p99: number }) => `${ms(s.p50)} / ${ms(s.p99)}`;
+    rows.push(
+      [name, 'latency p50 / p90', `${ms(a.latency.p50)} / ${ms(a.latency.p90)}`, '', ''],
+      [name, 'latency p99', ms(a.latency.p99), '≤ 15 ms', met(a.latency.p99 <= 15)],
+      [name, 'latency max', ms(a.latency.max), '', ''],
+      [name, 'runs with their tool_result', `${a.latency.count} of ${a.runs} (${a.failures} failed)`, `${a.runs} of ${a.runs}`, met(a.failures === 0 && a.latency.count === a.runs)],
+      [name, 'diagnostic: POST response p50 / p99', pair(a.postResponse), '', ''],
+      [name, 'diagnostic: POST sent → ToolCallDecided dispatched p50 / p99', pair(a.toDecisionDispatched), '', ''],
+      [name, 'diagnostic: → ToolCallStarted dispatched (runner wake-up, step, append) p50 / p99', pair(a.decisionToStarted), '', ''],
+      [name, 'diagnostic: → tool bus request sent p50 / p99', pair(a.startedToToolRequest), '', ''],
+      [name, 'diagnostic: tool bus request (session, load, tool, downloads/ scan) p50 / p99', pair(a.toolRequest), '', ''],
+      [name, 'diagnostic: → ToolCallFinished dispatched (append) p50 / p99', pair(a.toolReplyToFinished), '', ''],
+      [name, 'diagnostic: → tool_result at the SSE client p50 / p99', pair(a.finishedToSse), '', ''],
+      [name, 'diagnostic: POST sent → tool_result written by the service (ToolCallFinished dispatched) p50 / p99', pair(a.toServerWrite), '', ''],
+      [
+        name,
+        'diagnostic: appendToStream calls in the window p50 / p99; appends, stream reads per run',
+        `${pair(a.appendCall)}; ${a.appendsPerRun.toFixed(1)}, ${a.readsPerRun.toFixed(1)}`,
+        '',
+        '',
+      ],
+    );
+  }
+  for (const [bench, message] of Object.entries(r.failures)) rows.push([bench, 'FAILED', message.replace(/\|/g, '\\|').replace(/\n/g, ' '), '', '**no**']);
+  for (const bench of r.skipped) rows.push([bench, 'skipped (BENCH_ONLY)', '', '', '']);
+
+  const m = r.machine;
+  return [
+    `## Results (${r.startedAt})`,
+    '',
+    `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB RAM, Node ${m.node}, ${m.os}.`,
+    `Code: ${m.code}. Load average at start: ${m.loadAtStart}${m.loadAtStart > 0.5 ? ' (**other work was running: figures may be disturbed**)' : ''}.`,
+    '',
+    '| benchmark | figure | value | target | met |',
+    '|---|---|---|---|---|',
+    ...rows.map((row) => `| ${row.join(' | ')} |`),
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,134 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { benchApproveLatency } from './approve-latency';
+import { benchCreateLatency } from './create-latency';
+import { InProcessService } from './lib/in-process-service';
+import { machineFacts } from './lib/machine';
+import { BenchResults, renderReport } from './lib/report';
+import { benchReplay } from './replay';
+import { benchSandbox } from './sandbox';
+import { benchSseFanout } from './sse-fanout';
+
+// `npm run bench`: the benchmarks of BENCHMARKS.md, one after the other, then a Markdown
+// table on stdout and in .bench/latest.md. Exit code 0, or 1 when a measurement failed.
+//
+// Environment: BENCH_RATE (create rate, default 500), BENCH_DURATION_S (measured seconds, 10),
+// BENCH_ONLY (comma list of create,sse,replay,sandbox,approve), BENCH_CPU_PROF (directory: profile the child of
+// benchmark 1 with --cpu-prof), BENCH_PACED=0 (skip the evenly paced supplementary run),
+// BENCH_CHILD_ENV (JSON object of extra variables for benchmark 1's child, for comparison runs).
+
+const ROOT = join(__dirname, '..');
+const WATCHDOG_MS = 20 * 60_000;
+
+function envNumber(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`);
+  return value;
+}
+
+const log = (line: string): void => void process.stderr.write(`[bench] ${line}\n`);
+
+async function main(): Promise<number> {
+  const rate = envNumber('BENCH_RATE', 500);
+  const durationS = envNumber('BENCH_DURATION_S', 10);
+  const only = (process.env.BENCH_ONLY ?? 'create,sse,replay,sandbox,approve').split(',').map((s) => s.trim());
+  const results: BenchResults = { startedAt: new Date().toISOString(), machine: machineFacts(), failures: {}, skipped: [] };
+  const mutable = results as { -readonly [K in keyof BenchResults]: BenchResults[K] };
+
+  if (only.includes('create')) {
+    try {
+      mutable.create = await benchCreateLatency({
+        rate,
+        durationS,
+        warmupS: 2,
+        connections: 50,
+        paced: process.env.BENCH_PACED !== '0',
+        cpuProfDir: process.env.BENCH_CPU_PROF || undefined,
+        extraEnv: process.env.BENCH_CHILD_ENV ? (JSON.parse(process.env.BENCH_CHILD_ENV) as Record<string, string>) : undefined,
+        log,
+      });
+    } catch (error) {
+      results.failures['1. create'] = describe(error);
+    }
+  } else results.skipped.push('1. create');
+
+  const inProcess = only.includes('sse') || only.includes('replay') || only.includes('approve');
+  if (inProcess) {
+    let service: InProcessService | undefined;
+    try {
+      log('starting the in-process service');
+      service = await InProcessService.start();
+      if (only.includes('sse')) {
+        try {
+          mutable.sse = await benchSseFanout(service, { subscribers: 100, appends: 500, intervalMs: 10, log });
+          if (!mutable.sse.exactlyOnce) results.failures['2. append → SSE'] = 'not every client received every event exactly once';
+        } catch (error) {
+          results.failures['2. append → SSE'] = describe(error);
+        }
+      } else results.skipped.push('2. append → SSE');
+      if (only.includes('replay')) {
+        try {
+          mutable.replay = await benchReplay(service, { events: 10_000, runs: 5, log });
+          if (!mutable.replay.complete) results.failures['3. replay'] = 'a replay was incomplete or out of order';
+        } catch (error) {
+          results.failures['3. replay'] = describe(error);
+        }
+      } else results.skipped.push('3. replay');
+      if (only.includes('approve')) {
+        try {
+          mutable.approve = await benchApproveLatency(service, { runs: 100, warmupRuns: 5, log });
+          if (mutable.approve.failures > 0) results.failures['6. approve → tool_result'] = `${mutable.approve.failures} of ${mutable.approve.runs} runs got no tool_result: ${mutable.approve.failureReasons[0] ?? ''}`;
+        } catch (error) {
+          results.failures['6. approve → tool_result'] = describe(error);
+        }
+      } else results.skipped.push('6. approve → tool_result');
+    } catch (error) {
+      results.failures['in-process service'] = describe(error);
+    } finally {
+      await service?.close();
+    }
+  } else results.skipped.push('2. append → SSE', '3. replay', '6. approve → tool_result');
+
+  if (only.includes('sandbox')) {
+    try {
+      mutable.sandbox = await benchSandbox({ runs: 50, workspaceMb: 100, log });
+      if (!mutable.sandbox.restoredIntact) results.failures['5. snapshot + restore'] = 'the restored workspace is not the snapshotted one';
+    } catch (error) {
+      results.failures['4./5. sandbox'] = describe(error);
+    }
+  } else results.skipped.push('4. sandbox start', '5. snapshot + restore');
+
+  const report = renderReport(results);
+  process.stdout.write(`\n${report}\n`);
+  await mkdir(join(ROOT, '.bench'), { recursive: true });
+  await writeFile(join(ROOT, '.bench', 'latest.md'), report);
+  await writeFile(join(ROOT, '.bench', 'latest.json'), JSON.stringify(results, null, 2));
+  log('written .bench/latest.md and .bench/latest.json');
+  return Object.keys(results.failures).length > 0 ? 1 : 0;
+}
+
+function describe(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  log(`FAILED: ${error instanceof Error && error.stack ? error.stack : message}`);
+  return message.split('\n')[0].slice(0, 300);
+}
+
+// Ctrl-C: exit normally so the 'exit' hook kills a running child service (registered before the
+// in-process app's own shutdown hooks, so it runs first).
+process.once('SIGINT', () => process.exit(130));
+
+const watchdog = setTimeout(() => {
+  log(`watchdog: the bench did not finish within ${WATCHDOG_MS / 60_000} minutes`);
+  process.exit(1);
+}, WATCHDOG_MS);
+watchdog.unref();
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    log(`FAILED: ${error instanceof Error ? error.stack : String(error)}`);
+    process.exit(1);
+  },
+);

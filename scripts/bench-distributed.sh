@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# `npm run bench:distributed`: starts the servers the distributed mode needs (as npm test does),
+# then runs bench/distributed.ts, which starts the services as separate processes and measures them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+servers_env="$(bash infra/dev/ensure-test-servers.sh)"
+set -a; eval "$servers_env"; set +a
+exec node -r ts-node/register/transpile-only -r tsconfig-paths/register bench/distributed.ts
