@@ -9,8 +9,15 @@ export type StepOutcome =
   /** Like 'wait', but look again at this time (epoch ms) even if nothing notifies: a deadline. */
   | { readonly waitUntil: number };
 
-/** Runs one step of a task; must be safe to call again after a crash at any point. */
-export type StepFunction = (taskId: string, signal: AbortSignal) => Promise<StepOutcome>;
+/**
+ * Runs one step of a task; must be safe to call again after a crash at any point. A runner that
+ * runs each turn on its own (Temporal) passes the turn: if the task is on another one, the step
+ * does nothing and returns 'idle'.
+ */
+export type StepFunction = (taskId: string, signal: AbortSignal, turn?: number) => Promise<StepOutcome>;
+
+/** The turn a task is on (see turnOf in @app/workflows): how a per-turn runner addresses it. */
+export type TurnOf = (taskId: string) => Promise<number>;
 
 /**
  * Drives tasks' agent loops in the background, durably: work that was unfinished when the
@@ -21,7 +28,7 @@ export interface DurableRunner {
   start(): Promise<void>;
   /** Something changed for the task (new message, decision): run its loop if idle. */
   notify(taskId: string): void;
-  /** Aborts the task's in-flight step (model call, tool run). */
+  /** The task was cancelled: aborts its in-flight step (model call, tool run) and ends its turn's loop. */
   abort(taskId: string): void;
   /** Resolves when no step runs for any task (tests and benchmarks). */
   idle(): Promise<void>;

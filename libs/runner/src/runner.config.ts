@@ -1,4 +1,4 @@
-import { DurableRunner, StepFunction } from './durable-runner.port';
+import { DurableRunner, StepFunction, TurnOf } from './durable-runner.port';
 import { InProcessRunner } from './in-process/in-process-runner';
 import { TemporalRunner } from './temporal/temporal-runner';
 
@@ -26,12 +26,16 @@ export function runnerConfigFromEnv(env: NodeJS.ProcessEnv): RunnerConfig {
   };
 }
 
-export function createDurableRunner(
-  config: RunnerConfig,
-  step: StepFunction,
-  activeTaskIds: () => string[],
-  onError?: (taskId: string, error: unknown) => void,
-): DurableRunner {
+export interface DurableRunnerDeps {
+  readonly step: StepFunction;
+  /** The tasks with unfinished work, resumed by start(). */
+  readonly activeTaskIds: () => string[];
+  /** The turn a task is on; the Temporal runner runs each turn as its own workflow. */
+  readonly turnOf: TurnOf;
+  readonly onError?: (taskId: string, error: unknown) => void;
+}
+
+export function createDurableRunner(config: RunnerConfig, { step, activeTaskIds, turnOf, onError }: DurableRunnerDeps): DurableRunner {
   if (config.kind === 'in-process') return new InProcessRunner(step, activeTaskIds, onError);
-  return new TemporalRunner(step, activeTaskIds, { address: config.address, namespace: config.namespace, taskQueue: config.taskQueue, onError });
+  return new TemporalRunner(step, activeTaskIds, { address: config.address, namespace: config.namespace, taskQueue: config.taskQueue, turnOf, onError });
 }

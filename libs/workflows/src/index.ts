@@ -1,5 +1,6 @@
 export * from './next-action';
+export * from './turn-of';
 export * from './conversation';
 export * from './activities.types';
 export * from './agent.signals';
-export * from './agent-task.workflow';
+export * from './agent-turn.workflow';

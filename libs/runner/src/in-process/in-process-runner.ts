@@ -90,13 +90,21 @@ export class InProcessRunner implements DurableRunner {
       loop.dirty = false;
       let outcome;
       try {
-        if (loop.controller.signal.aborted) loop.controller = new AbortController();
         outcome = await this.step(taskId, loop.controller.signal);
       } catch (error) {
-        this.retryLater(taskId, error);
-        return;
+        if (!loop.controller.signal.aborted) {
+          this.retryLater(taskId, error);
+          return;
+        }
+        outcome = 'idle' as const; // a step may throw on its abort
       }
       this.failures.delete(taskId);
+      // Aborted (the task was cancelled): the loop ends, unless new work was notified meanwhile.
+      if (loop.controller.signal.aborted) {
+        if (!loop.dirty) return;
+        loop.controller = new AbortController();
+        continue;
+      }
       if (typeof outcome === 'object') this.wakeAt(taskId, outcome.waitUntil);
       if (outcome !== 'continue' && !loop.dirty) return;
     }

@@ -1,5 +1,5 @@
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
-import type { AgentTaskActivities } from '@app/workflows';
+import type { AgentTurn, AgentTurnActivities } from '@app/workflows';
 import { StepFunction } from '../durable-runner.port';
 
 export interface ActivityDeps {
@@ -20,17 +20,19 @@ export interface ActivityDeps {
 /** Default for ActivityDeps.maxBatchMs. */
 export const STEP_BATCH_MS = 10_000;
 
-export function createActivities({ step, onError = () => undefined, heartbeatIntervalMs = 1000, maxBatchMs = STEP_BATCH_MS }: ActivityDeps): AgentTaskActivities {
+export function createActivities({ step, onError = () => undefined, heartbeatIntervalMs = 1000, maxBatchMs = STEP_BATCH_MS }: ActivityDeps): AgentTurnActivities {
   return {
-    async step(taskId: string) {
+    async step({ taskId, turn }: AgentTurn) {
       const context = Context.current();
       context.heartbeat();
       const beat = setInterval(() => context.heartbeat(), heartbeatIntervalMs);
       try {
         const startedAt = Date.now();
         for (;;) {
-          const outcome = await step(taskId, context.cancellationSignal);
-          if (outcome !== 'continue' || context.cancellationSignal.aborted || Date.now() - startedAt >= maxBatchMs) return outcome;
+          const outcome = await step(taskId, context.cancellationSignal, turn);
+          // The turn was cancelled while the step ran: report it as such, not as a result.
+          if (context.cancellationSignal.aborted) throw new CancelledFailure('step aborted');
+          if (outcome !== 'continue' || Date.now() - startedAt >= maxBatchMs) return outcome;
         }
       } catch (error) {
         if (context.cancellationSignal.aborted) throw new CancelledFailure('step aborted');

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { Client, Connection, defaultPayloadConverter } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
-import { agentTaskWorkflow } from '@app/workflows';
-import { StepOutcome } from '../durable-runner.port';
+import { agentTurnWorkflow } from '@app/workflows';
+import { StepFunction, StepOutcome, TurnOf } from '../durable-runner.port';
 import { describeRunnerContract } from '../testing/runner.contract';
 import { createActivities } from './activities';
 import { TemporalRunner } from './temporal-runner';
@@ -47,33 +47,115 @@ async function terminateOpen(taskQueue: string): Promise<void> {
   }
 }
 
-describeRunnerContract('temporal', async (step, activeTaskIds) => {
+/** A runner on a task queue and workflow id prefix of its own (both `id`). */
+function testRunner(step: StepFunction, activeTaskIds: () => string[], turnOf: TurnOf) {
   const id = unique();
   const runner = new TemporalRunner(step, activeTaskIds, {
     address,
     namespace,
     taskQueue: id,
     workflowIdPrefix: `${id}-`,
+    turnOf,
     heartbeatIntervalMs: 100,
     pollIntervalMs: 10,
   });
   return {
+    id,
     runner,
     cleanup: async () => {
       await runner.stop();
       await terminateOpen(id);
     },
   };
+}
+
+describeRunnerContract('temporal', async (step, activeTaskIds, turnOf) => testRunner(step, activeTaskIds, turnOf));
+
+describe('TemporalRunner: one workflow per turn', () => {
+  let fixture: ReturnType<typeof testRunner> | undefined;
+  afterEach(async () => fixture?.cleanup());
+
+  /** The workflows of the fixture's task queue: id -> status. */
+  async function workflowsOf(taskQueue: string): Promise<Record<string, string>> {
+    const connection = await Connection.connect({ address });
+    try {
+      const client = new Client({ connection, namespace });
+      const found: Record<string, string> = {};
+      // Visibility is eventually consistent: look until every workflow shows its final status.
+      for (let attempt = 0; attempt < 50; attempt++) {
+        for await (const wf of client.workflow.list({ query: `TaskQueue = '${taskQueue}'` })) found[wf.workflowId] = wf.status.name;
+        if (Object.keys(found).length > 0 && !Object.values(found).includes('RUNNING')) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      return found;
+    } finally {
+      await connection.close();
+    }
+  }
+
+  it('runs each turn as its own workflow, its id made of the task id and turn number, passing the turn to the step', async () => {
+    let turn = 1;
+    const asked: (number | undefined)[] = [];
+    const step: StepFunction = async (_taskId, _signal, forTurn) => {
+      asked.push(forTurn);
+      return 'idle';
+    };
+    fixture = testRunner(step, () => [], async () => turn);
+    await fixture.runner.start();
+    fixture.runner.notify('task1');
+    await fixture.runner.idle();
+    turn = 2;
+    fixture.runner.notify('task1');
+    await fixture.runner.idle();
+    expect(asked).toEqual([1, 2]);
+    expect(await workflowsOf(fixture.id)).toEqual({ [`${fixture.id}-task1-turn-1`]: 'COMPLETED', [`${fixture.id}-task1-turn-2`]: 'COMPLETED' });
+  });
+
+  it('cancels the turn through Temporal cancellation: the step in flight sees its abort and the workflow ends cancelled', async () => {
+    let markStarted: () => void = () => undefined;
+    const started = new Promise<void>((resolve) => (markStarted = resolve));
+    let aborted = false;
+    const step: StepFunction = (_taskId, signal) =>
+      new Promise((resolve) => {
+        markStarted();
+        signal.addEventListener('abort', () => {
+          aborted = true;
+          resolve('idle');
+        });
+      });
+    fixture = testRunner(step, () => [], async () => 3);
+    await fixture.runner.start();
+    fixture.runner.notify('task2');
+    await started;
+    fixture.runner.abort('task2');
+    await fixture.runner.idle();
+    expect(aborted).toBe(true);
+    expect(await workflowsOf(fixture.id)).toEqual({ [`${fixture.id}-task2-turn-3`]: 'CANCELLED' });
+  });
+
+  it('cancelling a turn whose workflow already ended is a no-op, and a later notify still runs the task', async () => {
+    const ran: string[] = [];
+    fixture = testRunner(async (taskId) => (ran.push(taskId), 'idle'), () => [], async () => 1);
+    await fixture.runner.start();
+    fixture.runner.notify('task3');
+    await fixture.runner.idle();
+    fixture.runner.abort('task3');
+    fixture.runner.abort('never-started');
+    await fixture.runner.idle();
+    fixture.runner.notify('task3');
+    await fixture.runner.idle();
+    expect(ran).toEqual(['task3', 'task3']);
+  });
 });
 
-describe('agentTaskWorkflow on a Temporal dev server', () => {
+describe('agentTurnWorkflow on a Temporal dev server', () => {
   let env: TestWorkflowEnvironment;
   let workflowBundle: Awaited<ReturnType<typeof bundleWorkflowCode>>;
 
   beforeAll(async () => {
     env = await TestWorkflowEnvironment.createFromExistingServer({ address, namespace });
     workflowBundle = await bundleWorkflowCode({
-      workflowsPath: require.resolve('../../../workflows/src/agent-task.workflow'),
+      workflowsPath: require.resolve('../../../workflows/src/agent-turn.workflow'),
       logger: Runtime.instance().logger,
     });
   });
@@ -98,7 +180,7 @@ describe('agentTaskWorkflow on a Temporal dev server', () => {
       }),
     });
     const workflowId = `${taskQueue}-${taskId}`;
-    await worker.runUntil(env.client.workflow.execute(agentTaskWorkflow, { workflowId, taskQueue, args: [taskId] }));
+    await worker.runUntil(env.client.workflow.execute(agentTurnWorkflow, { workflowId, taskQueue, args: [{ taskId, turn: 1 }] }));
     const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
     return { calls, history };
   }
@@ -110,9 +192,9 @@ describe('agentTaskWorkflow on a Temporal dev server', () => {
     const events = history.events ?? [];
     expect(events.filter((e) => e.timerStartedEventAttributes)).toHaveLength(1);
     expect(events.filter((e) => e.timerFiredEventAttributes)).toHaveLength(1);
-    // The input is the task id and nothing else: the step reads everything else from the stream.
+    // The input is the task id and turn and nothing else: the step reads everything else from the stream.
     const started = events[0].workflowExecutionStartedEventAttributes;
-    expect(started?.input?.payloads?.map((p) => defaultPayloadConverter.fromPayload(p))).toEqual(['deadline']);
+    expect(started?.input?.payloads?.map((p) => defaultPayloadConverter.fromPayload(p))).toEqual([{ taskId: 'deadline', turn: 1 }]);
   });
 
   it('keeps a failed step’s error text out of the history: only the error class is recorded', async () => {

@@ -1,7 +1,7 @@
 import { Client, Connection, WorkflowExecutionDescription, WorkflowNotFoundError } from '@temporalio/client';
 import { NativeConnection, Runtime, Worker, WorkflowBundleWithSourceMap, bundleWorkflowCode } from '@temporalio/worker';
-import { AGENT_TASK_WORKFLOW_ID_PREFIX, abortStepSignal, agentTaskWorkflow, wakeSignal } from '@app/workflows';
-import { DurableRunner, StepFunction } from '../durable-runner.port';
+import { AGENT_WORKFLOW_ID_PREFIX, agentTurnWorkflow, agentTurnWorkflowId, wakeSignal } from '@app/workflows';
+import { DurableRunner, StepFunction, TurnOf } from '../durable-runner.port';
 import { createActivities } from './activities';
 
 export interface TemporalRunnerOptions {
@@ -9,7 +9,9 @@ export interface TemporalRunnerOptions {
   readonly address: string;
   readonly namespace?: string;
   readonly taskQueue?: string;
-  /** Workflow ids are this plus the task id (default `agent-`); tests use a prefix of their own. */
+  /** The turn a task is on: its workflow's id is the prefix, the task id and this number. */
+  readonly turnOf: TurnOf;
+  /** Workflow ids start with this (default `agent-`); tests use a prefix of their own. */
   readonly workflowIdPrefix?: string;
   /**
    * How often a running step heartbeats, and the longest the worker holds a heartbeat back: an
@@ -18,22 +20,16 @@ export interface TemporalRunnerOptions {
   readonly heartbeatIntervalMs?: number;
   /** How often idle() and abort() look at the workflows' state. */
   readonly pollIntervalMs?: number;
-  /** How long abort() waits for a step that is scheduled but not yet running to start. */
-  readonly abortSettleMs?: number;
   /** Defaults to the workflow module next to its source; a pre-built bundle skips bundling. */
   readonly workflowBundle?: WorkflowBundleWithSourceMap;
   /** A step that failed (retried by Temporal), a client call that failed, or the worker itself (`*`). */
   readonly onError?: (taskId: string, error: unknown) => void;
 }
 
-// PendingActivityState.PENDING_ACTIVITY_STATE_SCHEDULED in temporal.api.enums.v1 (the proto
-// package is not a direct dependency): the step is queued or waiting out a retry backoff.
-const ACTIVITY_SCHEDULED = 1;
-
 /** describe() calls idle() makes at once. */
 const DESCRIBE_BATCH = 16;
 
-const WORKFLOWS_PATH = require.resolve('../../../workflows/src/agent-task.workflow');
+const WORKFLOWS_PATH = require.resolve('../../../workflows/src/agent-turn.workflow');
 let sharedBundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 
 /** Bundling takes seconds, so every runner in the process shares one bundle. */
@@ -57,8 +53,8 @@ interface Started {
 }
 
 /**
- * The distributed mode's durable runner: one `agentTaskWorkflow` per task on a Temporal server,
- * whose activity runs the step function in whichever worker of the task queue picks it up.
+ * The distributed mode's durable runner: one `agentTurnWorkflow` per turn of a task on a Temporal
+ * server, whose activity runs the step function in whichever worker of the task queue picks it up.
  * Durability comes from Temporal (a step interrupted by a crash is retried elsewhere) and, as in
  * the in-process runner, from steps re-reading the event stream.
  */
@@ -86,7 +82,6 @@ export class TemporalRunner implements DurableRunner {
   private readonly prefix: string;
   private readonly heartbeatIntervalMs: number;
   private readonly pollIntervalMs: number;
-  private readonly abortSettleMs: number;
   private readonly onError: (taskId: string, error: unknown) => void;
 
   constructor(
@@ -96,10 +91,9 @@ export class TemporalRunner implements DurableRunner {
   ) {
     this.namespace = options.namespace ?? 'default';
     this.taskQueue = options.taskQueue ?? 'agent-loop';
-    this.prefix = options.workflowIdPrefix ?? AGENT_TASK_WORKFLOW_ID_PREFIX;
+    this.prefix = options.workflowIdPrefix ?? AGENT_WORKFLOW_ID_PREFIX;
     this.heartbeatIntervalMs = options.heartbeatIntervalMs ?? 1000;
     this.pollIntervalMs = options.pollIntervalMs ?? 25;
-    this.abortSettleMs = options.abortSettleMs ?? 2000;
     this.onError = options.onError ?? (() => undefined);
   }
 
@@ -123,13 +117,14 @@ export class TemporalRunner implements DurableRunner {
       return;
     }
     const { client } = this.started;
-    const workflowId = this.workflowId(taskId);
     this.enqueue(taskId, async () => {
-      // Starts the task's workflow, or only signals it when it is already open: one loop per task.
-      await client.workflow.signalWithStart(agentTaskWorkflow, {
+      const turn = { taskId, turn: await this.options.turnOf(taskId) };
+      const workflowId = agentTurnWorkflowId(this.prefix, turn);
+      // Starts the turn's workflow, or only signals it when it is already open: one loop per turn.
+      await client.workflow.signalWithStart(agentTurnWorkflow, {
         workflowId,
         taskQueue: this.taskQueue,
-        args: [taskId],
+        args: [turn],
         signal: wakeSignal,
         signalArgs: [],
       });
@@ -139,22 +134,17 @@ export class TemporalRunner implements DurableRunner {
 
   abort(taskId: string): void {
     if (this.stopped || !this.started) return;
-    const handle = this.started.client.workflow.getHandle(this.workflowId(taskId));
+    const { client } = this.started;
     this.enqueue(taskId, async () => {
-      // A step that was asked for but has not started yet would miss the abort (Temporal cancels
-      // a step that never started without running it), so wait, briefly, for it to be running.
-      const until = Date.now() + this.abortSettleMs;
-      while (Date.now() < until) {
-        const state = await this.describe(handle.workflowId);
-        if (!state) return; // no open workflow: nothing in flight
-        if (!state.raw.pendingWorkflowTask && !(state.raw.pendingActivities ?? []).some((a) => a.state === ACTIVITY_SCHEDULED)) break;
-        await delay(this.pollIntervalMs);
-      }
+      const workflowId = agentTurnWorkflowId(this.prefix, { taskId, turn: await this.options.turnOf(taskId) });
       try {
-        await handle.signal(abortStepSignal);
+        // Temporal cancellation: the step in flight sees its signal on its next heartbeat, one
+        // not yet started never runs, and the workflow ends as cancelled.
+        await client.workflow.getHandle(workflowId).cancel();
       } catch (error) {
-        if (!(error instanceof WorkflowNotFoundError)) throw error;
+        if (!(error instanceof WorkflowNotFoundError)) throw error; // no open workflow: nothing runs
       }
+      this.open.set(workflowId, ++this.generation);
     });
   }
 
@@ -196,10 +186,6 @@ export class TemporalRunner implements DurableRunner {
     await started.nativeConnection.close();
   }
 
-  private workflowId(taskId: string): string {
-    return `${this.prefix}${taskId}`;
-  }
-
   private async connectAndRun(): Promise<Started> {
     const { address } = this.options;
     const bundle = await (this.options.workflowBundle ?? workflowBundle());
@@ -228,10 +214,10 @@ export class TemporalRunner implements DurableRunner {
     }
   }
 
-  private readonly countedStep: StepFunction = async (taskId, signal) => {
+  private readonly countedStep: StepFunction = async (taskId, signal, turn) => {
     this.stepsInFlight++;
     try {
-      return await this.step(taskId, signal);
+      return await this.step(taskId, signal, turn);
     } finally {
       this.stepsInFlight--;
     }

@@ -1,12 +1,15 @@
-import { DurableRunner, StepFunction, StepOutcome } from '../durable-runner.port';
+import { DurableRunner, StepFunction, StepOutcome, TurnOf } from '../durable-runner.port';
 
 export interface RunnerFixture {
   readonly runner: DurableRunner;
   cleanup(): Promise<void>;
 }
 
-/** A factory gets the step function and the active-task source the runner must use. */
-export type RunnerFactory = (step: StepFunction, activeTaskIds: () => string[]) => Promise<RunnerFixture>;
+/** A factory gets the step function, the active-task source and the turn source the runner must use. */
+export type RunnerFactory = (step: StepFunction, activeTaskIds: () => string[], turnOf: TurnOf) => Promise<RunnerFixture>;
+
+/** Every task of these tests stays on its first turn unless a test says otherwise. */
+const firstTurn: TurnOf = async () => 1;
 
 /** Every durable runner adapter's spec calls this with its own factory. */
 export function describeRunnerContract(name: string, factory: RunnerFactory): void {
@@ -27,7 +30,7 @@ export function describeRunnerContract(name: string, factory: RunnerFactory): vo
 
     it('resumes every active task on start and runs its steps until it is idle', async () => {
       const { calls, step } = scripted({ a: ['continue', 'continue', 'idle'], b: ['idle'] });
-      fixture = await factory(step, () => ['a', 'b']);
+      fixture = await factory(step, () => ['a', 'b'], firstTurn);
       await fixture.runner.start();
       await fixture.runner.idle();
       expect(calls.filter((c) => c === 'a')).toHaveLength(3);
@@ -46,7 +49,7 @@ export function describeRunnerContract(name: string, factory: RunnerFactory): vo
         steps++;
         return 'wait';
       };
-      fixture = await factory(step, () => []);
+      fixture = await factory(step, () => [], firstTurn);
       await fixture.runner.start();
       fixture.runner.notify('t');
       await new Promise((r) => setTimeout(r, 5));
@@ -63,7 +66,7 @@ export function describeRunnerContract(name: string, factory: RunnerFactory): vo
         seen.push(Date.now());
         return seen.length === 1 ? { waitUntil: Date.now() + 150 } : 'idle';
       };
-      fixture = await factory(step, () => ['t']);
+      fixture = await factory(step, () => ['t'], firstTurn);
       await fixture.runner.start();
       const until = Date.now() + 5000;
       while (seen.length < 2 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
@@ -71,22 +74,48 @@ export function describeRunnerContract(name: string, factory: RunnerFactory): vo
       expect(seen[1] - seen[0]).toBeGreaterThanOrEqual(140);
     });
 
-    it('aborts the signal of a task in flight', async () => {
+    it('aborts the signal of a task in flight, and its loop runs no further step', async () => {
       let aborted = false;
+      let steps = 0;
+      let markStarted: () => void = () => undefined;
+      const started = new Promise<void>((resolve) => (markStarted = resolve));
       const step: StepFunction = (_taskId, signal) =>
         new Promise((resolve) => {
+          steps++;
+          markStarted();
           signal.addEventListener('abort', () => {
             aborted = true;
-            resolve('idle');
+            // A step that ignores its abort and asks to go on must not be run again.
+            resolve('continue');
           });
         });
-      fixture = await factory(step, () => []);
+      fixture = await factory(step, () => [], firstTurn);
       await fixture.runner.start();
       fixture.runner.notify('t');
-      await new Promise((r) => setTimeout(r, 10));
+      await started;
       fixture.runner.abort('t');
       await fixture.runner.idle();
       expect(aborted).toBe(true);
+      expect(steps).toBe(1);
+    });
+
+    it('carries a task from one turn to the next: a notify after the turn changed runs the new turn', async () => {
+      let turn = 1;
+      const ran: number[] = [];
+      // A per-turn runner says which turn it runs; a step asked for a turn the task left does nothing.
+      const step: StepFunction = async (_taskId, _signal, asked) => {
+        if (asked !== undefined && asked !== turn) return 'idle';
+        ran.push(turn);
+        return 'idle';
+      };
+      fixture = await factory(step, () => [], async () => turn);
+      await fixture.runner.start();
+      fixture.runner.notify('t');
+      await fixture.runner.idle();
+      turn = 2;
+      fixture.runner.notify('t');
+      await fixture.runner.idle();
+      expect(ran).toEqual([1, 2]);
     });
 
     it('retries a step that threw, later', async () => {
@@ -96,7 +125,7 @@ export function describeRunnerContract(name: string, factory: RunnerFactory): vo
         if (attempts === 1) throw new Error('store hiccup');
         return 'idle';
       };
-      fixture = await factory(step, () => []);
+      fixture = await factory(step, () => [], firstTurn);
       await fixture.runner.start();
       fixture.runner.notify('t');
       const until = Date.now() + 5000;

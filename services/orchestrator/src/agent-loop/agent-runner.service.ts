@@ -8,12 +8,13 @@ import { TaskViewsStore } from '@app/read-models';
 import { DurableRunner, createDurableRunner, runnerConfigFromEnv } from '@app/runner';
 import { RUNTIME_ENV } from '@app/runtime';
 import { TaskCommandExecutor } from '@app/task-commands';
+import { turnOf } from '@app/workflows';
 import { agentLoopConfigFromEnv } from './agent-loop.config';
 import { AgentStep } from './agent-step';
 
 /** Events after which a task's loop may have new work. */
 const WAKING_EVENTS = new Set(['TaskCreated', 'TurnStarted', 'ToolCallDecided', 'UserMessageAdded']);
-/** Events that end a task's turn for good: whatever still runs for it is aborted. */
+/** Events that end a task's turn for good: whatever still runs for it is aborted, its turn's loop ended. */
 const ENDING_EVENTS = new Set(['TaskCancelled']);
 
 @Injectable()
@@ -33,9 +34,12 @@ export class AgentRunnerService implements OnApplicationBootstrap, OnApplication
     private readonly views: TaskViewsStore,
   ) {
     const step = new AgentStep(commands, model, bus, vault, agentLoopConfigFromEnv(env));
-    this.runner = createDurableRunner(runnerConfigFromEnv(env), step.run, () => this.views.activeTaskIds(), (taskId, error) =>
-      this.logger.error(`task ${taskId}: step failed: ${error instanceof Error ? error.message : String(error)}`),
-    );
+    this.runner = createDurableRunner(runnerConfigFromEnv(env), {
+      step: step.run,
+      activeTaskIds: () => this.views.activeTaskIds(),
+      turnOf: async (taskId) => turnOf((await commands.load(taskId)).state),
+      onError: (taskId, error) => this.logger.error(`task ${taskId}: step failed: ${error instanceof Error ? error.message : String(error)}`),
+    });
   }
 
   get durableRunner(): DurableRunner {

@@ -88,6 +88,20 @@ describe('AgentStep after a crash (embedded store on a real DATA_DIR)', () => {
     expect(toolMessage!.content).toContain('Interrupted');
   });
 
+  it('leaves a task on another turn alone: a step asked for turn 2 of a task on turn 1 does nothing', async () => {
+    const commands = new TaskCommandExecutor(store);
+    const { taskId } = await taskWithApprovedCall(commands);
+    const before = (await commands.load(taskId)).events.length;
+
+    await expect(newStep(commands).run(taskId, new AbortController().signal, 2)).resolves.toBe('idle');
+
+    expect(executed).toEqual([]);
+    expect((await commands.load(taskId)).events).toHaveLength(before);
+    // Asked for the turn it is on, the same step runs the call.
+    await expect(newStep(commands).run(taskId, new AbortController().signal, 1)).resolves.toBe('continue');
+    expect(executed).toHaveLength(1);
+  });
+
   it('resumes an approved call that had not started yet by running it exactly once', async () => {
     const commands = new TaskCommandExecutor(store);
     const { taskId, callId } = await taskWithApprovedCall(commands);

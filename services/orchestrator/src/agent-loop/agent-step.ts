@@ -6,7 +6,7 @@ import { ModelProvider, ToolDefinition } from '@app/model-provider';
 import { StepOutcome } from '@app/runner';
 import { TaskCommand } from '@app/task-domain';
 import { TaskCommandExecutor, toTaskEvent } from '@app/task-commands';
-import { INTERRUPTED_OUTPUT, buildConversation, nextAction } from '@app/workflows';
+import { INTERRUPTED_OUTPUT, buildConversation, nextAction, turnOf } from '@app/workflows';
 import { AgentLoopConfig } from './agent-loop.config';
 
 /** How long a new task's secrets may take to reach this process over the bus before they count as lost. */
@@ -31,8 +31,10 @@ export class AgentStep {
     private readonly config: AgentLoopConfig,
   ) {}
 
-  readonly run = async (taskId: string, signal: AbortSignal): Promise<StepOutcome> => {
+  readonly run = async (taskId: string, signal: AbortSignal, turn?: number): Promise<StepOutcome> => {
     const { state, events } = await this.commands.load(taskId);
+    // A loop of an earlier turn (a per-turn runner) leaves the task to the loop of the turn it is on.
+    if (turn !== undefined && turnOf(state) !== turn) return 'idle';
     const action = nextAction(state, this.inFlight);
     if (action.kind !== 'idle' && state.exists && state.secretNames.length > 0 && !state.secretsReported && !this.vault.has(taskId)) {
       // In the distributed mode the secrets come on the bus, maybe just after the task's first event.

@@ -1,0 +1,11 @@
+import type { TaskState } from '../../task-domain/src/task.state';
+
+/**
+ * The turn a task's agent loop is on: the running (or last) turn, or, while a message waits to
+ * start one, the turn it will start. The Temporal runner runs each turn as its own workflow and
+ * addresses it by this number; a step asked for another turn than this does nothing.
+ */
+export function turnOf(state: TaskState): number {
+  if (!state.exists) return 0;
+  return state.status === 'pending' ? state.turn + 1 : state.turn;
+}
