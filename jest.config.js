@@ -31,8 +31,8 @@ module.exports = {
       displayName: 'e2e-distributed',
       setupFilesAfterEnv: ['<rootDir>/test/support/slow-tier-timeout.ts', '<rootDir>/test/support/distributed-e2e-mode.ts'],
       testMatch: [
-        '<rootDir>/services/api/test/{task-lifecycle,approvals,auth-and-errors,uploads,secrets}.e2e-spec.ts',
-        '<rootDir>/services/sandbox/test/{shell-and-artifacts,expiry-and-restore}.e2e-spec.ts',
+        '<rootDir>/services/api/test/{task-lifecycle,approvals,auth-and-errors,uploads,secrets,stream}.e2e-spec.ts',
+        '<rootDir>/services/sandbox/test/{shell-and-artifacts,expiry-and-restore,secret-canary}.e2e-spec.ts',
       ],
     },
   ],

@@ -32,7 +32,7 @@ export interface Harness {
  * a distributed deployment running the very same suite.
  */
 export async function startHarness(extraEnv: Record<string, string> = {}, withModel = true, logLevels: LogLevel[] = ['error']): Promise<Harness> {
-  if (process.env.ATS_E2E_MODE === 'distributed') return startDistributedHarness(extraEnv, withModel);
+  if (process.env.ATS_E2E_MODE === 'distributed') return startDistributedHarness(extraEnv, withModel, logLevels);
   const dataDir = await mkdtemp(join(tmpdir(), 'ats-e2e-'));
   const model = await startScriptedOpenAiServer();
   const env: NodeJS.ProcessEnv = {
@@ -79,11 +79,15 @@ export async function waitFor<T>(probe: () => Promise<T | undefined> | T | undef
  * `dataDir` is the sandboxes' volume (workspaces/<taskId>); suites that reach into the Nest app
  * run in the all-in-one mode only.
  */
-async function startDistributedHarness(extraEnv: Record<string, string>, withModel: boolean): Promise<Harness> {
+async function startDistributedHarness(extraEnv: Record<string, string>, withModel: boolean, logLevels: LogLevel[]): Promise<Harness> {
   const model = await startScriptedOpenAiServer();
+  // The processes always log at `log` and above (the deployment waits for their start lines);
+  // a suite that asks for debug or verbose output gets it.
+  const verbose = (['verbose', 'debug'] as const).find((level) => logLevels.includes(level));
   const env: Record<string, string> = {
     API_KEYS: `${API_KEY},${OTHER_API_KEY}`,
     SSE_KEEPALIVE_MS: '200',
+    ...(verbose ? { LOG_LEVEL: verbose } : {}),
     ...(withModel ? { LLM_BASE_URL: model.url, LLM_MODEL: 'scripted-model', LLM_MAX_RETRIES: '2' } : {}),
     ...extraEnv,
   };

@@ -2,3 +2,4 @@ export * from './runtime.module';
 export * from './runtime.tokens';
 export * from './start-worker-service';
 export * from './bus-append-notifications';
+export * from './log-levels';

@@ -1,6 +1,7 @@
 import { DynamicModule, INestApplicationContext, Logger, LogLevel, Module, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { createServer } from 'node:http';
+import { logLevelsFromEnv } from './log-levels';
 import { RuntimeModule } from './runtime.module';
 
 export interface WorkerServiceOptions {
@@ -21,7 +22,7 @@ export async function startWorkerService(name: string, serviceModule: Type<unkno
       return { module: WorkerRootModule, imports: [RuntimeModule.forRoot(env), serviceModule] };
     }
   }
-  const app = await NestFactory.createApplicationContext(WorkerRootModule.forRoot(), { logger: options.logLevels ?? ['log', 'warn', 'error'] });
+  const app = await NestFactory.createApplicationContext(WorkerRootModule.forRoot(), { logger: options.logLevels ?? logLevelsFromEnv(env) });
   app.enableShutdownHooks();
   const port = Number(env.HEALTH_PORT ?? 0);
   if (port > 0) serveHealth(app, port, env.HOST ?? '127.0.0.1');

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { DynamicModule, Logger, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { RuntimeModule } from '@app/runtime';
+import { RuntimeModule, logLevelsFromEnv } from '@app/runtime';
 import { ApiConfig } from './api.config';
 import { ApiModule } from './api.module';
 import { configureHttpApp, createFastifyAdapter } from './http-app';
@@ -20,7 +20,7 @@ class ApiRootModule {
 async function main(): Promise<void> {
   const env = process.env;
   const config = new ApiConfig(env);
-  const app = await NestFactory.create<NestFastifyApplication>(ApiRootModule.forRoot(env), createFastifyAdapter(config), { logger: ['log', 'warn', 'error'] });
+  const app = await NestFactory.create<NestFastifyApplication>(ApiRootModule.forRoot(env), createFastifyAdapter(config), { logger: logLevelsFromEnv(env) });
   await configureHttpApp(app, config);
   const host = env.HOST ?? '127.0.0.1';
   await app.listen(config.port, host);

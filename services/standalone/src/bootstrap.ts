@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ApiConfig } from '../../api/src/api.config';
 import { configureHttpApp, createFastifyAdapter } from '../../api/src/http-app';
+import { logLevelsFromEnv } from '@app/runtime';
 import { StandaloneModule } from './standalone.module';
 
 export interface StartOptions {
@@ -19,7 +20,7 @@ export async function startStandalone(options: StartOptions = {}): Promise<{ app
   const env = options.env ?? process.env;
   const config = new ApiConfig(env);
   const app = await NestFactory.create<NestFastifyApplication>(StandaloneModule.forRoot(env), createFastifyAdapter(config), {
-    logger: options.logLevels ?? ['log', 'warn', 'error'],
+    logger: options.logLevels ?? logLevelsFromEnv(env),
   });
   await configureHttpApp(app, config);
   await app.listen(options.port ?? config.port, options.host ?? env.HOST ?? '127.0.0.1');
