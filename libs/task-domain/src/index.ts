@@ -7,3 +7,4 @@ export * from './projections/task-view.projection';
 export * from './projections/public-event.projection';
 export * from './artifacts/artifact-types';
 export * from './artifacts/artifact-diff';
+export * from './mcp/mcp-server-config';

@@ -49,8 +49,19 @@ export type TaskCreated = Event<
     /** Names only: secret values never reach an event. */
     readonly secretNames: readonly string[];
     readonly files: readonly UploadedFile[];
+    /**
+     * The task's own MCP servers (Streamable HTTP). Header values keep their `{{secrets.NAME}}`
+     * references; the values are filled in by the sandbox on connect. Absent on older events.
+     */
+    readonly mcpServers?: Readonly<Record<string, TaskMcpServer>>;
   }
 >;
+
+/** A Streamable HTTP MCP server a task brought along (CONTRACT.md: `mcpServers` on create). */
+export interface TaskMcpServer {
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
 export type UserMessageAdded = Event<'UserMessageAdded', { readonly messageId: string; readonly text: string; readonly queued: boolean }>;
 export type TurnStarted = Event<'TurnStarted', { readonly turn: number; readonly messageId: string }>;
 export type ModelResponded = Event<

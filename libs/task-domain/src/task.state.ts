@@ -1,4 +1,4 @@
-import { ApprovalRule, ArtifactRecord, TaskEvent, ToolCallStatus, ToolResultStatus, TokenUsage } from './task.events';
+import { ApprovalRule, ArtifactRecord, TaskEvent, TaskMcpServer, ToolCallStatus, ToolResultStatus, TokenUsage } from './task.events';
 
 // ─── State ───────────────────────────────────────────────────────────────────────────────────
 // What the decider and the agent loop need to know about a task, folded from its events.
@@ -40,6 +40,8 @@ export interface ExistingTask {
   /** Ordinary configuration: environment variables of the sandbox's processes. */
   readonly env: Readonly<Record<string, string>>;
   readonly secretNames: readonly string[];
+  /** The task's own MCP servers (headers with `{{secrets.NAME}}` references, never values). */
+  readonly mcpServers: Readonly<Record<string, TaskMcpServer>>;
   /** The task already said its secrets are gone (after a restart). */
   readonly secretsReported: boolean;
   /** Current artifacts by path. */
@@ -88,6 +90,7 @@ export function evolve(state: TaskState, event: TaskEvent): TaskState {
       usage: ZERO_USAGE,
       env: d.env,
       secretNames: d.secretNames,
+      mcpServers: d.mcpServers ?? {},
       secretsReported: false,
       artifacts: {},
     };

@@ -7,7 +7,7 @@ import { ApprovalRule, TaskEventData, TaskEventType } from '../task.events';
 type FieldList = { readonly [T in TaskEventType]: readonly (keyof TaskEventData<T>)[] };
 
 export const TASK_EVENT_FIELDS = {
-  TaskCreated: ['taskId', 'tenantId', 'messageId', 'text', 'autoExecute', 'showInHistory', 'env', 'secretNames', 'files'],
+  TaskCreated: ['taskId', 'tenantId', 'messageId', 'text', 'autoExecute', 'showInHistory', 'env', 'secretNames', 'files', 'mcpServers'],
   UserMessageAdded: ['messageId', 'text', 'queued'],
   TurnStarted: ['turn', 'messageId'],
   ModelResponded: ['turn', 'step', 'model', 'finishReason', 'usage'],

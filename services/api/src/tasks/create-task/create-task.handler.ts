@@ -6,6 +6,7 @@ import { PrepareWorkspaceRequest, SUBJECTS, SecretsProvided, UploadRef } from '@
 import { OBJECT_STORE, ObjectStore } from '@app/object-store';
 import { TaskViewsStore } from '@app/read-models';
 import { TaskCommandExecutor } from '@app/task-commands';
+import { parseTaskMcpServers } from '@app/task-domain';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { CreateTaskCommand, CreatedTask } from './create-task.command';
@@ -42,6 +43,8 @@ export class CreateTaskHandler implements ICommandHandler<CreateTaskCommand, Cre
   }
 
   async execute({ tenantId, taskId, request, files }: CreateTaskCommand): Promise<CreatedTask> {
+    // Checked before anything is written: a bad server list leaves nothing behind.
+    const mcpServers = parseTaskMcpServers(request.mcpServers, Object.keys(request.secrets ?? {}));
     if (files.length > 0) await this.prepareWorkspace(taskId, files);
     const uploaded = await Promise.all(files.map(async (f) => ({ name: f.name, size: (await stat(f.stagedPath)).size })));
     const secrets = request.secrets ?? {};
@@ -61,6 +64,7 @@ export class CreateTaskHandler implements ICommandHandler<CreateTaskCommand, Cre
         env: request.env ?? {},
         secretNames: Object.keys(secrets),
         files: uploaded,
+        ...(Object.keys(mcpServers).length > 0 ? { mcpServers } : {}),
       },
     };
     const { position } = await this.commands.execute(taskId, command).catch((error: unknown) => {

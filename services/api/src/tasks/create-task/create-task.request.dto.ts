@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsBoolean, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
 import { MIN_SECRET_LENGTH } from '@app/common';
 import { IsStringRecord } from '../../validation/is-string-record';
 
@@ -39,4 +39,20 @@ export class CreateTaskRequestDto {
   @IsOptional()
   @IsStringRecord({ maxEntries: 100, maxValueLength: 32_768 })
   readonly env?: Record<string, string>;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: {
+      type: 'object',
+      properties: { url: { type: 'string' }, headers: { type: 'object', additionalProperties: { type: 'string' } } },
+      required: ['url'],
+    },
+    description:
+      "This task's own MCP servers, Streamable HTTP only: `{\"<name>\": {\"url\", \"headers\"}}` (at most 10; names of letters, digits, - and single _). " +
+      'A header value may be `{{secrets.NAME}}`, filled in from this task\'s secrets when connecting (only the reference is stored). ' +
+      'Their tools appear as `mcp__<name>__<tool>`. Private addresses are refused unless in MCP_ALLOW_HOSTS. In multipart: a JSON-encoded text field.',
+  })
+  @IsOptional()
+  @IsObject()
+  readonly mcpServers?: Record<string, unknown>;
 }

@@ -23,7 +23,7 @@ export interface ParsedMultipart {
 }
 
 const BOOLEAN_FIELDS = new Set(['autoExecute', 'showInHistory']);
-const JSON_FIELDS = new Set(['secrets', 'env']);
+const JSON_FIELDS = new Set(['secrets', 'env', 'mcpServers']);
 
 /**
  * Reads a multipart create request: text fields as the JSON form would carry them (booleans from

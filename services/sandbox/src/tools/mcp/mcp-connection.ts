@@ -1,0 +1,101 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { McpServerConfig, resolveHeaders } from '@app/task-domain';
+
+/** One tool of a connected server: its own name and what the model is told about it. */
+export interface McpServerTool {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: Record<string, unknown>;
+}
+
+export interface McpConnection {
+  readonly tools: readonly McpServerTool[];
+  readonly client: Client;
+  /** False once the server closed (crashed, exited, dropped the session). */
+  readonly open: boolean;
+  close(): Promise<void>;
+}
+
+export interface ConnectOptions {
+  readonly timeoutMs: number;
+  /** The task's secrets, for `{{secrets.NAME}}` in headers. */
+  readonly secrets: Readonly<Record<string, string>>;
+  /** The fetch of HTTP servers (a task's own use one that refuses private addresses). */
+  readonly fetch?: typeof fetch;
+}
+
+/** Tools kept per server: a server listing thousands would drown the model's context. */
+const MAX_TOOLS_PER_SERVER = 128;
+const MAX_LIST_PAGES = 8;
+
+/**
+ * Connects to one MCP server and lists its tools, within `timeoutMs`. A stdio server is a child
+ * process of this service with only PATH and its configured env (never the task's secrets),
+ * started in an empty directory of its own that is removed when it closes.
+ */
+export async function connectMcpServer(name: string, config: McpServerConfig, options: ConnectOptions): Promise<McpConnection> {
+  let workDir: string | undefined;
+  let transport: Transport;
+  if (config.kind === 'stdio') {
+    workDir = await mkdtemp(join(tmpdir(), `ats-mcp-${name}-`));
+    transport = new StdioClientTransport({
+      command: config.command,
+      args: [...config.args],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: workDir, ...config.env },
+      cwd: workDir,
+      stderr: 'ignore',
+    });
+  } else {
+    transport = new StreamableHTTPClientTransport(new URL(config.url), {
+      requestInit: { headers: resolveHeaders(config.headers, options.secrets) },
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      reconnectionOptions: { maxReconnectionDelay: 1000, initialReconnectionDelay: 200, reconnectionDelayGrowFactor: 2, maxRetries: 1 },
+    });
+  }
+  const client = new Client({ name: 'agentic-task-service', version: '1.0.0' });
+  let open = true;
+  const cleanup = async () => {
+    open = false;
+    if (workDir) await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
+  };
+  client.onclose = () => void cleanup();
+  try {
+    await client.connect(transport, { timeout: options.timeoutMs });
+    const tools = await listAllTools(client, options.timeoutMs);
+    return {
+      tools,
+      client,
+      get open() {
+        return open;
+      },
+      close: async () => {
+        await client.close().catch(() => undefined);
+        await cleanup();
+      },
+    };
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    await cleanup();
+    throw error;
+  }
+}
+
+async function listAllTools(client: Client, timeoutMs: number): Promise<McpServerTool[]> {
+  const tools: McpServerTool[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_LIST_PAGES && tools.length < MAX_TOOLS_PER_SERVER; page++) {
+    const listed = await client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs });
+    for (const tool of listed.tools) {
+      tools.push({ name: tool.name, description: tool.description ?? '', inputSchema: tool.inputSchema as Record<string, unknown> });
+    }
+    cursor = listed.nextCursor;
+    if (!cursor) break;
+  }
+  return tools.slice(0, MAX_TOOLS_PER_SERVER);
+}
