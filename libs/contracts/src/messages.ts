@@ -1,6 +1,13 @@
 // Payloads of the inter-service messages (wire schema: proto/agent/v1/messages.proto).
 import type { ArtifactRecord } from '@app/task-domain';
 
+/** sandbox.query.list_tools: the tools a task's model may call (its MCP servers' included). */
+export interface ListToolsRequest {
+  readonly taskId: string;
+  /** The task's secrets, for `{{secrets.NAME}}` in its MCP servers' headers; in memory only. */
+  readonly secrets?: Readonly<Record<string, string>>;
+}
+
 export interface ExecuteToolRequest {
   readonly taskId: string;
   readonly callId: string;

@@ -11,6 +11,8 @@ import { SANDBOX_PROVIDER, SandboxProvider } from './provider/sandbox-provider.p
 import { SandboxSessions } from './sessions/sandbox-sessions';
 import { UploadFetcher } from './uploads/upload-fetcher';
 import { ToolExecutionService } from './tool-execution/tool-execution.service';
+import { AgentToolbox } from './tools/agent-toolbox';
+import { createAgentToolbox } from './tools/create-agent-toolbox';
 
 /** Sandbox control and tool execution: the only service that touches task workspaces. */
 @Module({
@@ -34,6 +36,7 @@ import { ToolExecutionService } from './tool-execution/tool-execution.service';
       useFactory: (env: NodeJS.ProcessEnv, settings: SandboxSettings, objects: ObjectStore) =>
         new UploadFetcher(objects, join(dataDirFromEnv(env), 'sandbox-uploads'), settings.uploads),
     },
+    { provide: AgentToolbox, inject: [SANDBOX_SETTINGS], useFactory: (settings: SandboxSettings) => createAgentToolbox(settings) },
     ToolExecutionService,
   ],
 })

@@ -1,5 +1,5 @@
 import { SecretVault, newId } from '@app/common';
-import { ExecuteToolReply, ExecuteToolRequest, SUBJECTS, ToolCancelledNotice } from '@app/contracts';
+import { ExecuteToolReply, ExecuteToolRequest, ListToolsRequest, SUBJECTS, ToolCancelledNotice } from '@app/contracts';
 import { ExpectedRevisionConflictError, StoredEvent } from '@app/event-store';
 import { DEFAULT_REQUEST_TIMEOUT_MS, MessageBus, requestUntilDelivered } from '@app/bus';
 import { ModelProvider, ToolDefinition } from '@app/model-provider';
@@ -84,7 +84,7 @@ export class AgentStep {
     let response;
     try {
       // Like a tool call, waits out a NATS reconnect or sandbox restarts instead of failing the turn.
-      const tools = await requestUntilDelivered<{ taskId: string }, ToolDefinition[]>(this.bus, SUBJECTS.sandboxListTools, { taskId }, {
+      const tools = await requestUntilDelivered<ListToolsRequest, ToolDefinition[]>(this.bus, SUBJECTS.sandboxListTools, { taskId, ...this.secretsOf(taskId) }, {
         timeoutMs: DEFAULT_REQUEST_TIMEOUT_MS,
         signal,
       });

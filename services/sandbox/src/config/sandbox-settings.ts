@@ -1,6 +1,8 @@
 import { intFromEnv } from '@app/common';
 import { SandboxConfig, sandboxConfigFromEnv } from '../provider/sandbox.config';
 import { SessionLimits } from '../sessions/sandbox-sessions';
+import { McpSettings, mcpSettingsFromEnv } from '../tools/mcp/mcp.config';
+import { WebFetchConfig, webFetchConfigFromEnv } from '../tools/web-fetch/web-fetch.config';
 import { UploadLimits, uploadLimitsFromEnv } from '../uploads/upload-limits';
 
 export const SANDBOX_SETTINGS = Symbol('SANDBOX_SETTINGS');
@@ -10,6 +12,8 @@ export interface SandboxSettings {
   readonly provider: SandboxConfig;
   readonly sessions: SessionLimits;
   readonly uploads: UploadLimits;
+  readonly mcp: McpSettings;
+  readonly webFetch: WebFetchConfig;
 }
 
 export function sandboxSettingsFromEnv(env: NodeJS.ProcessEnv): SandboxSettings {
@@ -21,6 +25,8 @@ export function sandboxSettingsFromEnv(env: NodeJS.ProcessEnv): SandboxSettings 
       snapshotTimeoutMs: intFromEnv(env, 'SANDBOX_SNAPSHOT_TIMEOUT_MS', 300_000, { min: 1 }),
     },
     uploads: uploadLimitsFromEnv(env),
+    mcp: mcpSettingsFromEnv(env),
+    webFetch: webFetchConfigFromEnv(env),
   };
 }
 

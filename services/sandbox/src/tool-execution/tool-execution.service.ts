@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { SecretVault } from '@app/common';
-import { ExecuteToolReply, ExecuteToolRequest, PrepareWorkspaceRequest, SUBJECTS, ToolCancelledNotice } from '@app/contracts';
+import { ExecuteToolReply, ExecuteToolRequest, ListToolsRequest, PrepareWorkspaceRequest, SUBJECTS, ToolCancelledNotice } from '@app/contracts';
+import { EVENT_STORE, EventStore, StoredEvent } from '@app/event-store';
 import { MESSAGE_BUS, MessageBus, Unsubscribe } from '@app/bus';
 import { ToolDefinition } from '@app/model-provider';
 import { TaskCommandExecutor } from '@app/task-commands';
@@ -9,12 +10,13 @@ import { fitReply } from './fit-reply';
 import { SANDBOX_SETTINGS, SandboxSettings, expirySweepIntervalMs } from '../config/sandbox-settings';
 import { ProviderHealth, SANDBOX_PROVIDER, SandboxProvider } from '../provider/sandbox-provider.port';
 import { SandboxRestoreError, SandboxSessions } from '../sessions/sandbox-sessions';
-import { createFileTools } from '../tools/file-tools';
-import { shellTool } from '../tools/shell.tool';
-import { ToolContext, ToolSpec } from '../tools/tool-spec';
+import { AgentToolbox, TaskTools } from '../tools/agent-toolbox';
+import { ToolContext } from '../tools/tool-spec';
 import { placeUploads } from '../uploads/place-uploads';
 import { UploadFetcher } from '../uploads/upload-fetcher';
 import { commandRunner } from './command-runner';
+
+const TURN_ENDING_EVENTS = new Set(['TurnCompleted', 'TaskFailed', 'TaskCancelled']);
 
 /**
  * Answers the orchestrator's tool requests and prepares workspaces from staged uploads, each
@@ -24,7 +26,6 @@ import { commandRunner } from './command-runner';
 @Injectable()
 export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('Sandbox');
-  private readonly tools = new Map<string, ToolSpec>([...createFileTools(), shellTool].map((t) => [t.name, t]));
   private readonly unsubscribes: Unsubscribe[] = [];
   /** Calls running on this instance, so a cancelled task's command can be killed. */
   private readonly running = new Map<string, AbortController>();
@@ -41,6 +42,8 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
     private readonly vault: SecretVault,
     private readonly commands: TaskCommandExecutor,
     private readonly uploads: UploadFetcher,
+    private readonly toolbox: AgentToolbox,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -56,10 +59,11 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
       this.logger.log(`sandbox provider "${this.provider.name}" ready; network ${this.settings.provider.network ? 'allowed' : 'off'}`);
     }
     this.unsubscribes.push(
-      this.bus.handle(SUBJECTS.sandboxListTools, async () => this.definitions()),
+      this.bus.handle(SUBJECTS.sandboxListTools, (req: ListToolsRequest) => this.definitions(req)),
       this.bus.handle(SUBJECTS.sandboxExecuteTool, (req: ExecuteToolRequest) => this.execute(req)),
       this.bus.handle(SUBJECTS.sandboxPrepareWorkspace, (req: PrepareWorkspaceRequest) => this.prepare(req)),
       this.bus.subscribe(SUBJECTS.sandboxToolCancelled, (notice: ToolCancelledNotice) => this.running.get(notice.callId)?.abort()),
+      this.store.onAppended((events) => this.closeEndedTurns(events)),
     );
     this.sweepTimer = setInterval(() => void this.sweep(), expirySweepIntervalMs(this.settings.sessions.idleTtlMs));
     this.sweepTimer.unref();
@@ -69,19 +73,21 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
     clearInterval(this.sweepTimer);
     this.unsubscribes.forEach((u) => u());
     await this.sweeping;
+    await this.toolbox.closeAll();
   }
 
-  definitions(): ToolDefinition[] {
-    return [...this.tools.values()].map(({ name, description, parameters }) => ({ name, description, parameters }));
+  async definitions(req: ListToolsRequest): Promise<ToolDefinition[]> {
+    if (req.secrets && !this.vault.has(req.taskId)) this.vault.put(req.taskId, req.secrets);
+    const { state } = await this.commands.load(req.taskId);
+    return this.toolbox.definitions(this.taskTools(req.taskId, state.exists ? state.mcpServers : {}));
   }
 
   async execute(req: ExecuteToolRequest): Promise<ExecuteToolReply> {
     const startedAt = Date.now();
     if (req.secrets && !this.vault.has(req.taskId)) this.vault.put(req.taskId, req.secrets);
-    const tool = this.tools.get(req.toolName);
-    if (!tool) {
-      const known = [...this.tools.keys()].join(', ');
-      return { status: 'error', output: `Unknown tool "${req.toolName}". Available tools: ${known}.`, durationMs: 0 };
+    if (!this.toolbox.knows(req.toolName)) {
+      const known = this.toolbox.builtInNames.join(', ');
+      return { status: 'error', output: `Unknown tool "${req.toolName}". Available tools: ${known}, and those of the task's MCP servers.`, durationMs: 0 };
     }
     // Registered before the task is read: a cancel published earlier is then already in the events.
     const controller = new AbortController();
@@ -93,7 +99,8 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
           return { status: 'error', output: 'Not run: the call is no longer running (the task was cancelled).', durationMs: 0 };
         }
         const env = state.exists ? state.env : {};
-        const result = await tool.execute(req.args ?? {}, this.contextFor(req.taskId, workspaceRoot, env, controller.signal));
+        const task = this.taskTools(req.taskId, state.exists ? state.mcpServers : {});
+        const result = await this.toolbox.run(task, req.toolName, req.args ?? {}, this.contextFor(req.taskId, workspaceRoot, env, controller.signal));
         const artifacts = await this.scanner.scan(req.taskId, workspaceRoot, state.exists ? state.artifacts : {}).catch((error: unknown) => {
           this.logger.error(`downloads/ of ${req.taskId} could not be scanned: ${error instanceof Error ? error.message : String(error)}`);
           return undefined;
@@ -117,8 +124,20 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
     return { files: req.files.length };
   }
 
+  private taskTools(taskId: string, mcpServers: TaskTools['mcpServers']): TaskTools {
+    return { taskId, mcpServers, secrets: this.vault.get(taskId) ?? {} };
+  }
+
+  /** A turn that ended no longer needs its MCP connections; the next turn connects again. */
+  private closeEndedTurns(events: readonly StoredEvent[]): void {
+    for (const e of events) {
+      if (!TURN_ENDING_EVENTS.has(e.type) || !e.streamId.startsWith('task-')) continue;
+      void this.toolbox.closeTask(e.streamId.slice('task-'.length));
+    }
+  }
+
   private contextFor(taskId: string, workspaceRoot: string, env: Readonly<Record<string, string>>, signal: AbortSignal): ToolContext {
-    const base = { workspaceRoot, fileOwner: this.provider.fileOwner(taskId) };
+    const base = { workspaceRoot, fileOwner: this.provider.fileOwner(taskId), signal };
     if (!this.health.ok) return { ...base, sandboxUnavailable: `sandbox provider "${this.provider.name}" does not work here (${this.health.reason})` };
     return { ...base, runCommand: commandRunner(this.provider, this.vault, taskId, env, signal) };
   }

@@ -1,4 +1,3 @@
-import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
@@ -6,48 +5,29 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { McpClientPool, TaskMcpServers } from './mcp-client-pool';
 import { privateAddressGuardedFetch } from './private-address-guard';
+import { EVERYTHING_SERVER as EVERYTHING, MEMORY_SERVER as MEMORY, RunningMcpServer, startEverythingHttp } from '../../../../../test/support/mcp-servers';
 import { McpServerConfig } from '@app/task-domain';
 
 // Against the real reference servers from npm (@modelcontextprotocol/server-everything over stdio
 // and Streamable HTTP, @modelcontextprotocol/server-memory over stdio), started from node_modules.
 
-const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
-const MEMORY = require.resolve('@modelcontextprotocol/server-memory/dist/index.js');
 const limits = { connectTimeoutMs: 15_000, callTimeoutMs: 5_000, maxOutputChars: 10_000 };
 const stdio = (args: string[], env: Record<string, string> = {}): McpServerConfig => ({ kind: 'stdio', command: process.execPath, args, env });
 const service = (config: McpServerConfig) => ({ config, own: 'service' as const });
 
 let dir: string;
-let httpServer: ChildProcess;
+let httpServer: RunningMcpServer;
 let httpUrl: string;
 const errors: string[] = [];
 let pool: McpClientPool;
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ats-mcp-test-'));
-  const port = await freePort();
-  httpServer = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { PATH: process.env.PATH, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('server-everything (streamableHttp) did not start')), 15_000);
-    httpServer.stderr!.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('listening')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-  });
-  httpUrl = `http://127.0.0.1:${port}/mcp`;
+  httpServer = await startEverythingHttp();
+  httpUrl = httpServer.url;
 });
 afterAll(async () => {
-  httpServer?.kill();
+  httpServer?.close();
   await rm(dir, { recursive: true, force: true });
 });
 beforeEach(() => {
@@ -164,7 +144,7 @@ describe('a task’s own MCP servers and private addresses', () => {
     const guarded = new McpClientPool(limits, privateAddressGuardedFetch(new Set()));
     const refused = await guarded.call('g1', { servers: own(httpUrl), secrets: {} }, 'mcp__mine__echo', { message: 'x' });
     expect(refused.status).toBe('error');
-    expect(refused.output).toMatch(/127\.0\.0\.1:\d+ is a loopback address: refused/);
+    expect(refused.output).toMatch(/refused: 127\.0\.0\.1 is a loopback address; only public addresses are reached \(hosts in MCP_ALLOW_HOSTS excepted\)/);
     const port = new URL(httpUrl).port;
     const allowed = new McpClientPool(limits, privateAddressGuardedFetch(new Set([`127.0.0.1:${port}`])));
     try {
@@ -180,7 +160,7 @@ describe('a task’s own MCP servers and private addresses', () => {
     const url = httpUrl.replace('127.0.0.1', 'localhost');
     const refused = await guarded.call('g3', { servers: own(url), secrets: {} }, 'mcp__mine__echo', { message: 'x' });
     expect(refused.status).toBe('error');
-    expect(refused.output).toMatch(/localhost resolves to (127\.0\.0\.1|::1), a loopback address: refused/);
+    expect(refused.output).toMatch(/refused: localhost resolves to (127\.0\.0\.1|::1), a loopback address; only public addresses are reached \(hosts in MCP_ALLOW_HOSTS excepted\)/);
     await guarded.closeAll();
   });
 

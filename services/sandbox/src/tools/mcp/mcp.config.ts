@@ -1,13 +1,14 @@
 import { intFromEnv } from '@app/common';
 import { McpServerConfig, parseMcpServers } from '@app/task-domain';
+import { parseAllowHosts } from '../web-fetch/web-fetch.config';
 import { McpLimits } from './mcp-client-pool';
 
 export interface McpSettings {
   /** The service's own servers (`MCP_SERVERS`), offered to every task. */
   readonly servers: Readonly<Record<string, McpServerConfig>>;
   readonly limits: McpLimits;
-  /** `host:port` entries a task's own servers may reach although private (`MCP_ALLOW_HOSTS`). */
-  readonly allowHosts: readonly string[];
+  /** `host:port` keys a task's own servers may be on although private (`MCP_ALLOW_HOSTS`). */
+  readonly allowHosts: ReadonlySet<string>;
 }
 
 /**
@@ -30,9 +31,6 @@ export function mcpSettingsFromEnv(env: NodeJS.ProcessEnv): McpSettings {
       callTimeoutMs: intFromEnv(env, 'MCP_CALL_TIMEOUT_MS', 120_000, { min: 1 }),
       maxOutputChars: intFromEnv(env, 'MCP_MAX_OUTPUT_CHARS', 100_000, { min: 100 }),
     },
-    allowHosts: (env.MCP_ALLOW_HOSTS ?? '')
-      .split(',')
-      .map((h) => h.trim())
-      .filter(Boolean),
+    allowHosts: parseAllowHosts(env.MCP_ALLOW_HOSTS ?? '', 'MCP_ALLOW_HOSTS'),
   };
 }

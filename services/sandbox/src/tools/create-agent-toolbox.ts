@@ -1,0 +1,18 @@
+import { Logger } from '@nestjs/common';
+import type { SandboxSettings } from '../config/sandbox-settings';
+import { AgentToolbox } from './agent-toolbox';
+import { createFileTools } from './file-tools';
+import { McpClientPool } from './mcp/mcp-client-pool';
+import { privateAddressGuardedFetch } from './mcp/private-address-guard';
+import { shellTool } from './shell.tool';
+import { createWebFetchTool } from './web-fetch/web-fetch.tool';
+
+/** The tools every task gets from this service's settings. */
+export function createAgentToolbox(settings: SandboxSettings): AgentToolbox {
+  const logger = new Logger('AgentTools');
+  const { mcp } = settings;
+  const pool = new McpClientPool(mcp.limits, privateAddressGuardedFetch(mcp.allowHosts), (message) => logger.warn(message));
+  const servers = Object.keys(mcp.servers);
+  if (servers.length > 0) logger.log(`MCP servers of the service: ${servers.join(', ')}`);
+  return new AgentToolbox([...createFileTools(), shellTool, createWebFetchTool(settings.webFetch)], pool, mcp.servers);
+}

@@ -1,0 +1,44 @@
+import { lookup as dnsLookup, LookupAddress, LookupOptions } from 'node:dns';
+import type { LookupFunction } from 'node:net';
+import { ToolFailure } from '../tool.errors';
+import { forbiddenAddressReason } from './address-policy';
+
+export type ResolveAll = (hostname: string, options: LookupOptions) => Promise<LookupAddress[]>;
+
+const resolveWithDns: ResolveAll = (hostname, options) =>
+  new Promise((resolve, reject) => dnsLookup(hostname, { ...options, all: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))));
+
+/**
+ * A `lookup` for node:http that resolves every address of the host and refuses them all if any
+ * one is forbidden. The socket connects only to addresses this returns, so a name that answers
+ * "public" to one query and "private" to the next (DNS rebinding) cannot slip through.
+ */
+export function guardedLookup(resolveAll: ResolveAll = resolveWithDns, allowSetting = 'WEB_FETCH_ALLOW_HOSTS'): LookupFunction {
+  return (hostname, options, callback) => {
+    resolveAll(hostname, options).then(
+      (addresses) => {
+        const error = refusal(hostname, addresses, allowSetting);
+        if (error) return callback(error, []);
+        // With Happy Eyeballs (autoSelectFamily) net asks for all addresses; otherwise for one.
+        if (options.all) return callback(null, addresses);
+        callback(null, addresses[0].address, addresses[0].family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, []),
+    );
+  };
+}
+
+function refusal(hostname: string, addresses: LookupAddress[], allowSetting: string): Error | undefined {
+  if (addresses.length === 0) return new ToolFailure(`${hostname} did not resolve to any address`);
+  for (const { address } of addresses) {
+    const reason = forbiddenAddressReason(address);
+    if (reason) return forbiddenAddressError(hostname, address, reason, allowSetting);
+  }
+  return undefined;
+}
+
+/** `allowSetting` names the variable that lists the exceptions (web_fetch's or MCP's). */
+export function forbiddenAddressError(host: string, address: string, reason: string, allowSetting = 'WEB_FETCH_ALLOW_HOSTS'): ToolFailure {
+  const via = host === address ? `${address} is` : `${host} resolves to ${address},`;
+  return new ToolFailure(`refused: ${via} ${reason}; only public addresses are reached (hosts in ${allowSetting} excepted)`);
+}
