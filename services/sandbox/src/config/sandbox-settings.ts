@@ -1,4 +1,5 @@
 import { intFromEnv } from '@app/common';
+import { SearchConfig, searchConfigFromEnv } from '@app/search-provider';
 import { SandboxConfig, sandboxConfigFromEnv } from '../provider/sandbox.config';
 import { SessionLimits } from '../sessions/sandbox-sessions';
 import { McpSettings, mcpSettingsFromEnv } from '../tools/mcp/mcp.config';
@@ -14,6 +15,8 @@ export interface SandboxSettings {
   readonly uploads: UploadLimits;
   readonly mcp: McpSettings;
   readonly webFetch: WebFetchConfig;
+  /** Absent when no search provider is configured: then there is no `web_search` tool. */
+  readonly search?: SearchConfig;
 }
 
 export function sandboxSettingsFromEnv(env: NodeJS.ProcessEnv): SandboxSettings {
@@ -27,6 +30,7 @@ export function sandboxSettingsFromEnv(env: NodeJS.ProcessEnv): SandboxSettings 
     uploads: uploadLimitsFromEnv(env),
     mcp: mcpSettingsFromEnv(env),
     webFetch: webFetchConfigFromEnv(env),
+    search: searchConfigFromEnv(env),
   };
 }
 

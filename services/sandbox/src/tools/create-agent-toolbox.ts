@@ -1,3 +1,4 @@
+import { createSearchProvider, describeSearchConfig } from '@app/search-provider';
 import { Logger } from '@nestjs/common';
 import type { SandboxSettings } from '../config/sandbox-settings';
 import { AgentToolbox } from './agent-toolbox';
@@ -6,6 +7,7 @@ import { McpClientPool } from './mcp/mcp-client-pool';
 import { privateAddressGuardedFetch } from './mcp/private-address-guard';
 import { shellTool } from './shell.tool';
 import { createWebFetchTool } from './web-fetch/web-fetch.tool';
+import { createWebSearchTool } from './web-search/web-search.tool';
 
 /** The tools every task gets from this service's settings. */
 export function createAgentToolbox(settings: SandboxSettings): AgentToolbox {
@@ -14,5 +16,7 @@ export function createAgentToolbox(settings: SandboxSettings): AgentToolbox {
   const pool = new McpClientPool(mcp.limits, privateAddressGuardedFetch(mcp.allowHosts), (message) => logger.warn(message));
   const servers = Object.keys(mcp.servers);
   if (servers.length > 0) logger.log(`MCP servers of the service: ${servers.join(', ')}`);
-  return new AgentToolbox([...createFileTools(), shellTool, createWebFetchTool(settings.webFetch)], pool, mcp.servers);
+  logger.log(describeSearchConfig(settings.search));
+  const webSearch = settings.search ? [createWebSearchTool(createSearchProvider(settings.search), settings.search.maxResults)] : [];
+  return new AgentToolbox([...createFileTools(), shellTool, ...webSearch, createWebFetchTool(settings.webFetch)], pool, mcp.servers);
 }
