@@ -1,4 +1,5 @@
-import { Harness, startHarness } from '../../../test/support/service-harness';
+import { SearchEngineServer, startSearchEngineServer } from '@app/search-provider/testing/search-engine-servers';
+import { Harness, startHarness, waitFor } from '../../../test/support/service-harness';
 import { followStream } from '../../../test/support/sse-client';
 import { LocalHttpServer, startLocalHttpServer } from '../src/tools/web-fetch/testing/local-http-server';
 
@@ -41,5 +42,47 @@ describe('web tools', () => {
     const offered = (h.model.requests[0].tools ?? []).map((t) => t.function?.name);
     expect(offered).toContain('web_fetch');
     expect(offered).not.toContain('web_search'); // no SEARCH_PROVIDER here
+  });
+});
+
+// web_search through the whole service against a local server speaking SearXNG's JSON format:
+// offered when configured, held for approval like any tool, secrets in results redacted.
+describe('web_search with SEARCH_PROVIDER=searxng', () => {
+  const CANARY = 'sk-search-canary-5fd1c0';
+  let h: Harness;
+  let engine: SearchEngineServer;
+  beforeAll(async () => {
+    engine = await startSearchEngineServer('searxng', [
+      { title: 'Release notes 2.0', url: 'https://example.org/releases/2.0', text: 'Version 2.0 ships streaming uploads.' },
+      { title: 'Leaked key page', url: 'https://paste.example/leak', text: `someone pasted ${CANARY} in release notes` },
+    ]);
+    h = await startHarness({ SEARCH_PROVIDER: 'searxng', SEARXNG_URL: engine.endpoint.origin, WEB_SEARCH_MAX_RESULTS: '5' });
+  });
+  afterAll(async () => {
+    await h?.close();
+    await engine?.close();
+  });
+
+  it('offers web_search, waits for approval, and returns the results with secrets redacted', async () => {
+    h.model.script({ toolCalls: [{ name: 'web_search', arguments: { query: 'release notes', maxResults: 3 } }] }, { text: 'Found them.' });
+    const created = await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'find the release notes', autoExecute: false, secrets: { PASTE_KEY: CANARY } } });
+    const id = created.body.data.id;
+    const pending = await waitFor(async () => (await h.api(`/api/v1/tasks/${id}`)).body.data.pendingApprovals[0]);
+    expect(pending).toMatchObject({ toolName: 'web_search', args: { query: 'release notes', maxResults: 3 } });
+    expect(engine.received).toHaveLength(0); // nothing searched before the decision
+    expect((await h.api(`/api/v1/tasks/${id}/tools/${pending.callId}/approve`, { method: 'POST', json: { outcome: 'proceed_once' } })).status).toBe(200);
+
+    const events = await followStream(`${h.url}/api/v1/tasks/${id}/stream?after=0`, 'test-key-tenant-a', { timeoutMs: 30_000 });
+    const result = events.find((e) => e.kind === 'tool_result')!.payload.data;
+    expect(result).toMatchObject({ toolName: 'web_search', status: 'success' });
+    expect(result.output).toBe(
+      '2 results for "release notes":\n\n' +
+        '1. Release notes 2.0\n   https://example.org/releases/2.0\n   Version 2.0 ships streaming uploads.\n\n' +
+        '2. Leaked key page\n   https://paste.example/leak\n   someone pasted [REDACTED:PASTE_KEY] in release notes',
+    );
+    expect(JSON.stringify(events)).not.toContain(CANARY);
+    expect(engine.received.map((r) => r.query.get('q'))).toEqual(['release notes']);
+    const offered = h.model.requests[0].tools!.find((t) => t.function?.name === 'web_search')!.function!;
+    expect(offered.parameters).toMatchObject({ required: ['query'], properties: { maxResults: { maximum: 5 } } });
   });
 });
