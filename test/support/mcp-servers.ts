@@ -1,10 +1,15 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 
 // The real reference MCP servers from npm, started from node_modules (nothing downloads).
 export const EVERYTHING_SERVER = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
 export const MEMORY_SERVER = require.resolve('@modelcontextprotocol/server-memory/dist/index.js');
+/** A stdio server whose tools probe what its process can reach (files, network, uid, env). */
+export const PROBE_SERVER = join(__dirname, 'mcp-probe-server.js');
+/** What a jailed stdio server must see read-only to load the servers above and their dependencies. */
+export const REPO_NODE_MODULES = join(__dirname, '..', '..', 'node_modules');
 
 export interface RunningMcpServer {
   /** The Streamable HTTP endpoint, `http://127.0.0.1:<port>/mcp`. */

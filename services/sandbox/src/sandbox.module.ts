@@ -36,7 +36,11 @@ import { createAgentToolbox } from './tools/create-agent-toolbox';
       useFactory: (env: NodeJS.ProcessEnv, settings: SandboxSettings, objects: ObjectStore) =>
         new UploadFetcher(objects, join(dataDirFromEnv(env), 'sandbox-uploads'), settings.uploads),
     },
-    { provide: AgentToolbox, inject: [SANDBOX_SETTINGS], useFactory: (settings: SandboxSettings) => createAgentToolbox(settings) },
+    {
+      provide: AgentToolbox,
+      inject: [SANDBOX_SETTINGS, RUNTIME_ENV],
+      useFactory: (settings: SandboxSettings, env: NodeJS.ProcessEnv) => createAgentToolbox(settings, dataDirFromEnv(env)),
+    },
     ToolExecutionService,
   ],
 })

@@ -1,9 +1,10 @@
 import { Harness, startHarness, waitFor } from '../../../test/support/service-harness';
 import { followStream } from '../../../test/support/sse-client';
-import { EVERYTHING_SERVER, RunningMcpServer, startEverythingHttp } from '../../../test/support/mcp-servers';
+import { EVERYTHING_SERVER, REPO_NODE_MODULES, RunningMcpServer, startEverythingHttp } from '../../../test/support/mcp-servers';
 
 // MCP tools through the whole service: the service's own stdio server (MCP_SERVERS) and a task's
-// own Streamable HTTP server (mcpServers on create), both the real server-everything.
+// own Streamable HTTP server (mcpServers on create), both the real server-everything. The stdio
+// one runs inside bubblewrap (the default), seeing node_modules read-only and no network.
 
 describe('MCP tools (mcp__<server>__<tool>)', () => {
   let h: Harness;
@@ -11,7 +12,7 @@ describe('MCP tools (mcp__<server>__<tool>)', () => {
   beforeAll(async () => {
     remote = await startEverythingHttp();
     h = await startHarness({
-      MCP_SERVERS: JSON.stringify({ everything: { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] } }),
+      MCP_SERVERS: JSON.stringify({ everything: { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'], mounts: [REPO_NODE_MODULES], network: false } }),
       MCP_ALLOW_HOSTS: `127.0.0.1:${remote.port}`,
     });
   });

@@ -5,10 +5,12 @@ const parse = (raw: unknown, allowStdio = true) => parseMcpServers(raw, { allowS
 describe('parseMcpServers', () => {
   it('reads stdio and Streamable HTTP servers', () => {
     expect(parse({ fs: { command: 'npx', args: ['-y', 'srv'], env: { A: '1' } }, gh: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer {{secrets.GH}}' } } })).toEqual({
-      fs: { kind: 'stdio', command: 'npx', args: ['-y', 'srv'], env: { A: '1' } },
+      fs: { kind: 'stdio', command: 'npx', args: ['-y', 'srv'], env: { A: '1' }, mounts: [], network: true },
       gh: { kind: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer {{secrets.GH}}' } },
     });
   });
+  it('reads a stdio server’s read-only mounts and network choice', () =>
+    expect(parse({ fs: { command: 'node', args: ['/opt/fs/index.js'], mounts: ['/opt/fs'], network: false } }).fs).toMatchObject({ mounts: ['/opt/fs'], network: false }));
   it('is empty when nothing is configured', () => expect(parse(undefined)).toEqual({}));
   it.each([
     [{ 'a__b': { url: 'http://x' } }, /server name "a__b"/],
@@ -19,6 +21,10 @@ describe('parseMcpServers', () => {
     [{ x: { command: '' } }, /command must be a non-empty string/],
     [{ x: { command: 'a', args: [1] } }, /args must be an array of strings/],
     [{ x: {} }, /needs either url/],
+    [{ x: { command: 'a', mounts: ['relative/path'] } }, /mounts must be an array of absolute, normalised host paths other than \//],
+    [{ x: { command: 'a', mounts: ['/opt/../etc'] } }, /mounts must be/],
+    [{ x: { command: 'a', mounts: ['/'] } }, /mounts must be/],
+    [{ x: { command: 'a', network: 'yes' } }, /network must be true or false/],
     [[], /must be an object/],
   ])('refuses %j', (raw, message) => expect(() => parse(raw)).toThrow(message));
   it('refuses stdio servers where only HTTP is allowed (a task’s own)', () =>

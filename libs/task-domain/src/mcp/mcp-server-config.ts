@@ -1,3 +1,4 @@
+import { isAbsolute, normalize } from 'node:path';
 import { ValidationError } from '@app/common';
 import type { TaskMcpServer } from '../task.events';
 
@@ -14,6 +15,10 @@ export interface McpStdioServer {
   readonly command: string;
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;
+  /** Absolute host paths the server sees read-only when it runs inside bubblewrap (its installed files). */
+  readonly mounts: readonly string[];
+  /** Whether it may use the network inside bubblewrap; default true. */
+  readonly network: boolean;
 }
 
 export interface McpHttpServer {
@@ -69,7 +74,19 @@ function parseServer(value: unknown, name: string, allowStdio: boolean, where: s
     if (typeof v.command !== 'string' || v.command.trim() === '') throw new McpConfigError(`${at}.command must be a non-empty string`);
     const args = v.args ?? [];
     if (!Array.isArray(args) || args.some((a) => typeof a !== 'string')) throw new McpConfigError(`${at}.args must be an array of strings`);
-    return { kind: 'stdio', command: v.command, args: args as string[], env: stringRecord(v.env, `${at}.env`) };
+    const mounts = v.mounts ?? [];
+    if (!Array.isArray(mounts) || mounts.some((m) => typeof m !== 'string' || !isAbsolute(m) || normalize(m) !== m || m === '/')) {
+      throw new McpConfigError(`${at}.mounts must be an array of absolute, normalised host paths other than /`);
+    }
+    if (v.network !== undefined && typeof v.network !== 'boolean') throw new McpConfigError(`${at}.network must be true or false`);
+    return {
+      kind: 'stdio',
+      command: v.command,
+      args: args as string[],
+      env: stringRecord(v.env, `${at}.env`),
+      mounts: mounts as string[],
+      network: v.network ?? true,
+    };
   }
   throw new McpConfigError(`${at} needs either url (Streamable HTTP) or command (stdio)`);
 }

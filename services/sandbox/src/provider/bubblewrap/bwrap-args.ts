@@ -7,7 +7,7 @@ export const PRLIMIT = '/usr/bin/prlimit';
 export const SANDBOX_WORKSPACE = '/workspace';
 
 /** Read-only pieces of /etc that programs need and that hold nothing secret. */
-const ETC_READ_ONLY = [
+export const ETC_READ_ONLY = [
   '/etc/alternatives',
   '/etc/ld.so.cache',
   '/etc/ld.so.conf',
@@ -22,7 +22,12 @@ const ETC_READ_ONLY = [
   '/etc/mime.types',
   '/etc/inputrc',
 ];
-const ETC_NETWORK = ['/etc/resolv.conf', '/etc/hosts'];
+export const ETC_NETWORK = ['/etc/resolv.conf', '/etc/hosts'];
+
+/** The paths that exist on this host (bwrap fails on a bind of a missing one). */
+export function existingPaths(paths: readonly string[]): string[] {
+  return paths.filter((path) => existsSync(path));
+}
 
 export interface BwrapInvocation {
   readonly workspace: string;
@@ -57,7 +62,7 @@ export function bwrapArgv(i: BwrapInvocation): string[] {
     '--',
   ];
   const setpriv = [SETPRIV, '--reuid', String(i.user.uid), '--regid', String(i.user.gid), '--clear-groups', '--'];
-  const etc = [...ETC_READ_ONLY, ...(i.network ? ETC_NETWORK : [])].filter((path) => existsSync(path)).flatMap((path) => ['--ro-bind', path, path]);
+  const etc = existingPaths([...ETC_READ_ONLY, ...(i.network ? ETC_NETWORK : [])]).flatMap((path) => ['--ro-bind', path, path]);
   const bwrap = [
     BWRAP,
     '--unshare-all',

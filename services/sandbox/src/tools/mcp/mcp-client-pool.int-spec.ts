@@ -1,38 +1,42 @@
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { McpClientPool, TaskMcpServers } from './mcp-client-pool';
 import { privateAddressGuardedFetch } from './private-address-guard';
-import { EVERYTHING_SERVER as EVERYTHING, MEMORY_SERVER as MEMORY, RunningMcpServer, startEverythingHttp } from '../../../../../test/support/mcp-servers';
+import { EVERYTHING_SERVER as EVERYTHING, MEMORY_SERVER as MEMORY, REPO_NODE_MODULES, RunningMcpServer, startEverythingHttp } from '../../../../../test/support/mcp-servers';
+import { bubblewrapStdioLauncher } from './mcp-stdio-launcher';
 import { McpServerConfig } from '@app/task-domain';
 
 // Against the real reference servers from npm (@modelcontextprotocol/server-everything over stdio
 // and Streamable HTTP, @modelcontextprotocol/server-memory over stdio), started from node_modules.
 
 const limits = { connectTimeoutMs: 15_000, callTimeoutMs: 5_000, maxOutputChars: 10_000 };
-const stdio = (args: string[], env: Record<string, string> = {}): McpServerConfig => ({ kind: 'stdio', command: process.execPath, args, env });
+const stdio = (args: string[], env: Record<string, string> = {}): McpServerConfig => ({
+  kind: 'stdio',
+  command: process.execPath,
+  args,
+  env,
+  mounts: [REPO_NODE_MODULES],
+  network: false,
+});
+// Stdio servers run the way the service runs them by default: inside bubblewrap.
+const jail = bubblewrapStdioLauncher({ uid: 199_999, gid: 199_999 });
 const service = (config: McpServerConfig) => ({ config, own: 'service' as const });
 
-let dir: string;
 let httpServer: RunningMcpServer;
 let httpUrl: string;
 const errors: string[] = [];
 let pool: McpClientPool;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'ats-mcp-test-'));
   httpServer = await startEverythingHttp();
   httpUrl = httpServer.url;
 });
 afterAll(async () => {
   httpServer?.close();
-  await rm(dir, { recursive: true, force: true });
 });
 beforeEach(() => {
   errors.length = 0;
-  pool = new McpClientPool(limits, undefined, (message) => errors.push(message));
+  pool = new McpClientPool(limits, undefined, jail, (message) => errors.push(message));
 });
 afterEach(async () => pool.closeAll());
 
@@ -66,7 +70,7 @@ describe('McpClientPool with real MCP servers', () => {
   });
 
   it('keeps state per task connection with server-memory', async () => {
-    const servers: TaskMcpServers = { memory: service(stdio([MEMORY], { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') })) };
+    const servers: TaskMcpServers = { memory: service(stdio([MEMORY], { MEMORY_FILE_PATH: '/home/mcp/memory.jsonl' })) };
     const created = await pool.call('t4', { servers, secrets: {} }, 'mcp__memory__create_entities', {
       entities: [{ name: 'Ada', entityType: 'person', observations: ['wrote the first program'] }],
     });
@@ -109,7 +113,7 @@ describe('McpClientPool with real MCP servers', () => {
   });
 
   it('ends a call to a server that hangs at the call timeout, and the next call works', async () => {
-    pool = new McpClientPool({ ...limits, callTimeoutMs: 700 }, undefined);
+    pool = new McpClientPool({ ...limits, callTimeoutMs: 700 }, undefined, jail);
     const servers: TaskMcpServers = { everything: service(stdio([EVERYTHING, 'stdio'])) };
     const started = Date.now();
     const hung = await pool.call('t7', { servers, secrets: {} }, 'mcp__everything__trigger-long-running-operation', { duration: 30, steps: 3 });
@@ -141,12 +145,12 @@ describe('a task’s own MCP servers and private addresses', () => {
   const own = (url: string): TaskMcpServers => ({ mine: { config: { kind: 'http', url, headers: {} }, own: 'task' } });
 
   it('refuses a loopback IP literal unless allow-listed', async () => {
-    const guarded = new McpClientPool(limits, privateAddressGuardedFetch(new Set()));
+    const guarded = new McpClientPool(limits, privateAddressGuardedFetch(new Set()), jail);
     const refused = await guarded.call('g1', { servers: own(httpUrl), secrets: {} }, 'mcp__mine__echo', { message: 'x' });
     expect(refused.status).toBe('error');
     expect(refused.output).toMatch(/refused: 127\.0\.0\.1 is a loopback address; only public addresses are reached \(hosts in MCP_ALLOW_HOSTS excepted\)/);
     const port = new URL(httpUrl).port;
-    const allowed = new McpClientPool(limits, privateAddressGuardedFetch(new Set([`127.0.0.1:${port}`])));
+    const allowed = new McpClientPool(limits, privateAddressGuardedFetch(new Set([`127.0.0.1:${port}`])), jail);
     try {
       await expect(allowed.call('g2', { servers: own(httpUrl), secrets: {} }, 'mcp__mine__echo', { message: 'x' })).resolves.toEqual({ status: 'success', output: 'Echo: x' });
     } finally {
@@ -156,7 +160,7 @@ describe('a task’s own MCP servers and private addresses', () => {
   });
 
   it('refuses a name that resolves to a private address, checked on the address the socket connects to', async () => {
-    const guarded = new McpClientPool(limits, privateAddressGuardedFetch(new Set()));
+    const guarded = new McpClientPool(limits, privateAddressGuardedFetch(new Set()), jail);
     const url = httpUrl.replace('127.0.0.1', 'localhost');
     const refused = await guarded.call('g3', { servers: own(url), secrets: {} }, 'mcp__mine__echo', { message: 'x' });
     expect(refused.status).toBe('error');
@@ -165,21 +169,22 @@ describe('a task’s own MCP servers and private addresses', () => {
   });
 
   it('leaves the service’s own servers alone: they are the operator’s choice', async () => {
-    const guarded = new McpClientPool(limits, privateAddressGuardedFetch(new Set()));
+    const guarded = new McpClientPool(limits, privateAddressGuardedFetch(new Set()), jail);
     const servers: TaskMcpServers = { svc: service({ kind: 'http', url: httpUrl, headers: {} }) };
     await expect(guarded.call('g4', { servers, secrets: {} }, 'mcp__svc__echo', { message: 'ok' })).resolves.toEqual({ status: 'success', output: 'Echo: ok' });
     await guarded.closeAll();
   });
 });
 
-/** Our stdio servers' processes, found by their command line. */
+/** Our stdio servers' node processes (not the setpriv and bwrap launching them), found by their command line. */
 async function pidsOf(commandLine: string): Promise<number[]> {
   const { readdir, readFile } = await import('node:fs/promises');
   const pids: number[] = [];
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const cmd = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
-    if (cmd.split('\0').join(' ').includes(commandLine) && Number(entry) !== process.pid) pids.push(Number(entry));
+    const line = cmd.split('\0').join(' ');
+    if (line.startsWith(`${process.execPath} `) && line.includes(commandLine) && Number(entry) !== process.pid) pids.push(Number(entry));
   }
   return pids;
 }

@@ -4,6 +4,7 @@ import { McpConnection, connectMcpServer } from './mcp-connection';
 import { McpCallResult, toToolResult } from './mcp-result';
 import { McpServerConfig } from '@app/task-domain';
 import { mcpToolName } from './mcp-tool-names';
+import type { McpStdioLauncher } from './mcp-stdio-launcher';
 
 export interface McpLimits {
   /** Connecting and listing a server's tools. */
@@ -34,6 +35,7 @@ export class McpClientPool {
     private readonly limits: McpLimits,
     /** The fetch a task's own HTTP servers are reached with: it refuses private addresses. */
     private readonly taskFetch: typeof fetch | undefined,
+    private readonly stdioLauncher: McpStdioLauncher,
     private readonly onError: (message: string) => void = () => undefined,
   ) {}
 
@@ -111,6 +113,7 @@ export class McpClientPool {
       timeoutMs: this.limits.connectTimeoutMs,
       secrets: context.secrets,
       fetch: own === 'task' ? this.taskFetch : undefined,
+      stdioLauncher: this.stdioLauncher,
     });
     servers.set(server, connecting);
     connecting.catch(() => {

@@ -6,6 +6,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpServerConfig, resolveHeaders } from '@app/task-domain';
+import type { McpStdioLauncher } from './mcp-stdio-launcher';
 
 /** One tool of a connected server: its own name and what the model is told about it. */
 export interface McpServerTool {
@@ -28,6 +29,8 @@ export interface ConnectOptions {
   readonly secrets: Readonly<Record<string, string>>;
   /** The fetch of HTTP servers (a task's own use one that refuses private addresses). */
   readonly fetch?: typeof fetch;
+  /** How a stdio server's process is started (inside bubblewrap, or plainly). */
+  readonly stdioLauncher: McpStdioLauncher;
 }
 
 /** Tools kept per server: a server listing thousands would drown the model's context. */
@@ -35,22 +38,20 @@ const MAX_TOOLS_PER_SERVER = 128;
 const MAX_LIST_PAGES = 8;
 
 /**
- * Connects to one MCP server and lists its tools, within `timeoutMs`. A stdio server is a child
- * process of this service with only PATH and its configured env (never the task's secrets),
- * started in an empty directory of its own that is removed when it closes.
+ * Connects to one MCP server and lists its tools, within `timeoutMs`. A stdio server is started
+ * by the launcher with only its configured env (never the task's secrets) and an empty HOME
+ * directory of its own that is removed when it closes.
  */
 export async function connectMcpServer(name: string, config: McpServerConfig, options: ConnectOptions): Promise<McpConnection> {
   let workDir: string | undefined;
   let transport: Transport;
   if (config.kind === 'stdio') {
-    workDir = await mkdtemp(join(tmpdir(), `ats-mcp-${name}-`));
-    transport = new StdioClientTransport({
-      command: config.command,
-      args: [...config.args],
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: workDir, ...config.env },
-      cwd: workDir,
-      stderr: 'ignore',
+    const homeDir = (workDir = await mkdtemp(join(tmpdir(), `ats-mcp-${name}-`)));
+    const launch = await options.stdioLauncher.launch(config, homeDir).catch(async (error: unknown) => {
+      await rm(homeDir, { recursive: true, force: true }).catch(() => undefined);
+      throw error;
     });
+    transport = new StdioClientTransport({ ...launch, stderr: 'ignore' });
   } else {
     transport = new StreamableHTTPClientTransport(new URL(config.url), {
       requestInit: { headers: resolveHeaders(config.headers, options.secrets) },

@@ -5,7 +5,7 @@ describe('mcpSettingsFromEnv', () => {
     expect(mcpSettingsFromEnv({})).toEqual({ servers: {}, limits: { connectTimeoutMs: 15_000, callTimeoutMs: 120_000, maxOutputChars: 100_000 }, allowHosts: new Set() }));
   it('reads MCP_SERVERS and MCP_ALLOW_HOSTS', () => {
     const settings = mcpSettingsFromEnv({ MCP_SERVERS: '{"fs":{"command":"mcp-fs","args":["/data"]}}', MCP_ALLOW_HOSTS: '127.0.0.1:8080, mcp.internal:443' });
-    expect(settings.servers).toEqual({ fs: { kind: 'stdio', command: 'mcp-fs', args: ['/data'], env: {} } });
+    expect(settings.servers).toEqual({ fs: { kind: 'stdio', command: 'mcp-fs', args: ['/data'], env: {}, mounts: [], network: true } });
     expect([...settings.allowHosts]).toEqual(['127.0.0.1:8080', 'mcp.internal:443']);
   });
   it('names MCP_ALLOW_HOSTS in a bad entry', () => expect(() => mcpSettingsFromEnv({ MCP_ALLOW_HOSTS: 'no-port' })).toThrow(/MCP_ALLOW_HOSTS entry "no-port"/));
