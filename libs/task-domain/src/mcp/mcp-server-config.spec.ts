@@ -24,6 +24,8 @@ describe('parseMcpServers', () => {
     [{ x: { command: 'a', mounts: ['relative/path'] } }, /mounts must be an array of absolute, normalised host paths other than \//],
     [{ x: { command: 'a', mounts: ['/opt/../etc'] } }, /mounts must be/],
     [{ x: { command: 'a', mounts: ['/'] } }, /mounts must be/],
+    [{ x: { command: 'a', mounts: ['/opt//x'] } }, /mounts must be/],
+    [{ x: { command: 'a', mounts: ['/opt/x/'] } }, /mounts must be/],
     [{ x: { command: 'a', network: 'yes' } }, /network must be true or false/],
     [[], /must be an object/],
   ])('refuses %j', (raw, message) => expect(() => parse(raw)).toThrow(message));

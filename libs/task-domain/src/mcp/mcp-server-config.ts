@@ -1,4 +1,3 @@
-import { isAbsolute, normalize } from 'node:path';
 import { ValidationError } from '@app/common';
 import type { TaskMcpServer } from '../task.events';
 
@@ -75,7 +74,7 @@ function parseServer(value: unknown, name: string, allowStdio: boolean, where: s
     const args = v.args ?? [];
     if (!Array.isArray(args) || args.some((a) => typeof a !== 'string')) throw new McpConfigError(`${at}.args must be an array of strings`);
     const mounts = v.mounts ?? [];
-    if (!Array.isArray(mounts) || mounts.some((m) => typeof m !== 'string' || !isAbsolute(m) || normalize(m) !== m || m === '/')) {
+    if (!Array.isArray(mounts) || mounts.some((m) => typeof m !== 'string' || !isPlainAbsolutePath(m))) {
       throw new McpConfigError(`${at}.mounts must be an array of absolute, normalised host paths other than /`);
     }
     if (v.network !== undefined && typeof v.network !== 'boolean') throw new McpConfigError(`${at}.network must be true or false`);
@@ -89,6 +88,12 @@ function parseServer(value: unknown, name: string, allowStdio: boolean, where: s
     };
   }
   throw new McpConfigError(`${at} needs either url (Streamable HTTP) or command (stdio)`);
+}
+
+/** `/a/b`: absolute, no empty, `.` or `..` segment, no trailing slash, not `/` itself (kept free of node:path). */
+function isPlainAbsolutePath(path: string): boolean {
+  const segments = path.split('/');
+  return segments[0] === '' && segments.length > 1 && segments.slice(1).every((segment) => segment !== '' && segment !== '.' && segment !== '..');
 }
 
 function stringRecord(raw: unknown, at: string): Record<string, string> {
