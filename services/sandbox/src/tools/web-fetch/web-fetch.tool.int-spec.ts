@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { gzipSync } from 'node:zlib';
+import { deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { ToolResult } from '../tool-spec';
 import { LocalHttpServer, startLocalHttpServer } from './testing/local-http-server';
 import { webFetchConfigFromEnv } from './web-fetch.config';
@@ -117,6 +117,25 @@ describe('web_fetch against local servers', () => {
     const site = await serve((_req, res) => res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Encoding': 'gzip' }).end(gzipSync('hello from gzip')));
     const result = await fetchWith(allow(site), `${site.origin}/`);
     expect(result).toEqual({ status: 'success', output: expect.stringMatching(/\n\nhello from gzip$/) });
+  });
+
+  it('decodes deflate bodies, zlib-wrapped as the standard says or raw as some servers send them', async () => {
+    for (const [kind, body] of [['wrapped', deflateSync('hello from zlib deflate')], ['raw', deflateRawSync('hello from raw deflate')]] as const) {
+      const site = await serve((_req, res) => {
+        res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Encoding': 'deflate' });
+        res.write(body.subarray(0, 1)); // the header split across chunks
+        setTimeout(() => res.end(body.subarray(1)), 20);
+      });
+      const result = await fetchWith(allow(site), `${site.origin}/`);
+      expect({ kind, result }).toEqual({ kind, result: { status: 'success', output: expect.stringMatching(/\n\nhello from (zlib|raw) deflate$/) } });
+    }
+  });
+
+  it('applies the byte limit to a raw deflate bomb too', async () => {
+    const bomb = deflateRawSync(Buffer.alloc(32 * 1024 * 1024, 'y'));
+    const site = await serve((_req, res) => res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Encoding': 'deflate' }).end(bomb));
+    const result = await fetchWith({ ...allow(site), WEB_FETCH_MAX_BYTES: '4000' }, `${site.origin}/`);
+    expect(result.output).toMatch(new RegExp(`\n\ny{4000}\n\n\\[truncated: the page is larger than 4000 bytes\\]$`));
   });
 
   it('applies the byte limit to decompressed bytes, so a gzip bomb stays small', async () => {
