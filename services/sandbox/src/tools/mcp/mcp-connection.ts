@@ -7,6 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpServerConfig, resolveHeaders } from '@app/task-domain';
 import type { McpStdioLauncher } from './mcp-stdio-launcher';
+import { StderrTail } from './stderr-tail';
 
 /** One tool of a connected server: its own name and what the model is told about it. */
 export interface McpServerTool {
@@ -44,6 +45,7 @@ const MAX_LIST_PAGES = 8;
  */
 export async function connectMcpServer(name: string, config: McpServerConfig, options: ConnectOptions): Promise<McpConnection> {
   let workDir: string | undefined;
+  let stderr: StderrTail | undefined;
   let transport: Transport;
   if (config.kind === 'stdio') {
     const homeDir = (workDir = await mkdtemp(join(tmpdir(), `ats-mcp-${name}-`)));
@@ -51,7 +53,9 @@ export async function connectMcpServer(name: string, config: McpServerConfig, op
       await rm(homeDir, { recursive: true, force: true }).catch(() => undefined);
       throw error;
     });
-    transport = new StdioClientTransport({ ...launch, stderr: 'ignore' });
+    const stdio = new StdioClientTransport({ ...launch, stderr: 'pipe' });
+    stderr = new StderrTail(stdio.stderr, config.env);
+    transport = stdio;
   } else {
     transport = new StreamableHTTPClientTransport(new URL(config.url), {
       requestInit: { headers: resolveHeaders(config.headers, options.secrets) },
@@ -83,7 +87,7 @@ export async function connectMcpServer(name: string, config: McpServerConfig, op
   } catch (error) {
     await client.close().catch(() => undefined);
     await cleanup();
-    throw error;
+    throw stderr ? stderr.explain(error) : error;
   }
 }
 

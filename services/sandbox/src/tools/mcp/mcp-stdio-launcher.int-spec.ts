@@ -80,7 +80,18 @@ describe('stdio MCP servers inside bubblewrap', () => {
     const pool = new McpClientPool(limits, undefined, jail);
     pools.push(pool);
     const result = await pool.call('jail-unmounted', { servers: probe({ mounts: [] }), secrets: {} }, 'mcp__probe__whoami', {});
-    expect(result).toMatchObject({ status: 'error', output: expect.stringContaining('MCP server probe is unavailable') });
+    expect(result.status).toBe('error');
+    expect(result.output).toMatch(/^MCP server probe is unavailable: .*; its stderr ended with: .*Cannot find module '.*mcp-probe-server\.js'/s);
+  });
+
+  it('tells why a server failed from its stderr, with the server’s own env values redacted', async () => {
+    const pool = new McpClientPool(limits, undefined, jail);
+    pools.push(pool);
+    const talker = { kind: 'stdio' as const, command: process.execPath, args: ['-e', "console.error('cannot log in with ' + process.env.API_TOKEN); process.exit(2)"], env: { API_TOKEN: 'tok-4f9a-secret' }, mounts: [], network: false };
+    const result = await pool.call('jail-stderr', { servers: { probe: { own: 'service', config: talker } }, secrets: {} }, 'mcp__probe__whoami', {});
+    expect(result.status).toBe('error');
+    expect(result.output).toContain('its stderr ended with: cannot log in with [REDACTED:API_TOKEN]');
+    expect(result.output).not.toContain('tok-4f9a-secret');
   });
 });
 
