@@ -47,4 +47,39 @@ describe('what each adapter sends', () => {
       await server.close();
     }
   });
+
+  it('Brave and Tavily never follow a redirect, which would carry their key elsewhere', async () => {
+    for (const [kind, create] of [
+      ['brave', (url: URL) => new BraveProvider(url, 'k3', 5000)],
+      ['tavily', (url: URL) => new TavilyProvider(url, 'k3', 5000)],
+    ] as const) {
+      const elsewhere = await startSearchEngineServer(kind, [], 'k3');
+      const server = await startSearchEngineServer(kind, [], 'k3');
+      try {
+        server.behave({ kind: 'redirect', location: elsewhere.endpoint.origin });
+        await expect(create(server.endpoint).search('a', { maxResults: 5 })).rejects.toThrow(
+          `${kind} redirected the request (HTTP 307) to ${elsewhere.endpoint.origin}; it is not followed, since the request carries the API key: configure the final address as the endpoint`,
+        );
+        expect(server.received).toHaveLength(1);
+        expect(elsewhere.received).toHaveLength(0);
+      } finally {
+        await server.close();
+        await elsewhere.close();
+      }
+    }
+  });
+
+  it('SearXNG (no key) follows a redirect, e.g. to the instance’s new address', async () => {
+    const moved = await startSearchEngineServer('searxng', [{ title: 'Moved page', url: 'https://example.org/moved', text: 'moved' }]);
+    const server = await startSearchEngineServer('searxng', []);
+    try {
+      server.behave({ kind: 'redirect', location: moved.endpoint.origin });
+      const hits = await new SearxngProvider(server.endpoint, 5000).search('moved', { maxResults: 5 });
+      expect(hits.map((h) => h.url)).toEqual(['https://example.org/moved']);
+      expect(moved.received).toHaveLength(1);
+    } finally {
+      await server.close();
+      await moved.close();
+    }
+  });
 });

@@ -25,7 +25,12 @@ export async function fetchSearchJson(request: SearchRequest): Promise<unknown> 
   const timeout = AbortSignal.timeout(request.timeoutMs);
   const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
   try {
-    const response = await fetch(request.url, { ...request.init, signal, redirect: 'follow' });
+    // A request carrying a key never follows a redirect: the key header would go wherever it points.
+    const response = await fetch(request.url, { ...request.init, signal, redirect: request.secret ? 'manual' : 'follow' });
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new SearchFailedError(describeRedirect(request, response));
+    }
     const body = await readBounded(response, request.provider);
     if (!response.ok) throw new SearchFailedError(describeRefusal(request, response.status, body));
     try {
@@ -54,6 +59,16 @@ async function readBounded(response: Response, provider: string): Promise<string
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+function describeRedirect(request: SearchRequest, response: Response): string {
+  let target = 'another address';
+  try {
+    target = new URL(response.headers.get('location') ?? '', request.url).origin;
+  } catch {
+    // an unparsable Location: say no more than that it redirected
+  }
+  return `${request.provider} redirected the request (HTTP ${response.status}) to ${target}; it is not followed, since the request carries the API key: configure the final address as the endpoint`;
 }
 
 function describeRefusal(request: SearchRequest, status: number, body: string): string {

@@ -13,7 +13,9 @@ export type EngineBehaviour =
   | { readonly kind: 'answer' }
   | { readonly kind: 'status'; readonly status: number; readonly contentType: string; readonly body: string }
   | { readonly kind: 'hang' }
-  | { readonly kind: 'oversized'; readonly bytes: number };
+  | { readonly kind: 'oversized'; readonly bytes: number }
+  /** A 307 to `location` + the request's own path and query. */
+  | { readonly kind: 'redirect'; readonly location: string };
 
 export interface ReceivedSearch {
   readonly method: string;
@@ -49,6 +51,7 @@ export async function startSearchEngineServer(kind: SearchEngineKind, pages: rea
     if (behaviour.kind === 'hang') return;
     if (behaviour.kind === 'status') return void res.writeHead(behaviour.status, { 'content-type': behaviour.contentType }).end(behaviour.body);
     if (behaviour.kind === 'oversized') return void sendOversized(res, behaviour.bytes);
+    if (behaviour.kind === 'redirect') return void res.writeHead(307, { location: `${behaviour.location}${url.pathname}${url.search}` }).end();
     if (kind === 'searxng') return answerSearxng(url, pages, res);
     if (kind === 'brave') return answerBrave(req, url, pages, apiKey, res);
     return answerTavily(req, body, pages, apiKey, res);
