@@ -7,7 +7,7 @@ export const PRLIMIT = '/usr/bin/prlimit';
 export const SANDBOX_WORKSPACE = '/workspace';
 
 /** Read-only pieces of /etc that programs need and that hold nothing secret. */
-export const ETC_READ_ONLY = [
+const ETC_READ_ONLY = [
   '/etc/alternatives',
   '/etc/ld.so.cache',
   '/etc/ld.so.conf',
@@ -22,11 +22,22 @@ export const ETC_READ_ONLY = [
   '/etc/mime.types',
   '/etc/inputrc',
 ];
-export const ETC_NETWORK = ['/etc/resolv.conf', '/etc/hosts'];
+const ETC_NETWORK = ['/etc/resolv.conf', '/etc/hosts'];
 
-/** The paths that exist on this host (bwrap fails on a bind of a missing one). */
-export function existingPaths(paths: readonly string[]): string[] {
-  return paths.filter((path) => existsSync(path));
+/**
+ * What every sandbox sees of the host's system, read-only: /usr (with the /bin, /lib, … links
+ * into it) and the harmless /etc files, plus resolv.conf and hosts when it has the network.
+ */
+export function systemBinds(network: boolean): string[] {
+  const etc = [...ETC_READ_ONLY, ...(network ? ETC_NETWORK : [])].filter((path) => existsSync(path)); // bwrap fails on a missing one
+  return [
+    '--ro-bind', '/usr', '/usr',
+    '--symlink', 'usr/bin', '/bin',
+    '--symlink', 'usr/lib', '/lib',
+    '--symlink', 'usr/lib64', '/lib64',
+    '--symlink', 'usr/sbin', '/sbin',
+    ...etc.flatMap((path) => ['--ro-bind', path, path]),
+  ];
 }
 
 export interface BwrapInvocation {
@@ -62,7 +73,6 @@ export function bwrapArgv(i: BwrapInvocation): string[] {
     '--',
   ];
   const setpriv = [SETPRIV, '--reuid', String(i.user.uid), '--regid', String(i.user.gid), '--clear-groups', '--'];
-  const etc = existingPaths([...ETC_READ_ONLY, ...(i.network ? ETC_NETWORK : [])]).flatMap((path) => ['--ro-bind', path, path]);
   const bwrap = [
     BWRAP,
     '--unshare-all',
@@ -71,12 +81,7 @@ export function bwrapArgv(i: BwrapInvocation): string[] {
     '--new-session',
     '--hostname',
     'sandbox',
-    '--ro-bind', '/usr', '/usr',
-    '--symlink', 'usr/bin', '/bin',
-    '--symlink', 'usr/lib', '/lib',
-    '--symlink', 'usr/lib64', '/lib64',
-    '--symlink', 'usr/sbin', '/sbin',
-    ...etc,
+    ...systemBinds(i.network),
     '--ro-bind', i.passwdFile, '/etc/passwd',
     '--ro-bind', i.groupFile, '/etc/group',
     '--proc', '/proc',

@@ -1,7 +1,7 @@
 import { chown } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { McpServerConfig, McpStdioServer } from '@app/task-domain';
-import { BWRAP, ETC_NETWORK, ETC_READ_ONLY, SETPRIV, existingPaths } from '../../provider/bubblewrap/bwrap-args';
+import { BWRAP, SETPRIV, systemBinds } from '../../provider/bubblewrap/bwrap-args';
 import type { SandboxConfig } from '../../provider/sandbox.config';
 import type { FileOwner } from '../../provider/sandbox-provider.port';
 
@@ -46,7 +46,6 @@ export function bubblewrapStdioLauncher(user: FileOwner): McpStdioLauncher {
     description: `stdio MCP servers run inside bubblewrap${dropPrivileges ? ` as uid ${user.uid}` : ''}, seeing only /usr and their configured mounts`,
     async launch(server, homeDir) {
       if (dropPrivileges) await chown(homeDir, user.uid, user.gid);
-      const etc = existingPaths([...ETC_READ_ONLY, ...(server.network ? ETC_NETWORK : [])]).flatMap((path) => ['--ro-bind', path, path]);
       const mounts = server.mounts.flatMap((path) => ['--ro-bind', path, path]);
       const setpriv = dropPrivileges ? [SETPRIV, '--reuid', String(user.uid), '--regid', String(user.gid), '--clear-groups', '--'] : [];
       const bwrap = [
@@ -55,12 +54,7 @@ export function bubblewrapStdioLauncher(user: FileOwner): McpStdioLauncher {
         ...(server.network ? ['--share-net'] : []),
         '--die-with-parent',
         '--new-session',
-        '--ro-bind', '/usr', '/usr',
-        '--symlink', 'usr/bin', '/bin',
-        '--symlink', 'usr/lib', '/lib',
-        '--symlink', 'usr/lib64', '/lib64',
-        '--symlink', 'usr/sbin', '/sbin',
-        ...etc,
+        ...systemBinds(server.network),
         '--proc', '/proc',
         '--dev', '/dev',
         '--tmpfs', '/tmp',
