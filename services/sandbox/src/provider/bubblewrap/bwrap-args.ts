@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { FileOwner, SandboxLimits } from '../sandbox-provider.port';
 
 export const BWRAP = '/usr/bin/bwrap';
-export const SETPRIV = '/usr/bin/setpriv';
+const SETPRIV = '/usr/bin/setpriv';
 export const PRLIMIT = '/usr/bin/prlimit';
 export const SANDBOX_WORKSPACE = '/workspace';
 
@@ -40,6 +40,16 @@ export function systemBinds(network: boolean): string[] {
   ];
 }
 
+/** setpriv's argv prefix that runs what follows as `user`, with no supplementary groups. */
+export function runAsArgv(user: FileOwner): string[] {
+  return [SETPRIV, '--reuid', String(user.uid), '--regid', String(user.gid), '--clear-groups', '--'];
+}
+
+/** Fresh namespaces of every kind (the network's too unless shared), gone with the parent. */
+export function isolationArgs(network: boolean): string[] {
+  return ['--unshare-all', ...(network ? ['--share-net'] : []), '--die-with-parent', '--new-session'];
+}
+
 export interface BwrapInvocation {
   readonly workspace: string;
   readonly user: FileOwner;
@@ -72,13 +82,9 @@ export function bwrapArgv(i: BwrapInvocation): string[] {
     '--core=0',
     '--',
   ];
-  const setpriv = [SETPRIV, '--reuid', String(i.user.uid), '--regid', String(i.user.gid), '--clear-groups', '--'];
   const bwrap = [
     BWRAP,
-    '--unshare-all',
-    ...(i.network ? ['--share-net'] : []),
-    '--die-with-parent',
-    '--new-session',
+    ...isolationArgs(i.network),
     '--hostname',
     'sandbox',
     ...systemBinds(i.network),
@@ -94,7 +100,7 @@ export function bwrapArgv(i: BwrapInvocation): string[] {
     '--',
     '/bin/bash', '-lc', i.command,
   ];
-  return [...prlimit, ...setpriv, ...bwrap];
+  return [...prlimit, ...runAsArgv(i.user), ...bwrap];
 }
 
 // The dynamic loader and libc read these in every program, the host-side launchers included

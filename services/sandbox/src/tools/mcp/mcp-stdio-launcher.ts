@@ -1,7 +1,7 @@
 import { chown } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { McpServerConfig, McpStdioServer } from '@app/task-domain';
-import { BWRAP, SETPRIV, systemBinds } from '../../provider/bubblewrap/bwrap-args';
+import { BWRAP, isolationArgs, runAsArgv, systemBinds } from '../../provider/bubblewrap/bwrap-args';
 import type { SandboxConfig } from '../../provider/sandbox.config';
 import type { FileOwner } from '../../provider/sandbox-provider.port';
 
@@ -47,13 +47,10 @@ export function bubblewrapStdioLauncher(user: FileOwner): McpStdioLauncher {
     async launch(server, homeDir) {
       if (dropPrivileges) await chown(homeDir, user.uid, user.gid);
       const mounts = server.mounts.flatMap((path) => ['--ro-bind', path, path]);
-      const setpriv = dropPrivileges ? [SETPRIV, '--reuid', String(user.uid), '--regid', String(user.gid), '--clear-groups', '--'] : [];
+      const setpriv = dropPrivileges ? runAsArgv(user) : [];
       const bwrap = [
         BWRAP,
-        '--unshare-all',
-        ...(server.network ? ['--share-net'] : []),
-        '--die-with-parent',
-        '--new-session',
+        ...isolationArgs(server.network),
         ...systemBinds(server.network),
         '--proc', '/proc',
         '--dev', '/dev',
