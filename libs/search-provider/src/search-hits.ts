@@ -12,8 +12,6 @@ export function resultList(answer: unknown, provider: string, ...path: string[])
   }
   let node: unknown = answer;
   for (const key of path) node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined;
-  // Brave leaves out `web` entirely when nothing matched.
-  if (node === undefined && path.length > 1) return [];
   if (!Array.isArray(node)) throw new SearchFailedError(`${provider} answered without a "${path.join('.')}" list of results`);
   return node;
 }

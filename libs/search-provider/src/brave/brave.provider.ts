@@ -25,6 +25,11 @@ export class BraveProvider implements SearchProvider {
       refusalHint: 'check BRAVE_API_KEY',
       secret: this.apiKey,
     });
-    return toHits(resultList(answer, this.name, 'web', 'results'), 'description', maxResults);
+    return toHits(leavesOutWeb(answer) ? [] : resultList(answer, this.name, 'web', 'results'), 'description', maxResults);
   }
+}
+
+/** Brave leaves out `web` entirely when nothing matched. */
+function leavesOutWeb(answer: unknown): boolean {
+  return typeof answer === 'object' && answer !== null && !Array.isArray(answer) && (answer as Record<string, unknown>).web === undefined;
 }
