@@ -1,3 +1,4 @@
+import { SecretVault } from '@app/common';
 import { SearchFailedError } from './search-provider.port';
 
 /** The most bytes of a provider's answer read; a search page is a few tens of KiB. */
@@ -118,6 +119,10 @@ function describeNetworkError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** The key in every form the vault knows (plain, base64, URL-encoded), as a provider may echo any. */
 function redact(message: string, secret: string | undefined): string {
-  return secret ? message.split(secret).join('[REDACTED]') : message;
+  if (!secret) return message;
+  const vault = new SecretVault();
+  vault.put('request', { API_KEY: secret });
+  return vault.redact('request', message);
 }
