@@ -1,4 +1,5 @@
 import { ValidationOptions, registerDecorator } from 'class-validator';
+import { cut, textFault } from './text-fault';
 
 export interface StringRecordRules {
   readonly maxEntries: number;
@@ -29,8 +30,11 @@ function explain(value: unknown, rules: StringRecordRules): string | undefined {
   const entries = Object.entries(value as Record<string, unknown>);
   if (entries.length > rules.maxEntries) return `must have at most ${rules.maxEntries} entries`;
   for (const [key, v] of entries) {
-    if (!ENV_NAME.test(key)) return `key "${key}" must be an environment variable name (letters, digits, _; not starting with a digit)`;
+    if (!ENV_NAME.test(key)) return `key "${cut(key)}" must be an environment variable name (letters, digits, _; not starting with a digit)`;
     if (typeof v !== 'string') return `value of "${key}" must be a string`;
+    // Only why, never the value: it may be a secret.
+    const fault = textFault(v);
+    if (fault) return `value of "${key}" ${fault}`;
     if (v.length > rules.maxValueLength) return `value of "${key}" must be at most ${rules.maxValueLength} characters`;
     if (rules.minValueLength && v.length < rules.minValueLength) {
       return `value of "${key}" must be at least ${rules.minValueLength} characters (shorter values cannot be redacted reliably)`;

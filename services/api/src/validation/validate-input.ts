@@ -1,6 +1,7 @@
 import { ValidationError as ClassValidatorError, validate } from 'class-validator';
 import { ClassConstructor, plainToInstance } from 'class-transformer';
 import { ValidationError } from '@app/common';
+import { cut } from './text-fault';
 
 /** Validates a plain object against a DTO class; the error message names every bad field. */
 export async function validateInput<T extends object>(type: ClassConstructor<T>, plain: unknown): Promise<T> {
@@ -15,7 +16,8 @@ export function describeErrors(errors: ClassValidatorError[], parent = ''): stri
   return errors
     .flatMap((e) => {
       const field = parent ? `${parent}.${e.property}` : e.property;
-      const own = Object.values(e.constraints ?? {}).map((m) => (m.startsWith(e.property) ? `${field}${m.slice(e.property.length)}` : `${field}: ${m}`));
+      // Cut: class-validator quotes a hostile field name whole ("property <1 MB> should not exist").
+      const own = Object.values(e.constraints ?? {}).map((m) => cut(m.startsWith(e.property) ? `${field}${m.slice(e.property.length)}` : `${field}: ${m}`, 500));
       return [...own, ...(e.children?.length ? [describeErrors(e.children, field)] : [])];
     })
     .join('; ');

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
 import { MIN_SECRET_LENGTH } from '@app/common';
 import { IsStringRecord } from '../../validation/is-string-record';
+import { IsWellFormedText } from '../../validation/is-well-formed-text';
 
 export const MAX_MESSAGE_LENGTH = 100_000;
 
@@ -10,6 +11,7 @@ export class CreateTaskRequestDto {
   @IsString()
   @IsNotEmpty({ message: 'message must be a non-empty string' })
   @MaxLength(MAX_MESSAGE_LENGTH)
+  @IsWellFormedText()
   readonly message: string;
 
   @ApiPropertyOptional({ default: true, description: 'false: every tool call waits for approval.' })
@@ -54,5 +56,6 @@ export class CreateTaskRequestDto {
   })
   @IsOptional()
   @IsObject()
+  @IsWellFormedText()
   readonly mcpServers?: Record<string, unknown>;
 }

@@ -1,0 +1,44 @@
+import { ValidationError } from '@app/common';
+import { SendFollowUpRequestDto } from '../../messages/send-follow-up/send-follow-up.request.dto';
+import { validateInput } from '../../validation/validate-input';
+import { CreateTaskRequestDto } from './create-task.request.dto';
+
+const refusal = (type: new () => object, body: unknown) =>
+  validateInput(type, body).then(
+    () => undefined,
+    (e: unknown) => (e instanceof ValidationError ? e.message : e),
+  );
+
+describe('free-text fields of the request DTOs', () => {
+  it.each([
+    ['a message with a NUL', { message: 'a\u0000b' }, 'message must not contain a NUL character'],
+    ['a message with a lone surrogate', { message: 'a\ud800' }, 'message must not contain a lone UTF-16 surrogate (not valid Unicode)'],
+    ['an env value with a NUL', { message: 'x', env: { REGION: 'eu\u0000' } }, 'env value of "REGION" must not contain a NUL character'],
+    ['a secret value with a NUL', { message: 'x', secrets: { TOKEN: 'abc\u0000defgh' } }, 'secrets value of "TOKEN" must not contain a NUL character'],
+    ['a secret value with a lone surrogate', { message: 'x', secrets: { TOKEN: 'abcdefgh\udfff' } }, 'secrets value of "TOKEN" must not contain a lone UTF-16 surrogate'],
+    ['an mcpServers header with a NUL', { message: 'x', mcpServers: { d: { url: 'https://x', headers: { A: '\u0000' } } } }, 'mcpServers.d.headers.A must not contain a NUL character'],
+    ['an mcpServers name with a lone surrogate', { message: 'x', mcpServers: { '\ud800': { url: 'https://x' } } }, 'mcpServers: key "\ud800" must not contain a lone UTF-16 surrogate'],
+  ])('create refuses %s, naming the field', async (_case, body, message) => {
+    expect(await refusal(CreateTaskRequestDto, body)).toContain(message);
+  });
+
+  it('never puts a secret value in the message', async () => {
+    expect(await refusal(CreateTaskRequestDto, { message: 'x', secrets: { TOKEN: 'abc\u0000hunter2' } })).not.toContain('hunter2');
+  });
+
+  it('cuts a megabyte-long env key or unknown field name in the message', async () => {
+    const badKey = (await refusal(CreateTaskRequestDto, { message: 'x', env: { ['K-'.repeat(500_000)]: 'v' } })) as string;
+    expect(badKey.length).toBeLessThan(300);
+    const unknownField = (await refusal(CreateTaskRequestDto, { message: 'x', ['x'.repeat(1_000_000)]: 1 })) as string;
+    expect(unknownField.length).toBeLessThan(600);
+  });
+
+  it('follow-up refuses a NUL or a lone surrogate in message', async () => {
+    expect(await refusal(SendFollowUpRequestDto, { message: 'more\u0000' })).toBe('message must not contain a NUL character');
+    expect(await refusal(SendFollowUpRequestDto, { message: '\udc00' })).toBe('message must not contain a lone UTF-16 surrogate (not valid Unicode)');
+  });
+
+  it('accepts emoji and ordinary control characters', async () => {
+    expect(await refusal(CreateTaskRequestDto, { message: 'ship \ud83d\ude80\tnow\n', env: { A: 'b\tc' } })).toBeUndefined();
+  });
+});
