@@ -77,6 +77,27 @@ describe('extractZip', () => {
     expect(await besideWorkspace()).toEqual(['outside', 'workspace']);
   });
 
+  it.each<[string, string, string]>([
+    ['2,000 folders deep', `${'a/'.repeat(2_000)}x.txt`, 'is nested more than 64 folders deep'],
+    ['a name of 300 bytes', `docs/${'n'.repeat(300)}.txt`, 'has a name longer than 255 bytes'],
+    ['a name of 200 two-byte characters', `${'é'.repeat(200)}.txt`, 'has a name longer than 255 bytes'],
+    ['a path of 4,200 bytes', `${`${'d'.repeat(69)}/`.repeat(60)}${'x'.repeat(200)}`, 'has a path longer than 3072 bytes'],
+  ])('refuses an entry with %s (the filesystem would refuse it mid-extraction), naming it cut short', async (_case, name, why) => {
+    const error = await extract(await zip([{ name: 'fine.txt', content: 'ok' }, { name, content: 'x' }])).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as Error).message).toContain(`archive "bad.zip": entry "${name.slice(0, 200)}`);
+    expect((error as Error).message).toContain(why);
+    expect((error as Error).message.length).toBeLessThan(400);
+    expect(await ws.names()).toEqual([]);
+    expect(await besideWorkspace()).toEqual(['outside', 'workspace']);
+  });
+
+  it('extracts an entry just inside the path limits', async () => {
+    const name = `${`${'d'.repeat(30)}/`.repeat(63)}${'f'.repeat(100)}`;
+    await extract(await zip([{ name, content: 'deep' }]));
+    expect(await readFile(join(ws.root, name), 'utf8')).toBe('deep');
+  });
+
   it('refuses an encrypted entry', async () => {
     const path = await zip([{ name: 'secret.txt', content: 'x' }]);
     await patchHeaders(path, { encrypted: true });

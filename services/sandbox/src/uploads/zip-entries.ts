@@ -4,6 +4,14 @@ import { UploadLimits } from './upload-limits';
 
 /** Below this size a high compression ratio is harmless (a file of zeros compresses 1000:1). */
 const RATIO_APPLIES_ABOVE = 1024 * 1024;
+/**
+ * The filesystem's own limits, checked up front so that they are a 400 naming the entry rather
+ * than ENAMETOOLONG halfway through. PATH_MAX (4096) counts the whole absolute path, so room is
+ * left for the workspace's own; NAME_MAX is 255 bytes per name.
+ */
+const MAX_PATH_BYTES = 3072;
+const MAX_NAME_BYTES = 255;
+const MAX_FOLDER_DEPTH = 64;
 const S_IFMT = 0o170000;
 const S_IFLNK = 0o120000;
 
@@ -16,8 +24,9 @@ export interface CheckedEntry {
 
 /**
  * Reads the central directory and refuses, before anything is written: paths that are absolute,
- * carry `..`, a drive letter, a backslash or NUL (400), symlinks and encrypted entries (400), and
- * archives past the entry count, declared size or compression ratio caps (413).
+ * carry `..`, a drive letter, a backslash or NUL, or are too long or deep for the filesystem
+ * (400), symlinks and encrypted entries (400), and archives past the entry count, declared size
+ * or compression ratio caps (413).
  */
 export async function checkZipEntries(zip: yauzl.ZipFile, label: string, limits: UploadLimits): Promise<CheckedEntry[]> {
   if (zip.entryCount > limits.zipMaxEntries) {
@@ -41,8 +50,12 @@ export async function checkZipEntries(zip: yauzl.ZipFile, label: string, limits:
     if (entry.uncompressedSize > RATIO_APPLIES_ABOVE && entry.uncompressedSize / Math.max(entry.compressedSize, 1) > limits.zipMaxRatio) {
       throw new PayloadTooLargeError(`archive "${label}": entry "${name.slice(0, 200)}" is compressed more than ${limits.zipMaxRatio}:1 (ZIP_MAX_RATIO)`);
     }
-    const path = name.split('/').filter((s) => s !== '' && s !== '.').join('/');
+    const segments = name.split('/').filter((s) => s !== '' && s !== '.');
+    const path = segments.join('/');
     if (path === '') continue;
+    if (segments.some((s) => Buffer.byteLength(s) > MAX_NAME_BYTES)) throw refuse(`has a name longer than ${MAX_NAME_BYTES} bytes`);
+    if (segments.length - 1 > MAX_FOLDER_DEPTH) throw refuse(`is nested more than ${MAX_FOLDER_DEPTH} folders deep`);
+    if (Buffer.byteLength(path) > MAX_PATH_BYTES) throw refuse(`has a path longer than ${MAX_PATH_BYTES} bytes`);
     entries.push({ path, directory: name.endsWith('/'), executable: (mode & 0o111) !== 0, entry });
   }
   return entries;
