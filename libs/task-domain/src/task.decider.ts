@@ -4,6 +4,7 @@ import { diffArtifacts } from './artifacts/artifact-diff';
 import {
   ApprovalOutcome,
   ArtifactRecord,
+  SandboxExpired,
   TaskCreated,
   TaskEvent,
   TokenUsage,
@@ -58,7 +59,7 @@ export type FinishToolCall = Command<
     readonly artifacts?: readonly ArtifactRecord[];
   }
 >;
-export type RecordSandboxExpired = Command<'RecordSandboxExpired', { readonly snapshotKey: string; readonly sizeBytes: number; readonly idleMs: number }>;
+export type RecordSandboxExpired = Command<'RecordSandboxExpired', SandboxExpired['data']>;
 export type RecordSandboxRestored = Command<'RecordSandboxRestored', { readonly snapshotKey: string; readonly durationMs: number }>;
 export type ReportSecretsUnavailable = Command<'ReportSecretsUnavailable', { readonly reason: string }>;
 export type FailTurn = Command<'FailTurn', { readonly turn: number; readonly error: string }>;

@@ -125,7 +125,16 @@ export interface ArtifactRecord {
 export type ArtifactRecorded = Event<'ArtifactRecorded', ArtifactRecord & { readonly callId: string }>;
 export type ArtifactRemoved = Event<'ArtifactRemoved', { readonly path: string; readonly callId: string }>;
 /** The idle sandbox was archived into the object store and torn down. */
-export type SandboxExpired = Event<'SandboxExpired', { readonly snapshotKey: string; readonly sizeBytes: number; readonly idleMs: number }>;
+export type SandboxExpired = Event<
+  'SandboxExpired',
+  {
+    readonly snapshotKey: string;
+    readonly sizeBytes: number;
+    readonly idleMs: number;
+    /** Entries the snapshot left out (FIFOs, sockets, devices…), as "path: why", secrets masked; gone after the restore. */
+    readonly skipped?: readonly string[];
+  }
+>;
 /** A later tool call brought the workspace back from its snapshot. */
 export type SandboxRestored = Event<'SandboxRestored', { readonly snapshotKey: string; readonly durationMs: number }>;
 /** Secrets live in memory only; after a restart the task says they are gone. */

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { dataDirFromEnv } from '@app/common';
+import { SecretVault, dataDirFromEnv } from '@app/common';
 import { OBJECT_STORE, ObjectStore } from '@app/object-store';
 import { RUNTIME_ENV } from '@app/runtime';
 import { TaskCommandExecutor } from '@app/task-commands';
@@ -25,9 +25,9 @@ import { createAgentToolbox } from './tools/create-agent-toolbox';
     },
     {
       provide: SandboxSessions,
-      inject: [RUNTIME_ENV, SANDBOX_SETTINGS, SANDBOX_PROVIDER, OBJECT_STORE, TaskCommandExecutor],
-      useFactory: (env: NodeJS.ProcessEnv, settings: SandboxSettings, provider: SandboxProvider, objects: ObjectStore, commands: TaskCommandExecutor) =>
-        new SandboxSessions(provider, objects, commands, join(dataDirFromEnv(env), 'workspaces'), settings.sessions),
+      inject: [RUNTIME_ENV, SANDBOX_SETTINGS, SANDBOX_PROVIDER, OBJECT_STORE, TaskCommandExecutor, SecretVault],
+      useFactory: (env: NodeJS.ProcessEnv, settings: SandboxSettings, provider: SandboxProvider, objects: ObjectStore, commands: TaskCommandExecutor, vault: SecretVault) =>
+        new SandboxSessions(provider, objects, commands, join(dataDirFromEnv(env), 'workspaces'), settings.sessions, (taskId, text) => vault.redact(taskId, text)),
     },
     { provide: ArtifactScanner, inject: [OBJECT_STORE], useFactory: (objects: ObjectStore) => new ArtifactScanner(objects) },
     {

@@ -47,7 +47,7 @@ export function toPublicEvent(event: TaskEvent): PublicEvent {
     case 'ArtifactRemoved':
       return { kind: 'artifact', data: { ...event.data, status: 'removed' } };
     case 'SandboxExpired':
-      return { kind: 'sandbox', data: { status: 'expired', sizeBytes: event.data.sizeBytes, idleMs: event.data.idleMs } };
+      return { kind: 'sandbox', data: { status: 'expired', sizeBytes: event.data.sizeBytes, idleMs: event.data.idleMs, ...(event.data.skipped ? { skipped: event.data.skipped } : {}) } };
     case 'SandboxRestored':
       return { kind: 'sandbox', data: { status: 'restored', durationMs: event.data.durationMs } };
     case 'SecretsUnavailable':

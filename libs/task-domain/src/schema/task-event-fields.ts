@@ -22,7 +22,7 @@ export const TASK_EVENT_FIELDS = {
   TaskCancelled: ['turn', 'droppedMessageIds'],
   ArtifactRecorded: ['path', 'name', 'size', 'sha256', 'category', 'mimeType', 'modifiedAt', 'objectKey', 'callId'],
   ArtifactRemoved: ['path', 'callId'],
-  SandboxExpired: ['snapshotKey', 'sizeBytes', 'idleMs'],
+  SandboxExpired: ['snapshotKey', 'sizeBytes', 'idleMs', 'skipped'],
   SandboxRestored: ['snapshotKey', 'durationMs'],
   SecretsUnavailable: ['names', 'reason'],
 } as const satisfies FieldList;

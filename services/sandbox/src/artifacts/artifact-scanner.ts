@@ -1,26 +1,50 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { lstat, readdir } from 'node:fs/promises';
-import { join, posix } from 'node:path';
-import { pipeline } from 'node:stream/promises';
+import { posix } from 'node:path';
 import type { ObjectStore } from '@app/object-store';
 import { ArtifactRecord, artifactTypeOf } from '@app/task-domain';
+import { NoFollowDir, NoFollowEntry, OpenedFile } from '../workspace/no-follow-dir';
 
 export const DOWNLOADS_DIR = 'downloads';
 
 export interface ScanLimits {
-  /** Files recorded at most; the rest are left out (and logged by the caller). */
+  /** Files recorded at most; the rest are left out, and the scan says so. */
   readonly maxFiles: number;
   readonly maxDepth: number;
 }
 
 export const DEFAULT_SCAN_LIMITS: ScanLimits = { maxFiles: 1000, maxDepth: 20 };
 
+export interface ScanResult {
+  /** Every artifact the task has now (unchanged ones as they were recorded). */
+  readonly records: ArtifactRecord[];
+  /** What was left out or renamed, and why: one line each, already redacted, for the tool output. */
+  readonly notes: string[];
+}
+
+/** Masks secret values in a string derived from the workspace (a file name, a path). */
+export type Redact = (text: string) => string;
+
+interface FoundFile {
+  readonly dir: NoFollowDir;
+  readonly name: string;
+  /** The path as recorded: workspace-relative, secrets masked. */
+  readonly path: string;
+  readonly size: number;
+  readonly modifiedAt: string;
+}
+
+const MAX_NOTES = 20;
+
 /**
- * Lists the files under the workspace's `downloads/` and makes sure each one's bytes are in the
- * object store, under a key named by its SHA-256 (so unchanged content is never stored twice).
- * Symlinks are never followed: a link cannot smuggle a host file into the artifacts.
- * A file whose size and modification time match what the task already recorded is not re-read.
+ * Lists the regular files under the workspace's `downloads/` and makes sure each one's bytes are
+ * in the object store, under a key named by its SHA-256 (unchanged content is never stored twice).
+ *
+ * The workspace belongs to untrusted code and this runs with the service's privileges, so nothing
+ * is reached through a link: `downloads` itself, every folder below it and every file are opened
+ * one name at a time without following symlinks (NoFollowDir), and a file is hashed and uploaded
+ * from the one descriptor opened for it, so swapping names meanwhile changes nothing. FIFOs,
+ * sockets and devices are never opened. A secret value in a file name is masked in the recorded
+ * path, since the path goes into events, listings and headers.
  */
 export class ArtifactScanner {
   constructor(
@@ -28,50 +52,129 @@ export class ArtifactScanner {
     private readonly limits: ScanLimits = DEFAULT_SCAN_LIMITS,
   ) {}
 
-  async scan(taskId: string, workspaceRoot: string, known: Readonly<Record<string, ArtifactRecord>>): Promise<ArtifactRecord[]> {
-    const files: { path: string; size: number; modifiedAt: string }[] = [];
-    await this.walk(workspaceRoot, DOWNLOADS_DIR, 0, files);
-    const records: ArtifactRecord[] = [];
-    for (const file of files) {
-      const before = known[file.path];
-      if (before && before.size === file.size && before.modifiedAt === file.modifiedAt) {
-        records.push(before);
-        continue;
+  /**
+   * `since` (ms): only entries changed from then on get a note, so a symlink left in downloads/
+   * is mentioned by the call that made it, not by every call after it. Bounds hit are always said.
+   */
+  async scan(taskId: string, workspaceRoot: string, known: Readonly<Record<string, ArtifactRecord>>, options: { redact?: Redact; since?: number } = {}): Promise<ScanResult> {
+    const redact = options.redact ?? ((text: string) => text);
+    const notes = new Notes(redact, options.since ?? 0);
+    const root = await NoFollowDir.open(workspaceRoot);
+    const opened: NoFollowDir[] = [root];
+    try {
+      const downloads = await root.openDir(DOWNLOADS_DIR);
+      if (!downloads) {
+        const entry = (await root.list()).find((e) => e.name === DOWNLOADS_DIR);
+        if (entry) notes.add(entry, `${DOWNLOADS_DIR} is ${describe(entry.kind, entry.special)}, not a folder: nothing under it is recorded`);
+        return { records: [], notes: notes.lines() };
       }
-      const stored = await this.store(taskId, join(workspaceRoot, file.path), before);
-      if (stored) records.push({ ...file, name: posix.basename(file.path), ...artifactTypeOf(file.path), ...stored });
+      opened.push(downloads);
+      const files = new Map<string, FoundFile>();
+      await this.walk(downloads, DOWNLOADS_DIR, 0, files, opened, notes, redact);
+      const records: ArtifactRecord[] = [];
+      for (const file of files.values()) {
+        const before = known[file.path];
+        if (before && before.size === file.size && before.modifiedAt === file.modifiedAt) {
+          records.push(before);
+          continue;
+        }
+        const stored = await this.store(taskId, file, before);
+        if (stored) records.push({ path: file.path, name: posix.basename(file.path), ...artifactTypeOf(file.path), ...stored });
+      }
+      return { records, notes: notes.lines() };
+    } finally {
+      await Promise.all(opened.map((d) => d.close().catch(() => undefined)));
     }
-    return records;
   }
 
-  /** Hashes first: content the task already has is not uploaded again. Undefined if the file changed meanwhile. */
-  private async store(taskId: string, absolute: string, before: ArtifactRecord | undefined): Promise<{ sha256: string; objectKey: string; size: number } | undefined> {
-    const hash = createHash('sha256');
-    await pipeline(createReadStream(absolute), hash);
-    const sha256 = hash.digest('hex');
-    if (before?.sha256 === sha256) return { sha256, objectKey: before.objectKey, size: before.size };
-    const objectKey = `artifacts/${taskId}/${sha256}`;
-    const existing = await this.objects.stat(objectKey);
-    if (existing) return { sha256, objectKey, size: existing.size };
-    const put = await this.objects.put(objectKey, createReadStream(absolute));
-    if (put.sha256 === sha256) return { sha256, objectKey, size: put.size };
-    // Written to while we read it: drop this copy; the next tool call records the settled file.
-    await this.objects.delete(objectKey);
-    return undefined;
+  /** Hashes first: content the task already has is not uploaded again. Undefined when the file is gone or changed meanwhile. */
+  private async store(taskId: string, file: FoundFile, before: ArtifactRecord | undefined): Promise<{ sha256: string; objectKey: string; size: number; modifiedAt: string } | undefined> {
+    const opened = await file.dir.openFile(file.name);
+    if (!opened) return undefined;
+    try {
+      const modifiedAt = opened.stats.mtime.toISOString();
+      const sha256 = await sha256Of(opened);
+      if (before?.sha256 === sha256) return { sha256, objectKey: before.objectKey, size: before.size, modifiedAt };
+      const objectKey = `artifacts/${taskId}/${sha256}`;
+      const existing = await this.objects.stat(objectKey);
+      if (existing) return { sha256, objectKey, size: existing.size, modifiedAt };
+      const put = await this.objects.put(objectKey, opened.handle.createReadStream({ start: 0, autoClose: false }));
+      if (put.sha256 === sha256) return { sha256, objectKey, size: put.size, modifiedAt };
+      // Written to while we read it: drop this copy; the next tool call records the settled file.
+      await this.objects.delete(objectKey);
+      return undefined;
+    } finally {
+      await opened.handle.close();
+    }
   }
 
-  private async walk(root: string, relDir: string, depth: number, out: { path: string; size: number; modifiedAt: string }[]): Promise<void> {
-    if (depth > this.limits.maxDepth || out.length >= this.limits.maxFiles) return;
-    const entries = await readdir(join(root, relDir), { withFileTypes: true }).catch(() => []);
-    entries.sort((a, b) => a.name.localeCompare(b.name));
-    for (const entry of entries) {
-      if (out.length >= this.limits.maxFiles) return;
-      const rel = `${relDir}/${entry.name}`;
-      if (entry.isDirectory()) await this.walk(root, rel, depth + 1, out);
-      else if (entry.isFile()) {
-        const info = await lstat(join(root, rel)).catch(() => undefined);
-        if (info?.isFile()) out.push({ path: rel, size: info.size, modifiedAt: info.mtime.toISOString() });
+  private async walk(dir: NoFollowDir, rel: string, depth: number, out: Map<string, FoundFile>, opened: NoFollowDir[], notes: Notes, redact: Redact): Promise<void> {
+    for (const entry of await dir.list()) {
+      const path = `${rel}/${entry.name}`;
+      if (out.size >= this.limits.maxFiles) {
+        notes.always(`more than ${this.limits.maxFiles} files under ${DOWNLOADS_DIR}/: the rest are not recorded`);
+        return;
+      }
+      if (entry.kind === 'dir') {
+        if (depth + 1 > this.limits.maxDepth) {
+          notes.always(`${path} is more than ${this.limits.maxDepth} folders deep: not recorded`);
+          continue;
+        }
+        const sub = await dir.openDir(entry.name);
+        if (!sub) continue;
+        opened.push(sub);
+        await this.walk(sub, path, depth + 1, out, opened, notes, redact);
+      } else if (entry.kind === 'file' && entry.stats) {
+        const recorded = redact(path);
+        if (out.has(recorded)) {
+          notes.add(entry, `${recorded} is not recorded: another file has the same name once secrets are masked`);
+          continue;
+        }
+        if (recorded !== path) notes.add(entry, `${recorded} is recorded under this name: its real name contains a secret`);
+        out.set(recorded, { dir, name: entry.name, path: recorded, size: entry.stats.size, modifiedAt: entry.stats.mtime.toISOString() });
+      } else {
+        notes.add(entry, `${path} is ${describe(entry.kind, entry.special)}: not recorded`);
       }
     }
+  }
+}
+
+async function sha256Of(file: OpenedFile): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of file.handle.createReadStream({ start: 0, autoClose: false })) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+function describe(kind: string, special?: string): string {
+  if (kind === 'symlink') return 'a symlink (never followed)';
+  return special ?? `a ${kind}`;
+}
+
+/** The scan's remarks, masked and bounded: a folder of 10,000 FIFOs must not flood the tool output. */
+class Notes {
+  private readonly items: string[] = [];
+  private dropped = 0;
+
+  constructor(
+    private readonly redact: Redact,
+    private readonly since: number,
+  ) {}
+
+  /** A remark about `entry`, kept only if the entry changed since the scan's `since`. */
+  add(entry: NoFollowEntry, line: string): void {
+    // An entry whose name is unusable has no stats: always worth saying.
+    if (entry.stats && entry.stats.mtimeMs < this.since && entry.stats.ctimeMs < this.since) return;
+    this.always(line);
+  }
+
+  always(line: string): void {
+    const masked = this.redact(line);
+    if (this.items.includes(masked)) return;
+    if (this.items.length < MAX_NOTES) this.items.push(masked);
+    else this.dropped++;
+  }
+
+  lines(): string[] {
+    return this.dropped > 0 ? [...this.items, `… and ${this.dropped} more`] : [...this.items];
   }
 }

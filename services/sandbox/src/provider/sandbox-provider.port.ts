@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import type { SnapshotOptions } from './workspace-archive';
 
 /**
  * The sandbox provider port: where a task's untrusted commands run. The sandbox service owns it;
@@ -59,6 +60,8 @@ export interface ProviderHealth {
   readonly ok: boolean;
   /** Why not, for the start-up log and the refusal message. */
   readonly reason?: string;
+  /** What works less well than it should here (logged at start-up). */
+  readonly warnings?: readonly string[];
 }
 
 /** Who owns files in a workspace, so host-side writers (file tools, extraction, restore) can match it. */
@@ -84,8 +87,12 @@ export interface SandboxProvider {
   fileOwner(taskId: string): FileOwner | undefined;
   /** Runs one command inside the task's sandbox. Never throws for the command's own failures. */
   exec(taskId: string, request: ExecRequest): Promise<ExecResult>;
-  /** A tar stream of the whole workspace. Rejects (stream error) past `maxBytes` of archive. */
-  snapshot(taskId: string, options: { maxBytes: number; timeoutMs: number }): Readable;
+  /**
+   * A tar stream of the whole workspace, read without following any link; FIFOs, sockets and
+   * devices are left out and reported. Rejects (stream error) past `maxBytes` of archive, past
+   * `timeoutMs`, or when `signal` fires.
+   */
+  snapshot(taskId: string, options: SnapshotOptions): Readable;
   /** Replaces the workspace by the contents of a snapshot stream (all or nothing), bounded like snapshot. */
   restore(taskId: string, archive: Readable, options: { maxBytes: number; timeoutMs: number }): Promise<void>;
   /** Kills anything still running for the task and removes its workspace. */

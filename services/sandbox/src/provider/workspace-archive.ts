@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { chown, lchown, lstat, mkdir, readdir, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, posix } from 'node:path';
 import { PassThrough, Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import * as tar from 'tar';
+import { NoFollowDir } from '../workspace/no-follow-dir';
+import { OnSkipped, tarWithoutFollowing } from '../workspace/no-follow-tar';
 import { FileOwner } from './sandbox-provider.port';
 
 export interface ArchiveBounds {
@@ -11,30 +13,47 @@ export interface ArchiveBounds {
   readonly timeoutMs: number;
 }
 
+export interface SnapshotOptions extends ArchiveBounds {
+  /** Fires to stop the snapshot at once (the task needs its sandbox again). */
+  readonly signal?: AbortSignal;
+  /** Told about every entry left out (FIFOs, sockets, devices, names that are not UTF-8, …). */
+  readonly onSkipped?: OnSkipped;
+}
+
 /** Uncompressed bytes a restore may write, per compressed byte allowed: caps a decompression bomb. */
 const RESTORE_EXPANSION = 10;
 
 /**
- * A tar of `dir` (symlinks stored as links, never followed), failing past its bounds. Not
- * compressed: Node's single-threaded gzip made a 100 MB snapshot take ~3 s instead of ~0.3 s
- * (BENCHMARKS.md); restore reads gzip'd archives too.
+ * A tar of `dir`, read without following any link (tarWithoutFollowing), failing past its
+ * bounds or when `signal` fires. Not compressed: Node's single-threaded gzip made a 100 MB
+ * snapshot take ~3 s instead of ~0.3 s (BENCHMARKS.md); restore reads gzip'd archives too.
  */
-export function archiveDirectory(dir: string, bounds: ArchiveBounds): Readable {
+export function archiveDirectory(dir: string, options: SnapshotOptions): Readable {
   const out = new PassThrough();
   let size = 0;
   const limiter = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       size += chunk.length;
-      if (size > bounds.maxBytes) return done(new Error(`snapshot exceeds ${bounds.maxBytes} bytes (SANDBOX_SNAPSHOT_MAX_BYTES)`));
+      if (size > options.maxBytes) return done(new Error(`snapshot exceeds ${options.maxBytes} bytes (SANDBOX_SNAPSHOT_MAX_BYTES)`));
       done(null, chunk);
     },
   });
-  const timer = setTimeout(() => out.destroy(new Error(`snapshot took longer than ${bounds.timeoutMs} ms (SANDBOX_SNAPSHOT_TIMEOUT_MS)`)), bounds.timeoutMs);
+  const source = Readable.from(tarWithoutFollowing(dir, options.onSkipped), { objectMode: false });
+  const stop = (error: Error) => {
+    source.destroy(error);
+    out.destroy(error);
+  };
+  const timer = setTimeout(() => stop(new Error(`snapshot took longer than ${options.timeoutMs} ms (SANDBOX_SNAPSHOT_TIMEOUT_MS)`)), options.timeoutMs);
   timer.unref();
-  const source = tar.c({ gzip: false, cwd: dir, portable: true, follow: false }, ['.']) as unknown as Readable;
+  const onAbort = () => stop(new Error('snapshot stopped: the sandbox is in use again'));
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  if (options.signal?.aborted) onAbort();
   pipeline(source, limiter, out)
     .catch((error: Error) => out.destroy(error))
-    .finally(() => clearTimeout(timer));
+    .finally(() => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+    });
   return out;
 }
 
@@ -49,7 +68,9 @@ export async function restoreDirectory(target: string, archive: Readable, bounds
   await mkdir(scratch, { mode: 0o700 });
   const timer = setTimeout(() => archive.destroy(new Error(`restore took longer than ${bounds.timeoutMs} ms (SANDBOX_SNAPSHOT_TIMEOUT_MS)`)), bounds.timeoutMs);
   try {
-    await pipeline(archive, byteLimit(bounds.maxBytes, 'snapshot'), extractor(scratch, bounds.maxBytes * RESTORE_EXPANSION));
+    const links: SymlinkEntry[] = [];
+    await pipeline(archive, byteLimit(bounds.maxBytes, 'snapshot'), extractor(scratch, bounds.maxBytes * RESTORE_EXPANSION, links));
+    await placeSymlinks(scratch, links);
     if (owner) await chownTree(scratch, owner);
     const hadTarget = await lstat(target).then(() => true, () => false);
     if (hadTarget) await rename(target, previous);
@@ -63,14 +84,30 @@ export async function restoreDirectory(target: string, archive: Readable, bounds
   }
 }
 
-function extractor(cwd: string, maxUnpacked: number): NodeJS.WritableStream {
+const RESTORED_TYPES = new Set(['File', 'OldFile', 'ContiguousFile', 'Directory', 'Link']);
+
+interface SymlinkEntry {
+  readonly path: string;
+  readonly target: string;
+}
+
+function extractor(cwd: string, maxUnpacked: number, links: SymlinkEntry[]): NodeJS.WritableStream {
   let unpacked = 0;
   const stream = tar.x({
     cwd,
     strict: true,
     preservePaths: false,
     preserveOwner: false,
-    filter: (_path, entry) => {
+    filter: (path, entry) => {
+      if (!('type' in entry)) return false;
+      // Symlinks are made after everything else (placeSymlinks): tar refuses one pointing out of
+      // the workspace, yet a Python venv's `bin/python -> /usr/bin/python3` is a normal link.
+      if (entry.type === 'SymbolicLink') {
+        if (entry.linkpath) links.push({ path, target: entry.linkpath });
+        return false;
+      }
+      // Devices and FIFOs are never restored (strict mode would fail the whole restore on one).
+      if (!RESTORED_TYPES.has(entry.type)) return false;
       unpacked += 'size' in entry ? Number(entry.size ?? 0) : 0;
       if (unpacked > maxUnpacked) stream.emit('error', new Error(`snapshot unpacks to more than ${maxUnpacked} bytes`));
       return unpacked <= maxUnpacked;
@@ -88,6 +125,35 @@ function byteLimit(maxBytes: number, what: string): Transform {
       done(null, chunk);
     },
   });
+}
+
+/**
+ * Creates the archive's symlinks once every file and folder is in place, whatever they point at:
+ * nothing is ever written through them. Each is made in its parent folder reached without
+ * following any link (NoFollowDir); one whose path is absolute, climbs with `..` or names no
+ * existing folder is dropped.
+ */
+async function placeSymlinks(root: string, links: readonly SymlinkEntry[]): Promise<void> {
+  for (const { path, target } of links) {
+    const parts = posix.normalize(path).split('/').filter((p) => p !== '' && p !== '.');
+    if (path.startsWith('/') || parts.length === 0 || parts.includes('..')) continue;
+    const name = parts.pop() as string;
+    const opened: NoFollowDir[] = [await NoFollowDir.open(root)];
+    try {
+      for (const part of parts) {
+        const sub = await opened[opened.length - 1].openDir(part);
+        if (!sub) break;
+        opened.push(sub);
+      }
+      if (opened.length === parts.length + 1) await opened[opened.length - 1].createSymlink(name, target).catch(ignoreExisting);
+    } finally {
+      await Promise.all(opened.map((d) => d.close()));
+    }
+  }
+}
+
+function ignoreExisting(error: NodeJS.ErrnoException): void {
+  if (error.code !== 'EEXIST') throw error;
 }
 
 async function chownTree(dir: string, owner: FileOwner): Promise<void> {

@@ -6,9 +6,10 @@ import { FileOwner } from './sandbox-provider.port';
 const TASK_ID = /^task_[a-f0-9]{32}$/;
 
 /**
- * Where workspaces live: DATA_DIR/workspaces/<taskId>. DATA_DIR and workspaces/ are 0711
- * (traversable, not listable): the sandbox launcher runs as the task's uid and must reach its own
- * workspace, which is 0700 and owned by that uid, and nothing else.
+ * Where workspaces live: DATA_DIR/workspaces/<taskId>, each 0700 and owned by its task's uid.
+ * workspaces/ is 0700 and the service's own: a task's uid cannot even pass through it. The
+ * sandbox gets its workspace as a descriptor the service opened (bwrap --bind-fd), so DATA_DIR
+ * may live anywhere, under a private folder included.
  */
 export class WorkspaceDirs {
   private readonly dataDir: string;
@@ -29,9 +30,8 @@ export class WorkspaceDirs {
   }
 
   async prepareParents(): Promise<void> {
-    await mkdir(this.root, { recursive: true });
-    await chmod(this.dataDir, 0o711);
-    await chmod(this.root, 0o711);
+    await mkdir(this.root, { recursive: true, mode: 0o700 });
+    await chmod(this.root, 0o700);
   }
 
   /** Creates the workspace if missing, owned by `owner` (when ownership matters), and returns its path. */

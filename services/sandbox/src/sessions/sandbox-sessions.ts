@@ -14,6 +14,10 @@ export interface SessionLimits {
 }
 
 const TASK_ID = /^task_[a-f0-9]{32}$/;
+/** Snapshots taken at once by one sweep: enough that a slow one blocks no other, few enough not to flood the disk. */
+const EXPIRY_CONCURRENCY = 4;
+/** Left-out entries named in the SandboxExpired event; past this only their number is given. */
+const MAX_SKIPPED_NAMED = 20;
 
 /** The workspace could not be brought back from its snapshot; the tool call reports this. */
 export class SandboxRestoreError extends Error {}
@@ -27,6 +31,8 @@ export class SandboxSessions {
   private readonly logger = new Logger('SandboxSessions');
   private readonly locks = new TaskLocks();
   private readonly lastUsed = new Map<string, number>();
+  /** Snapshots under way, stopped when their task is used again. */
+  private readonly expiring = new Map<string, AbortController>();
 
   constructor(
     private readonly provider: SandboxProvider,
@@ -34,10 +40,17 @@ export class SandboxSessions {
     private readonly commands: TaskCommandExecutor,
     private readonly workspacesDir: string,
     private readonly limits: SessionLimits,
+    /** Masks the task's secrets in text taken from its workspace (names of skipped files). */
+    private readonly redact: (taskId: string, text: string) => string = (_taskId, text) => text,
   ) {}
 
-  /** Runs `body` with the task's workspace ready, as the only operation on that sandbox. */
+  /**
+   * Runs `body` with the task's workspace ready, as the only operation on that sandbox. A
+   * snapshot of it under way is stopped first: the task is not idle any more.
+   */
   use<T>(taskId: string, body: (workspaceRoot: string) => Promise<T>): Promise<T> {
+    this.lastUsed.set(taskId, Date.now());
+    this.expiring.get(taskId)?.abort();
     return this.locks.run(taskId, async () => {
       this.lastUsed.set(taskId, Date.now());
       try {
@@ -48,23 +61,41 @@ export class SandboxSessions {
     });
   }
 
-  /** Snapshots and tears down every sandbox idle for at least the TTL; returns the expired task ids. */
+  /**
+   * Snapshots and tears down every sandbox idle for at least the TTL, a few at a time, each
+   * bounded by SANDBOX_SNAPSHOT_TIMEOUT_MS: a slow one holds up no other, and a tool call for
+   * it stops its snapshot at once. Returns the expired task ids.
+   */
   async expireIdle(now = Date.now()): Promise<string[]> {
     const names = await readdir(this.workspacesDir).catch(() => [] as string[]);
-    const expired: string[] = [];
+    const due: { taskId: string; idleMs: number }[] = [];
     for (const taskId of names.filter((n) => TASK_ID.test(n))) {
       // First sight (e.g. after a restart): count idleness from now, never from a guess.
       if (!this.lastUsed.has(taskId)) this.lastUsed.set(taskId, now);
       const idleMs = now - (this.lastUsed.get(taskId) ?? now);
-      if (idleMs < this.limits.idleTtlMs || this.locks.isBusy(taskId)) continue;
-      const done = await this.locks.run(taskId, () => this.expire(taskId, idleMs)).catch((error: unknown) => {
-        this.logger.error(`sandbox of ${taskId} could not be snapshotted; it stays up and is tried again later: ${messageOf(error)}`);
-        this.lastUsed.set(taskId, Date.now());
-        return false;
-      });
-      if (done) expired.push(taskId);
+      if (idleMs < this.limits.idleTtlMs || this.locks.isBusy(taskId) || this.expiring.has(taskId)) continue;
+      due.push({ taskId, idleMs });
     }
+    const expired: string[] = [];
+    await inBatches(due, EXPIRY_CONCURRENCY, async ({ taskId, idleMs }) => {
+      if (await this.expireOne(taskId, idleMs)) expired.push(taskId);
+    });
     return expired;
+  }
+
+  private async expireOne(taskId: string, idleMs: number): Promise<boolean> {
+    const controller = new AbortController();
+    this.expiring.set(taskId, controller);
+    try {
+      return await this.locks.run(taskId, async () => (controller.signal.aborted ? false : this.expire(taskId, idleMs, controller.signal)));
+    } catch (error) {
+      if (controller.signal.aborted) this.logger.log(`snapshot of ${taskId} stopped: the sandbox is in use again`);
+      else this.logger.error(this.redact(taskId, `sandbox of ${taskId} could not be snapshotted; it stays up and is tried again later: ${messageOf(error)}`));
+      this.lastUsed.set(taskId, Date.now());
+      return false;
+    } finally {
+      this.expiring.delete(taskId);
+    }
   }
 
   private async ready(taskId: string): Promise<string> {
@@ -87,7 +118,7 @@ export class SandboxSessions {
     return this.provider.workspacePath(taskId);
   }
 
-  private async expire(taskId: string, idleMs: number): Promise<boolean> {
+  private async expire(taskId: string, idleMs: number, signal: AbortSignal): Promise<boolean> {
     if (!(await this.provider.exists(taskId))) return false;
     const { state } = await this.commands.load(taskId);
     if (!state.exists) {
@@ -98,14 +129,19 @@ export class SandboxSessions {
     }
     if (!state.expiredSnapshotKey) {
       const snapshotKey = `snapshots/${taskId}/${Date.now()}-${randomBytes(4).toString('hex')}.tar`;
-      const archive = this.provider.snapshot(taskId, { maxBytes: this.limits.snapshotMaxBytes, timeoutMs: this.limits.snapshotTimeoutMs });
-      const { size } = await this.objects.put(snapshotKey, archive, { contentType: 'application/x-tar', maxBytes: this.limits.snapshotMaxBytes });
+      const skipped = new SkippedEntries((text) => this.redact(taskId, text));
+      const { maxBytes, timeoutMs } = { maxBytes: this.limits.snapshotMaxBytes, timeoutMs: this.limits.snapshotTimeoutMs };
+      const archive = this.provider.snapshot(taskId, { maxBytes, timeoutMs, signal, onSkipped: skipped.add });
+      const { size } = await this.objects.put(snapshotKey, archive, { contentType: 'application/x-tar', maxBytes });
       try {
-        await this.commands.execute(taskId, { type: 'RecordSandboxExpired', data: { snapshotKey, sizeBytes: size, idleMs } }, { retries: 5 });
+        signal.throwIfAborted();
+        const data = { snapshotKey, sizeBytes: size, idleMs, ...(skipped.count > 0 ? { skipped: skipped.list() } : {}) };
+        await this.commands.execute(taskId, { type: 'RecordSandboxExpired', data }, { retries: 5 });
       } catch (error) {
         await this.objects.delete(snapshotKey).catch(() => undefined);
         throw error;
       }
+      if (skipped.count > 0) this.logger.warn(`snapshot of ${taskId} left out ${skipped.count} entries: ${skipped.list().join('; ')}`);
     }
     await this.provider.destroy(taskId);
     this.lastUsed.delete(taskId);
@@ -116,6 +152,33 @@ export class SandboxSessions {
   private async recordRestored(taskId: string, snapshotKey: string, durationMs: number): Promise<void> {
     await this.commands.execute(taskId, { type: 'RecordSandboxRestored', data: { snapshotKey, durationMs } }, { retries: 5 });
   }
+}
+
+/** Entries a snapshot left out, named (masked) up to a bound. */
+class SkippedEntries {
+  count = 0;
+  private readonly named: string[] = [];
+
+  constructor(private readonly redact: (text: string) => string) {}
+
+  readonly add = (path: string, why: string): void => {
+    this.count++;
+    if (this.named.length < MAX_SKIPPED_NAMED) this.named.push(this.redact(`${path}: ${why}`));
+  };
+
+  list(): string[] {
+    const rest = this.count - this.named.length;
+    return rest > 0 ? [...this.named, `… and ${rest} more`] : [...this.named];
+  }
+}
+
+/** Runs `work` on every item, at most `size` at a time. */
+async function inBatches<T>(items: readonly T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) await work(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(size, items.length) }, lane));
 }
 
 function messageOf(error: unknown): string {

@@ -16,6 +16,8 @@ import { placeUploads } from '../uploads/place-uploads';
 import { UploadFetcher } from '../uploads/upload-fetcher';
 import { commandRunner } from './command-runner';
 
+// File times come from the kernel's coarse clock, which may lag Date.now() by a tick.
+const FILE_CLOCK_SLACK_MS = 1000;
 const TURN_ENDING_EVENTS = new Set(['TurnCompleted', 'TaskFailed', 'TaskCancelled']);
 
 /**
@@ -58,6 +60,7 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
     } else {
       this.logger.log(`sandbox provider "${this.provider.name}" ready; network ${this.settings.provider.network ? 'allowed' : 'off'}`);
     }
+    for (const warning of this.health.warnings ?? []) this.logger.warn(`sandbox provider "${this.provider.name}": ${warning}`);
     this.unsubscribes.push(
       this.bus.handle(SUBJECTS.sandboxListTools, (req: ListToolsRequest) => this.definitions(req)),
       this.bus.handle(SUBJECTS.sandboxExecuteTool, (req: ExecuteToolRequest) => this.execute(req)),
@@ -101,12 +104,14 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
         const env = state.exists ? state.env : {};
         const task = this.taskTools(req.taskId, state.exists ? state.mcpServers : {});
         const result = await this.toolbox.run(task, req.toolName, req.args ?? {}, this.contextFor(req.taskId, workspaceRoot, env, controller.signal));
-        const artifacts = await this.scanner.scan(req.taskId, workspaceRoot, state.exists ? state.artifacts : {}).catch((error: unknown) => {
-          this.logger.error(`downloads/ of ${req.taskId} could not be scanned: ${error instanceof Error ? error.message : String(error)}`);
+        const redact = (text: string) => this.vault.redact(req.taskId, text);
+        const scan = await this.scanner.scan(req.taskId, workspaceRoot, state.exists ? state.artifacts : {}, { redact, since: startedAt - FILE_CLOCK_SLACK_MS }).catch((error: unknown) => {
+          this.logger.error(redact(`downloads/ of ${req.taskId} could not be scanned: ${error instanceof Error ? error.message : String(error)}`));
           return undefined;
         });
-        const output = this.vault.redact(req.taskId, result.output);
-        return fitReply({ ...result, output, durationMs: Date.now() - startedAt, ...(artifacts ? { artifacts } : {}) });
+        const notes = scan?.notes.length ? `\n${scan.notes.map((n) => `[artifacts: ${n}]`).join('\n')}` : '';
+        const output = redact(result.output) + notes;
+        return fitReply({ ...result, output, durationMs: Date.now() - startedAt, ...(scan ? { artifacts: scan.records } : {}) });
       });
     } catch (error) {
       if (!(error instanceof SandboxRestoreError)) throw error;

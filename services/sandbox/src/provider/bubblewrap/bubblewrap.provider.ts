@@ -1,15 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, chown, mkdir, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { chmod, rm, stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { SandboxConfig } from '../sandbox.config';
 import { ExecRequest, ExecResult, FileOwner, ProviderHealth, SandboxProvider } from '../sandbox-provider.port';
 import { sandboxUserOf } from '../sandbox-user';
-import { archiveDirectory, restoreDirectory } from '../workspace-archive';
+import { archiveDirectory, restoreDirectory, SnapshotOptions } from '../workspace-archive';
 import { runLimited } from '../process/run-limited';
 import { WorkspaceDirs } from '../workspace-dirs';
-import { BWRAP, bwrapArgv, sandboxEnv } from './bwrap-args';
+import { BWRAP, bwrapLaunch, sandboxEnv, UnsettableVariableError } from './bwrap-args';
+import { seccompProgram } from './seccomp/seccomp-filter';
 
 const CHECK_TIMEOUT_MS = 10_000;
 
@@ -24,26 +23,34 @@ export class BubblewrapProvider implements SandboxProvider {
   private readonly dirs: WorkspaceDirs;
   private readonly running = new Map<string, Set<AbortController>>();
 
+  /** Undefined on an architecture we have no syscall table for; check() says so. */
+  private readonly seccomp = seccompProgram();
+
   constructor(
     private readonly config: SandboxConfig,
     dataDir: string,
-    private readonly etcDir = join(tmpdir(), `ats-sandbox-etc-${process.pid}`),
   ) {
     this.dirs = new WorkspaceDirs(dataDir);
   }
 
+  /** Runs `true` through the real launch path, and says exactly what stops it when it fails. */
   async check(): Promise<ProviderHealth> {
     const exists = await stat(BWRAP).then(() => true, () => false);
     if (!exists) return { ok: false, reason: `${BWRAP} is missing (Debian package "bubblewrap")` };
+    const uid = process.getuid?.();
+    if (uid !== 0) return { ok: false, reason: `the service runs as uid ${uid}: it must run as root to start each task's commands as that task's own unprivileged uid` };
+    const warnings = this.seccomp ? [] : [`no seccomp filter on this architecture (${process.arch}): nested user namespaces, mount, ptrace and the rest are not refused`];
     // A probe workspace of its own: instances sharing one volume check at the same time.
     const probeId = `task_${randomBytes(16).toString('hex')}`;
     try {
       await this.create(probeId);
       const result = await this.exec(probeId, { command: 'true', env: {}, timeoutMs: CHECK_TIMEOUT_MS });
-      if (result.exitCode === 0) return { ok: true };
+      if (result.exitCode === 0) return { ok: true, warnings };
       return { ok: false, reason: `bwrap could not run a command: ${result.output.trim() || `exit ${result.exitCode}`}` };
+    } catch (error) {
+      return { ok: false, reason: `the probe workspace under DATA_DIR could not be prepared: ${error instanceof Error ? error.message : String(error)}` };
     } finally {
-      await this.destroy(probeId);
+      await this.destroy(probeId).catch(() => undefined);
     }
   }
 
@@ -64,12 +71,16 @@ export class BubblewrapProvider implements SandboxProvider {
   }
 
   async exec(taskId: string, request: ExecRequest): Promise<ExecResult> {
-    const workspace = await this.create(taskId);
-    const user = this.fileOwner(taskId);
-    const { passwdFile, groupFile } = await this.identityFiles(user);
-    const { launcherEnv, insideOnlyEnv } = sandboxEnv(request.env);
+    const workspaceRoot = await this.create(taskId);
+    let env: ReturnType<typeof sandboxEnv>;
+    try {
+      env = sandboxEnv(request.env);
+    } catch (error) {
+      if (!(error instanceof UnsettableVariableError)) throw error;
+      return { exitCode: 126, output: `${error.message}\n`, truncated: false, durationMs: 0 };
+    }
     const limits = this.config.limits;
-    const argv = bwrapArgv({ workspace, user, limits, network: this.config.network, passwdFile, groupFile, command: request.command, insideOnlyEnv });
+    const launch = bwrapLaunch({ workspace: workspaceRoot, user: this.fileOwner(taskId), limits, network: this.config.network, command: request.command, insideOnlyEnv: env.insideOnlyEnv, seccomp: this.seccomp });
     const controller = new AbortController();
     const forward = () => controller.abort();
     request.signal?.addEventListener('abort', forward, { once: true });
@@ -77,14 +88,14 @@ export class BubblewrapProvider implements SandboxProvider {
     this.track(taskId, controller, true);
     try {
       const timeoutMs = Math.min(request.timeoutMs ?? limits.timeoutMs, limits.timeoutMs);
-      return await runLimited({ argv, env: launcherEnv, cwd: '/', workspace, limits, timeoutMs, signal: controller.signal });
+      return await runLimited({ argv: launch.argv, env: env.launcherEnv, cwd: '/', workspace: workspaceRoot, limits, timeoutMs, signal: controller.signal, extraFds: launch.fds });
     } finally {
       this.track(taskId, controller, false);
       request.signal?.removeEventListener('abort', forward);
     }
   }
 
-  snapshot(taskId: string, options: { maxBytes: number; timeoutMs: number }): Readable {
+  snapshot(taskId: string, options: SnapshotOptions): Readable {
     return archiveDirectory(this.workspacePath(taskId), options);
   }
 
@@ -105,20 +116,5 @@ export class BubblewrapProvider implements SandboxProvider {
     else set.delete(controller);
     if (set.size > 0) this.running.set(taskId, set);
     else this.running.delete(taskId);
-  }
-
-  /** /etc/passwd and /etc/group naming the sandbox user, so `whoami`, Python and others work. */
-  private async identityFiles(user: FileOwner): Promise<{ passwdFile: string; groupFile: string }> {
-    const dir = join(this.etcDir, String(user.uid));
-    const passwdFile = join(dir, 'passwd');
-    const groupFile = join(dir, 'group');
-    if (!(await stat(groupFile).then(() => true, () => false))) {
-      await mkdir(dir, { recursive: true, mode: 0o755 });
-      await chmod(this.etcDir, 0o755);
-      await writeFile(passwdFile, `root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:${user.uid}:${user.gid}:sandbox:/workspace:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`, { mode: 0o644 });
-      await writeFile(groupFile, `root:x:0:\nsandbox:x:${user.gid}:\nnogroup:x:65534:\n`, { mode: 0o644 });
-      await chown(dir, 0, 0).catch(() => undefined);
-    }
-    return { passwdFile, groupFile };
   }
 }

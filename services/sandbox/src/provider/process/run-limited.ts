@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { spawn, StdioOptions } from 'node:child_process';
+import { Readable, Writable } from 'node:stream';
 import { ExecResult, LimitHit, SandboxLimits } from '../sandbox-provider.port';
 import { diskUsage } from './disk-usage';
 import { OutputCollector } from './output-collector';
@@ -15,6 +16,11 @@ export interface LimitedProcess {
   readonly limits: SandboxLimits;
   readonly timeoutMs: number;
   readonly signal?: AbortSignal;
+  /**
+   * The child's fds 3, 4, …: bytes are fed through a pipe that is then closed (the child reads
+   * them to the end), a number is one of our open descriptors handed over, `null` leaves the fd closed.
+   */
+  readonly extraFds?: readonly (Buffer | number | null)[];
 }
 
 const DISK_POLL_MS = 250;
@@ -32,7 +38,19 @@ export function runLimited(p: LimitedProcess): Promise<ExecResult> {
   return new Promise<ExecResult>((resolve) => {
     let stoppedBy: LimitHit | 'cancelled' | undefined;
     let settled = false;
-    const child = spawn(p.argv[0], p.argv.slice(1), { cwd: p.cwd, env: { ...p.env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const extra = p.extraFds ?? [];
+    const stdio = ['ignore', 'pipe', 'pipe', ...extra.map((fd) => (fd === null ? 'ignore' : typeof fd === 'number' ? fd : 'pipe'))] as StdioOptions;
+    const child = spawn(p.argv[0], p.argv.slice(1), { cwd: p.cwd, env: { ...p.env }, detached: true, stdio });
+    // Piped by the stdio above; the wide StdioOptions type hides that.
+    const stdout = child.stdout as Readable;
+    const stderr = child.stderr as Readable;
+    extra.forEach((fd, i) => {
+      if (!Buffer.isBuffer(fd)) return;
+      const pipe = child.stdio[3 + i] as Writable | null;
+      // A child that exits before reading closes its end: EPIPE is its failure to report, not ours.
+      pipe?.on('error', () => undefined);
+      pipe?.end(fd);
+    });
     const kill = (reason: LimitHit | 'cancelled') => {
       stoppedBy ??= reason;
       try {
@@ -47,13 +65,19 @@ export function runLimited(p: LimitedProcess): Promise<ExecResult> {
     const onAbort = () => kill('cancelled');
     p.signal?.addEventListener('abort', onAbort, { once: true });
     if (p.signal?.aborted) onAbort();
-    const diskTimer = setInterval(() => {
-      void diskUsage(p.workspace, p.limits.diskQuotaBytes).then((used) => {
-        if (used > p.limits.diskQuotaBytes) kill('disk');
-      });
-    }, DISK_POLL_MS);
-    child.stdout.on('data', output.push);
-    child.stderr.on('data', output.push);
+    // One measurement at a time: on a big workspace a walk can take longer than the poll interval.
+    let diskTimer: NodeJS.Timeout | undefined;
+    const watchDisk = () => {
+      diskTimer = setTimeout(() => {
+        void diskUsage(p.workspace, p.limits.diskQuotaBytes).then((used) => {
+          if (used > p.limits.diskQuotaBytes) kill('disk');
+          else if (!settled) watchDisk();
+        });
+      }, DISK_POLL_MS);
+    };
+    watchDisk();
+    stdout.on('data', output.push);
+    stderr.on('data', output.push);
     child.on('error', (error) => {
       output.push(Buffer.from(`could not start the command: ${error.message}\n`));
       finish(127, null);
@@ -64,10 +88,10 @@ export function runLimited(p: LimitedProcess): Promise<ExecResult> {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      clearInterval(diskTimer);
+      clearTimeout(diskTimer);
       p.signal?.removeEventListener('abort', onAbort);
-      child.stdout.destroy();
-      child.stderr.destroy();
+      stdout.destroy();
+      stderr.destroy();
       const overQuota = stoppedBy === undefined && (await diskUsage(p.workspace, p.limits.diskQuotaBytes)) >= p.limits.diskQuotaBytes;
       const text = output.text();
       const verdict = classifyExit({ code, signal, stoppedBy: overQuota ? 'disk' : stoppedBy, output: text, truncated: output.truncated, limits: p.limits, timeoutMs: p.timeoutMs });

@@ -36,7 +36,7 @@ export function describeSandboxProviderContract(name: string, make: (dataDir: st
     const run = (command: string, extra: { env?: Record<string, string>; timeoutMs?: number; signal?: AbortSignal } = {}) =>
       provider.exec(task, { command, env: extra.env ?? {}, timeoutMs: extra.timeoutMs, signal: extra.signal });
 
-    it('works here', async () => expect(await provider.check()).toEqual({ ok: true }));
+    it('works here', async () => expect(await provider.check()).toMatchObject({ ok: true }));
 
     it('runs bash -lc in the workspace with the given env and reports the exit code', async () => {
       const ok = await run('echo "v=$MY_VAR"; echo err >&2; pwd > where.txt', { env: { MY_VAR: 'x y' } });
@@ -100,6 +100,29 @@ export function describeSandboxProviderContract(name: string, make: (dataDir: st
       await expect(provider.restore(task, Readable.from([big]), { maxBytes: 10, timeoutMs: 5000 })).rejects.toThrow(/exceeds/);
       await expect(collect(provider.snapshot(task, { maxBytes: 10, timeoutMs: 5000 }))).rejects.toThrow(/exceeds 10 bytes/);
       expect(await readFile(join(provider.workspacePath(task), 'keep.txt'), 'utf8')).toBe('keep\n');
+    });
+
+    it('snapshots links as links and leaves out FIFOs and sockets, saying so, without waiting on them', async () => {
+      await run(
+        'mkdir -p downloads && echo kept > kept.txt && ln -s /etc downloads/etc && ln -s ../../.. climb && mkfifo pipe && ' +
+          'python3 -c "import socket; socket.socket(socket.AF_UNIX).bind(\'sock\')"',
+      );
+      const skipped: string[] = [];
+      const archive = await collect(provider.snapshot(task, { maxBytes: 10_000_000, timeoutMs: 5000, onSkipped: (path, why) => skipped.push(`${path}: ${why}`) }));
+      expect(skipped).toEqual(['pipe: a FIFO (named pipe)', 'sock: a socket']);
+      // Not a byte of the host's /etc: the link itself is stored.
+      expect(archive.length).toBeLessThan(20_000);
+      await provider.destroy(task);
+      await provider.restore(task, Readable.from([archive]), { maxBytes: 10_000_000, timeoutMs: 5000 });
+      const check = await run('cat kept.txt; readlink downloads/etc climb; ls pipe sock 2>&1 | wc -l');
+      expect(check.output).toBe('kept\n/etc\n../../..\n2\n');
+    });
+
+    it('stops a snapshot as soon as its signal fires', async () => {
+      await run('echo x > x.txt');
+      const controller = new AbortController();
+      controller.abort();
+      await expect(collect(provider.snapshot(task, { maxBytes: 10_000_000, timeoutMs: 5000, signal: controller.signal }))).rejects.toThrow(/in use again/);
     });
 
     it('destroy removes the workspace', async () => {

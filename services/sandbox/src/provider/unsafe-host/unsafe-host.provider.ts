@@ -4,7 +4,7 @@ import { PRLIMIT } from '../bubblewrap/bwrap-args';
 import { runLimited } from '../process/run-limited';
 import { SandboxConfig } from '../sandbox.config';
 import { ExecRequest, ExecResult, FileOwner, ProviderHealth, SandboxProvider } from '../sandbox-provider.port';
-import { archiveDirectory, restoreDirectory } from '../workspace-archive';
+import { archiveDirectory, restoreDirectory, SnapshotOptions } from '../workspace-archive';
 import { WorkspaceDirs } from '../workspace-dirs';
 
 /**
@@ -56,7 +56,7 @@ export class UnsafeHostProvider implements SandboxProvider {
     return runLimited({ argv, env, cwd: workspace, workspace, limits, timeoutMs, signal: request.signal });
   }
 
-  snapshot(taskId: string, options: { maxBytes: number; timeoutMs: number }): Readable {
+  snapshot(taskId: string, options: SnapshotOptions): Readable {
     return archiveDirectory(this.workspacePath(taskId), options);
   }
 
