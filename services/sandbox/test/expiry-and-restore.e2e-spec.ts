@@ -48,4 +48,30 @@ describe('sandbox expiry and automatic restore', () => {
     expect(events.find((e) => e.kind === 'sandbox')?.payload.data).toMatchObject({ status: 'restored', durationMs: expect.any(Number) });
     expect(events.at(-1)?.payload.data).toMatchObject({ status: 'completed' });
   });
+
+  it('expires a workspace holding a FIFO and a socket without waiting on them, and says what it left out', async () => {
+    h.model.script(
+      { toolCalls: [{ name: 'shell', arguments: { command: 'mkdir -p downloads && echo kept > kept.txt && mkfifo pipe downloads/pipe && python3 -c "import socket; socket.socket(socket.AF_UNIX).bind(\'sock\')" && ln -s /etc etc-link' } }] },
+      { text: 'made them' },
+    );
+    const id = (await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'make special files' } })).body.data.id;
+    await followStream(`${h.url}/api/v1/tasks/${id}/stream`, 'test-key-tenant-a', { timeoutMs: 20_000 });
+    // Before the fix the snapshot opened the FIFO and waited SANDBOX_SNAPSHOT_TIMEOUT_MS (300 s).
+    await waitFor(async () => ((await h.api(`/api/v1/tasks/${id}`)).body.data.sandbox === 'expired' ? true : undefined), 15_000, 'the sandbox to expire');
+    const history = await followStream(`${h.url}/api/v1/tasks/${id}/stream?after=0`, 'test-key-tenant-a', {
+      kinds: ['sandbox', 'done'],
+      until: (events) => events.some((e) => e.kind === 'sandbox'),
+    });
+    expect(history.find((e) => e.kind === 'sandbox')?.payload.data).toMatchObject({
+      status: 'expired',
+      skipped: ['downloads/pipe: a FIFO (named pipe)', 'pipe: a FIFO (named pipe)', 'sock: a socket'],
+    });
+
+    h.model.script({ toolCalls: [{ name: 'shell', arguments: { command: 'cat kept.txt; readlink etc-link; ls pipe sock downloads/pipe 2>&1 | wc -l' } }] }, { text: 'checked' });
+    const startedAt = Date.now();
+    expect((await h.api(`/api/v1/tasks/${id}/messages`, { method: 'POST', json: { message: 'check' } })).status).toBe(201);
+    const events = await followStream(`${h.url}/api/v1/tasks/${id}/stream`, 'test-key-tenant-a', { kinds: ['tool_result', 'done'], timeoutMs: 20_000 });
+    expect(events.find((e) => e.kind === 'tool_result')?.payload.data.output).toBe('kept\n/etc\n3\n');
+    expect(Date.now() - startedAt).toBeLessThan(15_000);
+  });
 });
