@@ -1,14 +1,16 @@
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import multipart from '@fastify/multipart';
 import { ApiConfig } from './api.config';
+import { useBodyParsers } from './http/body-parsers';
 import { setupOpenApi } from './openapi/openapi';
 
 /** The Fastify adapter, sized so that the create body limit is UPLOAD_MAX_BYTES. */
 export const createFastifyAdapter = (config: ApiConfig): FastifyAdapter =>
   new FastifyAdapter({ bodyLimit: config.uploadMaxBytes, logger: false });
 
-/** Plugins and the OpenAPI document (served at /api/docs, JSON at /api/docs-json). */
+/** Body parsers, plugins and the OpenAPI document (served at /api/docs, JSON at /api/docs-json). */
 export async function configureHttpApp(app: NestFastifyApplication, config: ApiConfig): Promise<void> {
+  useBodyParsers(app, config.uploadMaxBytes);
   await app.register(multipart, {
     limits: { fileSize: config.uploadMaxBytes, files: config.uploadMaxFiles, fields: 20, fieldSize: 1_048_576, parts: config.uploadMaxFiles + 20 },
   });

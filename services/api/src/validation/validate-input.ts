@@ -5,7 +5,7 @@ import { cut } from './text-fault';
 
 /** Validates a plain object against a DTO class; the error message names every bad field. */
 export async function validateInput<T extends object>(type: ClassConstructor<T>, plain: unknown): Promise<T> {
-  if (plain === null || typeof plain !== 'object' || Array.isArray(plain)) throw new ValidationError('request body must be a JSON object');
+  if (plain === null || typeof plain !== 'object' || Array.isArray(plain)) throw new ValidationError('request body must be a JSON object, sent as Content-Type: application/json');
   const instance = plainToInstance(type, plain);
   const errors = await validate(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true });
   if (errors.length > 0) throw new ValidationError(describeErrors(errors));

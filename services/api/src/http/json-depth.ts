@@ -1,0 +1,33 @@
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * Whether JSON text nests objects and arrays deeper than `maxDepth`, found in one pass without
+ * parsing: JSON.parse copes with deep nesting but every recursive walk after it (class-transformer,
+ * validators) overflows the stack. Brackets inside strings do not count. The text need not be
+ * valid JSON; the parser judges that afterwards. UTF-8 bytes work as well as a string, since no
+ * byte of a multi-byte character is ASCII.
+ */
+export function exceedsJsonDepth(text: string | Buffer, maxDepth: number): boolean {
+  const bytes = typeof text === 'string' ? Buffer.from(text) : text;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i];
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) {
+      inString = true;
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (++depth > maxDepth) return true;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      depth--;
+    }
+  }
+  return false;
+}
