@@ -11,9 +11,10 @@ export const createFastifyAdapter = (config: ApiConfig): FastifyAdapter =>
 /** Body parsers, plugins and the OpenAPI document (served at /api/docs, JSON at /api/docs-json). */
 export async function configureHttpApp(app: NestFastifyApplication, config: ApiConfig): Promise<void> {
   useBodyParsers(app, config.uploadMaxBytes);
-  await app.register(multipart, {
-    limits: { fileSize: config.uploadMaxBytes, files: config.uploadMaxFiles, fields: 20, fieldSize: 1_048_576, parts: config.uploadMaxFiles + 20 },
-  });
+  // One file over UPLOAD_MAX_FILES is let through so that the parser's own check refuses it: at
+  // busboy's limit it would destroy the file still being written, mid-pipe.
+  const files = config.uploadMaxFiles + 1;
+  await app.register(multipart, { limits: { fileSize: config.uploadMaxBytes, files, fields: 20, fieldSize: 1_048_576, parts: files + 20 } });
   app.enableShutdownHooks();
   setupOpenApi(app);
 }

@@ -5,6 +5,8 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { FastifyRequest } from 'fastify';
 import { PayloadTooLargeError, ValidationError } from '@app/common';
+import { MAX_JSON_DEPTH } from '../../http/body-parsers';
+import { exceedsJsonDepth } from '../../http/json-depth';
 
 /** An uploaded file as received, on this process's disk until it is put into the object store. */
 export interface StagedUpload {
@@ -29,11 +31,16 @@ const JSON_FIELDS = new Set(['secrets', 'env', 'mcpServers']);
  * Reads a multipart create request: text fields as the JSON form would carry them (booleans from
  * `true`/`false`, `secrets`/`env` from JSON text) and files streamed to the staging directory,
  * counting bytes as they arrive. On any error the staged files are removed: nothing half written.
+ * A malformed body (no boundary, cut off inside a part) is a 400.
  */
 export async function parseMultipartCreate(request: FastifyRequest, stagingDir: string, limits: UploadLimits): Promise<ParsedMultipart> {
+  if (!/;\s*boundary=/i.test(request.headers['content-type'] ?? '')) {
+    throw new ValidationError('Content-Type multipart/form-data needs a boundary parameter (multipart/form-data; boundary=...)');
+  }
   const fields: Record<string, unknown> = {};
   const files: StagedUpload[] = [];
   let total = 0;
+  let cutShort: string | undefined;
   try {
     for await (const part of request.parts()) {
       if (part.type === 'field') {
@@ -44,6 +51,12 @@ export async function parseMultipartCreate(request: FastifyRequest, stagingDir: 
       if (files.length >= limits.maxFiles) throw new PayloadTooLargeError(`at most ${limits.maxFiles} files per request (UPLOAD_MAX_FILES)`);
       const name = safeFileName(part.filename);
       await mkdir(stagingDir, { recursive: true });
+      // The body ended (or a limit was hit) while we awaited: @fastify/multipart destroyed the
+      // file, and piping a destroyed stream never settles. The loop's next step tells which.
+      if (part.file.destroyed) {
+        cutShort = name;
+        continue;
+      }
       const stagedPath = join(stagingDir, `${files.length}-${name}`);
       const counter = new Transform({
         transform(chunk: Buffer, _enc, done) {
@@ -56,9 +69,11 @@ export async function parseMultipartCreate(request: FastifyRequest, stagingDir: 
       if (part.file.truncated) throw new PayloadTooLargeError(`file "${name}" exceeds ${limits.maxBytes} bytes (UPLOAD_MAX_BYTES)`);
       files.push({ name, stagedPath });
     }
+    if (cutShort) throw new ValidationError(`files: the multipart body ends inside file "${cutShort}"`);
   } catch (error) {
     await rm(stagingDir, { recursive: true, force: true });
     if (isFastifyLimitError(error)) throw new PayloadTooLargeError(`request exceeds the upload limits (UPLOAD_MAX_BYTES, UPLOAD_MAX_FILES)`);
+    if (isCutShort(error)) throw new ValidationError('the multipart body ends inside a part, before its closing boundary');
     throw error;
   }
   const duplicates = files.map((f) => f.name).filter((n, i, all) => all.indexOf(n) !== i);
@@ -76,6 +91,7 @@ function fieldValue(name: string, raw: string): unknown {
     throw new ValidationError(`${name} must be the text true or false`);
   }
   if (JSON_FIELDS.has(name)) {
+    if (exceedsJsonDepth(raw, MAX_JSON_DEPTH)) throw new ValidationError(`${name} is nested deeper than ${MAX_JSON_DEPTH} levels`);
     try {
       return JSON.parse(raw);
     } catch {
@@ -92,6 +108,12 @@ function safeFileName(filename: string): string {
     throw new ValidationError(`files: invalid file name "${filename}" (a bare name is required)`);
   }
   return name;
+}
+
+/** busboy's words for a body that ends inside a part; a stream destroyed under the pipe says the same. */
+function isCutShort(error: unknown): boolean {
+  if ((error as { code?: string }).code === 'ERR_STREAM_PREMATURE_CLOSE') return true;
+  return error instanceof Error && /terminated early due to unexpected end of multipart data/.test(error.message);
 }
 
 function isFastifyLimitError(error: unknown): boolean {
