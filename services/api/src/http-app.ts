@@ -1,12 +1,29 @@
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import multipart from '@fastify/multipart';
+import { FastifyHttpOptions } from 'fastify';
+import { Server } from 'node:http';
 import { ApiConfig } from './api.config';
+import { AppExceptionFilter } from './errors/app-exception.filter';
+import { MAX_PARAM_LENGTH } from './errors/framework-errors';
 import { useBodyParsers } from './http/body-parsers';
 import { setupOpenApi } from './openapi/openapi';
 
-/** The Fastify adapter, sized so that the create body limit is UPLOAD_MAX_BYTES. */
-export const createFastifyAdapter = (config: ApiConfig): FastifyAdapter =>
-  new FastifyAdapter({ bodyLimit: config.uploadMaxBytes, logger: false });
+/**
+ * The Fastify adapter, sized so that the create body limit is UPLOAD_MAX_BYTES. Errors Fastify
+ * and Node answer before any route (a bad URL, an over-long id, headers too large, not HTTP)
+ * would bypass Nest's filter; they are handed to the same filter instead.
+ */
+export function createFastifyAdapter(config: ApiConfig): FastifyAdapter {
+  const errors = new AppExceptionFilter();
+  const options: FastifyHttpOptions<Server> = {
+    bodyLimit: config.uploadMaxBytes,
+    logger: false,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: (error, request, reply) => errors.respond(error, request, reply),
+    clientErrorHandler: (error, socket) => errors.respondOnSocket(error, socket),
+  };
+  return new FastifyAdapter(options);
+}
 
 /** Body parsers, plugins and the OpenAPI document (served at /api/docs, JSON at /api/docs-json). */
 export async function configureHttpApp(app: NestFastifyApplication, config: ApiConfig): Promise<void> {

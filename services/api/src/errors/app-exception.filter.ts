@@ -2,7 +2,10 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import { AppError, ErrorCode, HTTP_STATUS_BY_CODE } from '@app/common';
 import { RemoteError } from '@app/bus';
 import { ExpectedRevisionConflictError } from '@app/event-store';
-import { FastifyReply } from 'fastify';
+import { FastifyReply, FastifyRequest } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import { Duplex } from 'node:stream';
+import { ErrorResponse, describeFrameworkError } from './framework-errors';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: 'VALIDATION_ERROR',
@@ -14,19 +17,43 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   429: 'RATE_LIMITED',
 };
 
-/** The one place where errors become HTTP: `{success:false, error:{code, message}}`. */
+/**
+ * The one place where errors become HTTP: `{success:false, error:{code, message}}`. Nest calls
+ * `catch`; Fastify's `frameworkErrors` and `clientErrorHandler` (http-app.ts), which run before
+ * any route, call `respond` and `respondOnSocket`.
+ */
 @Catch()
 export class AppExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    const http = host.switchToHttp();
+    this.respond(exception, http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>());
+  }
+
+  respond(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
     const { status, code, message } = this.describe(exception);
     if (reply.sent || reply.raw.headersSent) return;
+    // Its reader gave up on a body still arriving: Node drains only bodies nobody read, so the
+    // connection would wait forever for the rest to be read and answer no next request.
+    if (bodyAbandoned(request)) void reply.header('connection', 'close');
     void reply.status(status).header('content-type', 'application/json; charset=utf-8').send({ success: false, error: { code, message } });
   }
 
-  private describe(exception: unknown): { status: number; code: ErrorCode; message: string } {
+  /** Node's HTTP parser failed (headers too large, not HTTP): no request or reply exists, only the socket. */
+  respondOnSocket(exception: NodeJS.ErrnoException, socket: Duplex): void {
+    if (exception.code === 'ECONNRESET' || socket.destroyed) return;
+    const { status, code, message } = this.describe(exception);
+    const body = JSON.stringify({ success: false, error: { code, message } });
+    if (!socket.writable) return void socket.destroy();
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      () => socket.destroy(),
+    );
+  }
+
+  private describe(exception: unknown): ErrorResponse {
     if (exception instanceof ExpectedRevisionConflictError) {
       return { status: 409, code: 'CONFLICT', message: 'The task changed concurrently; retry the request' };
     }
@@ -40,6 +67,8 @@ export class AppExceptionFilter implements ExceptionFilter {
       const code = CODE_BY_STATUS[status];
       if (code) return { status: HTTP_STATUS_BY_CODE[code], code, message: exception.message };
     }
+    const framework = describeFrameworkError(exception);
+    if (framework) return framework;
     const fastifyStatus = (exception as { statusCode?: number }).statusCode;
     if (fastifyStatus && CODE_BY_STATUS[fastifyStatus]) {
       const code = CODE_BY_STATUS[fastifyStatus];
@@ -49,4 +78,16 @@ export class AppExceptionFilter implements ExceptionFilter {
     this.logger.error(exception instanceof Error ? `${exception.name}: ${exception.message}` : String(exception));
     return { status: 500, code: 'INTERNAL', message: 'Internal error' };
   }
+}
+
+/**
+ * A body was being read (a multipart upload refused midway) and has not all arrived. A body
+ * nobody read is left to Node, which reads and drops it, so the client still sending it gets the
+ * answer and the connection stays usable. `complete` is also false while a bodyless request is
+ * handled synchronously, hence the header check.
+ */
+function bodyAbandoned(request: FastifyRequest): boolean {
+  const { headers, complete, readableDidRead } = request.raw;
+  const hasBody = headers['transfer-encoding'] !== undefined || (headers['content-length'] ?? '0') !== '0';
+  return hasBody && readableDidRead && !complete;
 }

@@ -1,0 +1,38 @@
+import { ErrorCode, HTTP_STATUS_BY_CODE } from '@app/common';
+import { maxHeaderSize } from 'node:http';
+
+/** What the client is told: an HTTP status and the contract's `{code, message}`. */
+export interface ErrorResponse {
+  readonly status: number;
+  readonly code: ErrorCode;
+  readonly message: string;
+}
+
+/** Fastify's default, set explicitly: ids are far shorter (task_ + 32 hex digits). */
+export const MAX_PARAM_LENGTH = 100;
+
+const contract = (code: ErrorCode, message: string): ErrorResponse => ({ status: HTTP_STATUS_BY_CODE[code], code, message });
+
+/**
+ * Errors that Fastify's router and Node's HTTP parser raise before any route, told in the
+ * contract's words (their own messages quote the whole URL). undefined for any other error.
+ */
+export function describeFrameworkError(error: unknown): ErrorResponse | undefined {
+  const code = String((error as { code?: unknown } | null)?.code);
+  switch (code) {
+    case 'FST_ERR_BAD_URL':
+      return contract('VALIDATION_ERROR', 'URL path is not valid: its percent-encoding does not decode to UTF-8');
+    // No id of ours is that long, so nothing by that id exists: the answer to any unknown id.
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return contract('NOT_FOUND', `not found: an id in the URL path is longer than ${MAX_PARAM_LENGTH} characters`);
+    // 431 says exactly this; the code tells contract clients that the request was too large.
+    case 'HPE_HEADER_OVERFLOW':
+      return { status: 431, code: 'PAYLOAD_TOO_LARGE', message: `request headers exceed ${maxHeaderSize} bytes` };
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return contract('PAYLOAD_TOO_LARGE', 'chunk extensions of the request body are too large');
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { status: 408, code: 'VALIDATION_ERROR', message: 'the request was not received in time' };
+    default:
+      return code.startsWith('HPE_') ? contract('VALIDATION_ERROR', 'malformed HTTP request') : undefined;
+  }
+}
