@@ -1,0 +1,331 @@
+import { readFile, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { API_KEY, Harness, startHarness } from '../../../test/support/service-harness';
+import { writeZip } from '../../sandbox/src/uploads/zip-fixtures';
+
+/** What a raw socket got back: the response text, and whether the server ended the connection. */
+interface RawExchange {
+  readonly response: string;
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: any;
+  readonly endedByServer: boolean;
+}
+
+/**
+ * Writes `chunks` to a fresh TCP connection exactly as given (no fetch to tidy a hostile request
+ * up). Settles when the server ends the connection, or, unless `waitForClose`, as soon as one
+ * whole response has arrived; in any case after `waitMs`.
+ */
+function rawExchange(url: string, chunks: readonly (string | Buffer)[], { waitMs = 1_000, waitForClose = true } = {}): Promise<RawExchange> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname);
+    let response = '';
+    let endedByServer = false;
+    const parse = () => {
+      const split = response.indexOf('\r\n\r\n');
+      const [statusLine, ...lines] = response.slice(0, split === -1 ? undefined : split).split('\r\n');
+      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      const text = split === -1 ? '' : response.slice(split + 4);
+      return { status: Number(statusLine.split(' ')[1]), headers, text, whole: split !== -1 && Buffer.byteLength(text) >= Number(headers['content-length']) };
+    };
+    const finish = () => {
+      clearTimeout(timer);
+      socket.destroy();
+      const { status, headers, text } = parse();
+      let body: any = text;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        // not JSON: keep the text
+      }
+      resolve({ response, status, headers, body, endedByServer });
+    };
+    const timer = setTimeout(finish, waitMs);
+    socket.on('data', (d) => {
+      response += d.toString('latin1');
+      if (!waitForClose && parse().whole) finish();
+    });
+    socket.on('end', () => {
+      endedByServer = true;
+      finish();
+    });
+    // A reset after the response still means the server closed it.
+    socket.on('error', () => {
+      endedByServer = true;
+      finish();
+    });
+    for (const chunk of chunks) socket.write(chunk);
+  });
+}
+
+const envelope = (code: string) => ({ success: false, error: { code, message: expect.any(String) } });
+
+describe('API: hostile input is refused in the error envelope, and no connection hangs', () => {
+  let h: Harness;
+  beforeAll(async () => (h = await startHarness({ UPLOAD_MAX_FILES: '3' })));
+  afterAll(async () => h.close());
+
+  const taskCount = async () => (await h.api('/api/v1/tasks?includeHidden=true&limit=100')).body.data.tasks.length;
+  const createRaw = (body: string, contentType = 'application/json') => h.api('/api/v1/tasks', { method: 'POST', body, headers: { 'content-type': contentType } });
+  const postForm = (form: FormData) => h.api('/api/v1/tasks', { method: 'POST', body: form });
+  const newTask = async () => (await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'a task to poke at', autoExecute: false } })).body.data.id as string;
+
+  describe('NUL characters and lone surrogates (A, B)', () => {
+    it('refuses a NUL in a secret value with 400 naming the secret, never echoing the value, and creates nothing', async () => {
+      const before = await taskCount();
+      const res = await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'x', secrets: { TOKEN: 'abc\u0000defghijklmnop' } } });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(envelope('VALIDATION_ERROR'));
+      expect(res.body.error.message).toMatch(/secrets.*TOKEN.*NUL/);
+      expect(JSON.stringify(res.body)).not.toContain('defghijklmnop');
+      expect(await taskCount()).toBe(before);
+    });
+
+    it('refuses a NUL in an env value with 400 naming the variable', async () => {
+      const res = await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'x', env: { REGION: 'eu\u0000west' } } });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(envelope('VALIDATION_ERROR'));
+      expect(res.body.error.message).toMatch(/env.*REGION.*NUL/);
+    });
+
+    it.each([
+      ['a NUL', '{"message":"hi\\u0000there"}', /message.*NUL/],
+      ['a lone high surrogate', '{"message":"hi\\ud800there"}', /message.*surrogate/],
+      ['a lone low surrogate', '{"message":"\\udc00"}', /message.*surrogate/],
+    ])('refuses a create message with %s with 400 naming message', async (_case, body, message) => {
+      const res = await createRaw(body);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(envelope('VALIDATION_ERROR'));
+      expect(res.body.error.message).toMatch(message);
+    });
+
+    it('accepts a message with a well-formed surrogate pair (an emoji)', async () => {
+      const res = await createRaw('{"message":"ship it \\ud83d\\ude80","autoExecute":false}');
+      expect(res.status).toBe(201);
+    });
+
+    it.each([
+      ['a NUL', '{"message":"more\\u0000"}', /message.*NUL/],
+      ['a lone surrogate', '{"message":"more\\ud800"}', /message.*surrogate/],
+    ])('refuses a follow-up message with %s with 400 naming message', async (_case, body, message) => {
+      const id = await newTask();
+      const res = await h.api(`/api/v1/tasks/${id}/messages`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(envelope('VALIDATION_ERROR'));
+      expect(res.body.error.message).toMatch(message);
+    });
+
+    it.each([
+      ['message', 'hello\u0000world', /message.*NUL/],
+      ['env', '{"REGION":"eu\\u0000"}', /env.*REGION.*NUL/],
+    ])('refuses a NUL in the multipart text field %s with 400 naming it', async (field, value, message) => {
+      const form = new FormData();
+      form.append('message', 'fine');
+      form.set(field, value);
+      const res = await postForm(form);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(envelope('VALIDATION_ERROR'));
+      expect(res.body.error.message).toMatch(message);
+    });
+
+    it.each([
+      ['a NUL in a header value', '{"message":"x","mcpServers":{"docs":{"url":"https://mcp.example.com/","headers":{"X-Key":"a\\u0000b"}}}}', /mcpServers\.docs\.headers\.X-Key.*NUL/],
+      ['a lone surrogate in a header value', '{"message":"x","mcpServers":{"docs":{"url":"https://mcp.example.com/","headers":{"X-Key":"\\ud800"}}}}', /mcpServers\.docs\.headers\.X-Key.*surrogate/],
+      ['a NUL in the url', '{"message":"x","mcpServers":{"docs":{"url":"https://mcp.example.com/\\u0000"}}}', /mcpServers\.docs\.url.*NUL/],
+    ])('refuses mcpServers with %s with 400 naming the field', async (_case, body, message) => {
+      const res = await createRaw(body);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(envelope('VALIDATION_ERROR'));
+      expect(res.body.error.message).toMatch(message);
+    });
+  });
+
+  describe('deeply nested and malformed bodies (B)', () => {
+    const deep = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
+
+    it.each([
+      ['objects in env', `{"message":"x","env":${deep(10_000)}}`],
+      ['arrays in secrets', `{"message":"x","secrets":${'['.repeat(10_000)}${']'.repeat(10_000)}}`],
+      ['a whole body of objects', deep(100_000)],
+    ])('refuses a JSON body nested 10,000+ levels deep (%s) with 400 before parsing it', async (_case, body) => {
+      const res = await createRaw(body);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ success: false, error: { code: 'VALIDATION_ERROR', message: 'request body is nested deeper than 32 levels' } });
+    });
+
+    it('still accepts brackets and braces inside JSON strings, however many', async () => {
+      const res = await createRaw(JSON.stringify({ message: `${'[{'.repeat(1000)} "quoted \\" ]} ${'}]'.repeat(1000)}`, autoExecute: false }));
+      expect(res.status).toBe(201);
+    });
+
+    it('refuses a multipart JSON field nested 10,000 levels deep with 400 naming the field', async () => {
+      const form = new FormData();
+      form.append('message', 'x');
+      form.append('env', deep(10_000));
+      const res = await postForm(form);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(envelope('VALIDATION_ERROR'));
+      expect(res.body.error.message).toMatch(/env.*nested deeper than 32 levels/);
+    });
+
+    it('refuses multipart/form-data without a boundary with 400 saying the boundary is missing', async () => {
+      const res = await createRaw('--x\r\nContent-Disposition: form-data; name="message"\r\n\r\nhi\r\n--x--\r\n', 'multipart/form-data');
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(envelope('VALIDATION_ERROR'));
+      expect(res.body.error.message).toContain('boundary');
+    });
+
+    it('answers a multipart body that ends inside a file with 400 instead of never answering', async () => {
+      const part = '--B\r\nContent-Disposition: form-data; name="message"\r\n\r\nhi\r\n--B\r\nContent-Disposition: form-data; name="files"; filename="a.txt"\r\n\r\nabc';
+      const head = `POST /api/v1/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${API_KEY}\r\nContent-Type: multipart/form-data; boundary=B\r\nContent-Length: ${part.length}\r\n\r\n`;
+      const res = await rawExchange(h.url, [head + part], { waitMs: 5_000, waitForClose: false });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(envelope('VALIDATION_ERROR'));
+      expect(res.body.error.message).toContain('multipart');
+    });
+  });
+
+  describe('errors Fastify and Node answer themselves (C)', () => {
+    it('answers a 10,000-character task id with 404 NOT_FOUND in the envelope', async () => {
+      for (const path of [`/api/v1/tasks/${'a'.repeat(10_000)}`, `/api/v1/tasks/${'a'.repeat(10_000)}/stream`]) {
+        const res = await h.api(path);
+        expect({ path: path.slice(-20), status: res.status, body: res.body }).toEqual({ path: path.slice(-20), status: 404, body: envelope('NOT_FOUND') });
+      }
+    });
+
+    it('answers invalid percent-encoding in the path with 400 VALIDATION_ERROR in the envelope', async () => {
+      for (const path of ['/api/v1/tasks/%E0%A4%A', '/api/v1/tasks/a%ED%A0%80b']) {
+        const res = await h.api(path);
+        expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 400, body: envelope('VALIDATION_ERROR') });
+        expect(res.body.error.message).toContain('URL');
+      }
+    });
+
+    it('answers headers over the size limit with 431 PAYLOAD_TOO_LARGE in the envelope and closes the connection', async () => {
+      const head = `GET /api/v1/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${API_KEY}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`;
+      const res = await rawExchange(h.url, [head]);
+      expect(res.status).toBe(431);
+      expect(res.body).toEqual(envelope('PAYLOAD_TOO_LARGE'));
+      expect(res.headers.connection).toBe('close');
+      expect(res.endedByServer).toBe(true);
+    });
+
+    it('answers a malformed HTTP request with 400 VALIDATION_ERROR in the envelope and closes the connection', async () => {
+      const res = await rawExchange(h.url, ['GARBAGE\r\n\r\n']);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(envelope('VALIDATION_ERROR'));
+      expect(res.headers.connection).toBe('close');
+      expect(res.endedByServer).toBe(true);
+    });
+
+    it('answers an unknown route with 404 NOT_FOUND in the envelope', async () => {
+      const res = await h.api('/api/v1/nope');
+      expect(res).toMatchObject({ status: 404, body: envelope('NOT_FOUND') });
+    });
+  });
+
+  describe('ZIP entries too deep for the filesystem (D)', () => {
+    it('refuses a ZIP entry 2,000 folders deep with 400 naming the archive and the entry, and creates nothing', async () => {
+      const zipPath = join(tmpdir(), `ats-deep-${process.pid}-${Date.now()}.zip`);
+      await writeZip(zipPath, [{ name: `${'a/'.repeat(2_000)}x.txt`, content: 'deep' }]);
+      const before = await taskCount();
+      const form = new FormData();
+      form.append('message', 'unpack it');
+      form.append('files', new Blob([await readFile(zipPath)]), 'deep.zip');
+      await rm(zipPath, { force: true });
+      const res = await postForm(form);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(envelope('VALIDATION_ERROR'));
+      expect(res.body.error.message).toContain('archive "deep.zip"');
+      expect(res.body.error.message).toContain('entry "a/a/a/');
+      expect(res.body.error.message.length).toBeLessThan(600);
+      expect(await taskCount()).toBe(before);
+    });
+  });
+
+  describe('a request body left unread (E)', () => {
+    it('closes the connection after a 413 sent while a chunked multipart body was still arriving', async () => {
+      const part = (i: number) => `--B\r\nContent-Disposition: form-data; name="files"; filename="f${i}.txt"\r\nContent-Type: text/plain\r\n\r\n${'x'.repeat(1024)}\r\n`;
+      const chunk = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
+      const head = `POST /api/v1/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${API_KEY}\r\nContent-Type: multipart/form-data; boundary=B\r\nTransfer-Encoding: chunked\r\n\r\n`;
+      // More files than UPLOAD_MAX_FILES (3 here), and the body never finishes.
+      const parts = [chunk('--B\r\nContent-Disposition: form-data; name="message"\r\n\r\nhi\r\n'), ...[0, 1, 2, 3, 4].map((i) => chunk(part(i)))];
+      const res = await rawExchange(h.url, [head, ...parts]);
+      expect(res.status).toBe(413);
+      expect(res.body).toEqual(envelope('PAYLOAD_TOO_LARGE'));
+      expect(res.headers.connection).toBe('close');
+      expect(res.endedByServer).toBe(true);
+    });
+
+    it('keeps the connection usable after refusing a body nobody started reading', async () => {
+      const id = await newTask();
+      const body = '--B\r\nContent-Disposition: form-data; name="message"\r\n\r\nhi\r\n--B--\r\n';
+      const first = `POST /api/v1/tasks/${id}/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${API_KEY}\r\nContent-Type: multipart/form-data; boundary=B\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+      const second = 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n';
+      const res = await rawExchange(h.url, [first + second]);
+      expect(res.response.match(/HTTP\/1\.1 \d+/g)).toEqual(['HTTP/1.1 400', 'HTTP/1.1 200']);
+      expect(res.endedByServer).toBe(false);
+    });
+
+    it('closes the connection after a 413 for a declared JSON body over the body limit, without reading it', async () => {
+      const head = `POST /api/v1/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${API_KEY}\r\nContent-Type: application/json\r\nContent-Length: 900000000\r\n\r\n`;
+      const res = await rawExchange(h.url, [head, '{"message":"']);
+      expect(res.status).toBe(413);
+      expect(res.body).toEqual(envelope('PAYLOAD_TOO_LARGE'));
+      expect(res.body.error.message).toMatch(/body is too large/i);
+      expect(res.headers.connection).toBe('close');
+      expect(res.endedByServer).toBe(true);
+    });
+  });
+
+  describe('content types and sizes (F)', () => {
+    it('refuses a 10 MB message sent as text/plain with 400 saying application/json is required', async () => {
+      const res = await createRaw(JSON.stringify({ message: 'a'.repeat(10 * 1024 * 1024) }), 'text/plain;charset=UTF-8');
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(envelope('VALIDATION_ERROR'));
+      expect(res.body.error.message).toContain('application/json');
+      expect(res.body.error.message.length).toBeLessThan(300);
+    });
+
+    it('refuses a JSON create message over MAX_MESSAGE_LENGTH with 400 naming message', async () => {
+      const res = await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'a'.repeat(10 * 1024 * 1024) } });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(envelope('VALIDATION_ERROR'));
+      expect(res.body.error.message).toMatch(/^message must be shorter than or equal to 100000 characters/);
+    });
+
+    it('refuses form-encoded bodies on create, follow-up and approve with 400 saying application/json is required', async () => {
+      const id = await newTask();
+      const form = { 'content-type': 'application/x-www-form-urlencoded' };
+      for (const [path, body] of [
+        ['/api/v1/tasks', 'message=hi'],
+        [`/api/v1/tasks/${id}/messages`, 'message=hi'],
+        [`/api/v1/tasks/${id}/tools/call_x/approve`, 'outcome=proceed_once'],
+      ]) {
+        const res = await h.api(path, { method: 'POST', body, headers: form });
+        expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 400, body: envelope('VALIDATION_ERROR') });
+        expect(res.body.error.message).toContain('application/json');
+      }
+    });
+
+    it('refuses a multipart body on the JSON-only follow-up endpoint with 400 saying application/json is required', async () => {
+      const id = await newTask();
+      const form = new FormData();
+      form.append('message', 'hi');
+      const res = await h.api(`/api/v1/tasks/${id}/messages`, { method: 'POST', body: form });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(envelope('VALIDATION_ERROR'));
+      expect(res.body.error.message).toContain('application/json');
+    });
+
+    it('still cancels with an empty body and no content type', async () => {
+      const id = await newTask();
+      const res = await h.api(`/api/v1/tasks/${id}/cancel`, { method: 'POST' });
+      expect(res.status).toBe(200);
+    });
+  });
+});
