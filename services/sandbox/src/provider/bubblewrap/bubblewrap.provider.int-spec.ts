@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,69 +11,13 @@ const config = (limits: SandboxLimits, network = false): SandboxConfig => ({ pro
 
 describeSandboxProviderContract('bubblewrap', (dataDir, limits) => new BubblewrapProvider(config(limits), dataDir));
 
-describe('bubblewrap escape attempts', () => {
+// The escape attempts (host files, other tasks, /proc, namespaces, seccomp, memory folders, fork
+// bombs, the network off…) are the escape suite: services/sandbox/test/escape/.
+describe('bubblewrap limits and options', () => {
   let dataDir: string;
-  let provider: BubblewrapProvider;
   const task = taskIdFor(2);
-  const other = taskIdFor(3);
-  const run = (command: string, timeoutMs = 5000) => provider.exec(task, { command, env: { GIVEN: 'yes' }, timeoutMs });
-
-  beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'ats-escape-'));
-    provider = new BubblewrapProvider(config(TEST_LIMITS), dataDir);
-    await mkdir(join(dataDir, 'eventstore'), { recursive: true });
-    await writeFile(join(dataDir, 'eventstore', 'canary'), 'DATA-DIR-CANARY');
-    await provider.create(task);
-    await writeFile(join(await provider.create(other), 'secret.txt'), 'OTHER-TASK-CANARY');
-  });
+  beforeAll(async () => (dataDir = await mkdtemp(join(tmpdir(), 'ats-bwrap-'))));
   afterAll(async () => rm(dataDir, { recursive: true, force: true }));
-
-  it('cannot read host files, the service data or another task, which are not even there', async () => {
-    const result = await run(
-      `cat /etc/shadow; ls /root /home /work /var /run; cat ${dataDir}/eventstore/canary; cat ${dataDir}/workspaces/${other}/secret.txt; ` +
-        `cat /workspace/../workspaces/${other}/secret.txt; ls -a /; echo END`,
-    );
-    expect(result.output).not.toContain('DATA-DIR-CANARY');
-    expect(result.output).not.toContain('OTHER-TASK-CANARY');
-    expect(result.output).not.toMatch(/root:[^:]*:\d+:/); // no shadow line
-    expect(result.output).toContain('No such file or directory');
-    const root = result.output.split('\n').filter((l) => /^[a-z0-9.]+$/.test(l));
-    expect(root).not.toContain('root');
-    expect(root).not.toContain('work');
-    expect(result.output).toContain('END');
-  });
-
-  it('sees only its own processes in /proc, and only what it was given in its environment', async () => {
-    const result = await run('ls /proc | grep -cE "^[0-9]+$"; cat /proc/1/cmdline | tr "\\0" " "; echo; env | sort');
-    const [count] = result.output.split('\n');
-    expect(Number(count)).toBeLessThan(10);
-    expect(result.output).toContain('GIVEN=yes');
-    expect(result.output).not.toContain('DATABASE_URL');
-    expect(result.output).not.toContain('JEST_WORKER_ID');
-    expect(result.output).not.toContain('API_KEYS');
-  });
-
-  it('runs as the task\'s own unprivileged user, whose files the host can hand over', async () => {
-    const owner = provider.fileOwner(task);
-    const result = await run('id -u; touch mine.txt; whoami');
-    expect(result.output.split('\n').slice(0, 1)).toEqual([String(owner.uid)]);
-    expect(result.output).toContain('sandbox');
-    expect((await stat(join(provider.workspacePath(task), 'mine.txt'))).uid).toBe(owner.uid);
-    expect(provider.fileOwner(other).uid).not.toBe(owner.uid);
-  });
-
-  it('cannot reach a server on the host loopback when the network is off', async () => {
-    const server: Server = createServer((socket) => socket.end('HOST-SERVER\n'));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    try {
-      const port = (server.address() as { port: number }).port;
-      const result = await run(`exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3; echo "rc=$?"`);
-      expect(result.output).not.toContain('HOST-SERVER');
-      expect(result.output).toMatch(/Connection refused|Network is unreachable|rc=1/);
-    } finally {
-      server.close();
-    }
-  });
 
   it('reaches the host loopback only when the network is allowed', async () => {
     const open = new BubblewrapProvider(config(TEST_LIMITS, true), dataDir);
@@ -88,22 +32,6 @@ describe('bubblewrap escape attempts', () => {
     }
   });
 
-  it('stops a fork bomb and the machine is fine afterwards', async () => {
-    // The trailing sleep keeps the bomb's shell alive: its exit alone would end the namespace.
-    const result = await run(':(){ :|:& };:; sleep 2', 3000);
-    expect(result.limitHit).toMatch(/processes|timeout/);
-    expect(result.limitMessage).toMatch(/SANDBOX_MAX_PROCESSES|SANDBOX_TIMEOUT_MS/);
-    await new Promise((r) => setTimeout(r, 500));
-    expect((await run('echo still-fine')).output).toContain('still-fine');
-  }, 20_000);
-
-  it('cannot write outside the workspace, and /tmp is private and bounded', async () => {
-    const result = await run('touch /usr/x; touch /etc/x; echo hi > /tmp/t && cat /tmp/t; head -c 900000000 /dev/zero > /tmp/big; echo "tmp-rc=$?"');
-    expect(result.output).toContain('Read-only file system');
-    expect(result.output).toContain('hi');
-    expect(result.output).toMatch(/tmp-rc=[1-9]/);
-  }, 20_000);
-
   it('reports a CPU limit and a memory limit', async () => {
     const limits = { ...TEST_LIMITS, cpuSeconds: 1, timeoutMs: 10_000, memoryBytes: 256 * 1024 * 1024 };
     const tight = new BubblewrapProvider(config(limits), dataDir);
@@ -112,6 +40,12 @@ describe('bubblewrap escape attempts', () => {
     const memory = await tight.exec(task, { command: 'python3 -c "x = bytearray(512 * 1024 * 1024)"', env: {} });
     expect(memory.limitHit).toBe('memory');
   }, 30_000);
+
+  it('passes the environment, loader variables included, and the sandbox user\'s passwd entry', async () => {
+    const provider = new BubblewrapProvider(config(TEST_LIMITS), dataDir);
+    const result = await provider.exec(task, { command: 'echo "$GIVEN $LD_LIBRARY_PATH $HOME"; getent passwd sandbox | cut -d: -f1,6', env: { GIVEN: 'yes', LD_LIBRARY_PATH: '/workspace/lib' } });
+    expect(result.output).toBe('yes /workspace/lib /workspace\nsandbox:/workspace\n');
+  });
 });
 
 describe('bubblewrap providers sharing one volume (sandbox instances of a cluster)', () => {
