@@ -21,7 +21,10 @@ export function setupOpenApi(app: NestFastifyApplication): void {
       .setTitle('Agentic task service')
       .setDescription(
         'Create natural-language tasks run by an LLM agent in an isolated workspace; follow them over SSE or by polling; ' +
-          'approve tool calls; send follow-ups; download artifacts. Errors: {"success":false,"error":{"code","message"}}.',
+          'approve tool calls; send follow-ups; download artifacts. Errors: {"success":false,"error":{"code","message"}}. ' +
+          'Bodies are application/json (multipart/form-data on create); any other type is a 400 VALIDATION_ERROR, as are JSON ' +
+          'nested deeper than 32 levels and a NUL or lone UTF-16 surrogate in any text field. Headers over 16 KiB answer 431 ' +
+          'with code PAYLOAD_TOO_LARGE and close the connection.',
       )
       .setVersion('1')
       .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'API key' })
