@@ -2,7 +2,7 @@ import { Header, HeaderData, Pax } from 'tar';
 import { NoFollowDir, NoFollowEntry } from './no-follow-dir';
 
 const BLOCK = 512;
-const CHUNK = 64 * 1024;
+const CHUNK = 1024 * 1024;
 /** Folders nested deeper than this are left out (and reported): each level holds a descriptor open. */
 export const TAR_MAX_DEPTH = 256;
 
@@ -69,7 +69,7 @@ async function* file(parent: NoFollowDir, entry: NoFollowEntry, path: string): A
     yield header({ path, type: 'File', size, mode: opened.stats.mode & 0o7777, mtime: opened.stats.mtime });
     let position = 0;
     while (position < size) {
-      const buffer = Buffer.alloc(Math.min(CHUNK, size - position));
+      const buffer = Buffer.allocUnsafe(Math.min(CHUNK, size - position));
       const { bytesRead } = await opened.handle.read(buffer, 0, buffer.length, position);
       if (bytesRead === 0) break;
       position += bytesRead;
