@@ -41,6 +41,14 @@ describe('bubblewrap limits and options', () => {
     expect(memory.limitHit).toBe('memory');
   }, 30_000);
 
+  it('says exactly why it cannot run at start-up instead of failing later', async () => {
+    const notADir = join(dataDir, 'a-file');
+    await writeFile(notADir, 'x');
+    const health = await new BubblewrapProvider(config(TEST_LIMITS), join(notADir, 'data')).check();
+    expect(health.ok).toBe(false);
+    expect(health.reason).toMatch(/^the probe workspace under DATA_DIR could not be prepared: .*ENOTDIR/);
+  });
+
   it('passes the environment, loader variables included, and the sandbox user\'s passwd entry', async () => {
     const provider = new BubblewrapProvider(config(TEST_LIMITS), dataDir);
     const result = await provider.exec(task, { command: 'echo "$GIVEN $LD_LIBRARY_PATH $HOME"; getent passwd sandbox | cut -d: -f1,6', env: { GIVEN: 'yes', LD_LIBRARY_PATH: '/workspace/lib' } });
