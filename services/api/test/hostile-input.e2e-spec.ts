@@ -108,6 +108,23 @@ describe('API: hostile input is refused in the error envelope, and no connection
       expect(res.status).toBe(201);
     });
 
+    it('answers ids and query values with a NUL or an encoded lone surrogate without a 500', async () => {
+      const id = await newTask();
+      for (const path of [
+        '/api/v1/tasks/task_%00',
+        '/api/v1/tasks/task_%ED%A0%80',
+        `/api/v1/tasks/${id}/tools/call_%00/approve`,
+        `/api/v1/tasks/${id}/artifacts/download?path=downloads/a%00b`,
+        `/api/v1/tasks/${id}/artifacts/download?path=downloads/%ED%A0%80`,
+        `/api/v1/tasks/${id}/artifacts/download?path=downloads/%F0%9F`,
+        `/api/v1/tasks/${id}/stream?after=%00`,
+        '/api/v1/tasks?cursor=%00',
+      ]) {
+        const res = await h.api(path, path.endsWith('/approve') ? { method: 'POST', json: { outcome: 'proceed_once' } } : {});
+        expect({ path, status: res.status < 500, envelope: res.body.success === false && typeof res.body.error?.code === 'string' }).toEqual({ path, status: true, envelope: true });
+      }
+    });
+
     it.each([
       ['a NUL', '{"message":"more\\u0000"}', /message.*NUL/],
       ['a lone surrogate', '{"message":"more\\ud800"}', /message.*surrogate/],
