@@ -32,7 +32,7 @@ module.exports = {
       setupFilesAfterEnv: ['<rootDir>/test/support/slow-tier-timeout.ts', '<rootDir>/test/support/distributed-e2e-mode.ts'],
       testMatch: [
         '<rootDir>/services/api/test/{task-lifecycle,approvals,auth-and-errors,hostile-input,uploads,secrets,stream}.e2e-spec.ts',
-        '<rootDir>/services/sandbox/test/{shell-and-artifacts,expiry-and-restore,secret-canary,web-tools,mcp-tools}.e2e-spec.ts',
+        '<rootDir>/services/sandbox/test/{shell-and-artifacts,sandbox-escape,expiry-and-restore,secret-canary,web-tools,mcp-tools}.e2e-spec.ts',
       ],
     },
   ],
