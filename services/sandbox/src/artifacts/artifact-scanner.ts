@@ -64,7 +64,7 @@ export class ArtifactScanner {
     try {
       const downloads = await root.openDir(DOWNLOADS_DIR);
       if (!downloads) {
-        const entry = (await root.list()).find((e) => e.name === DOWNLOADS_DIR);
+        const entry = await root.entry(DOWNLOADS_DIR);
         if (entry) notes.add(entry, `${DOWNLOADS_DIR} is ${describe(entry.kind, entry.special)}, not a folder: nothing under it is recorded`);
         return { records: [], notes: notes.lines() };
       }

@@ -131,21 +131,29 @@ function byteLimit(maxBytes: number, what: string): Transform {
  * Creates the archive's symlinks once every file and folder is in place, whatever they point at:
  * nothing is ever written through them. Each is made in its parent folder reached without
  * following any link (NoFollowDir); one whose path is absolute, climbs with `..` or names no
- * existing folder is dropped.
+ * existing folder is dropped. Links are grouped by folder, so each folder is opened once.
  */
 async function placeSymlinks(root: string, links: readonly SymlinkEntry[]): Promise<void> {
+  const byFolder = new Map<string, { name: string; target: string }[]>();
   for (const { path, target } of links) {
     const parts = posix.normalize(path).split('/').filter((p) => p !== '' && p !== '.');
     if (path.startsWith('/') || parts.length === 0 || parts.includes('..')) continue;
     const name = parts.pop() as string;
+    const folder = parts.join('/');
+    const group = byFolder.get(folder) ?? [];
+    group.push({ name, target });
+    byFolder.set(folder, group);
+  }
+  for (const [folder, entries] of byFolder) {
     const opened: NoFollowDir[] = [await NoFollowDir.open(root)];
     try {
-      for (const part of parts) {
+      for (const part of folder === '' ? [] : folder.split('/')) {
         const sub = await opened[opened.length - 1].openDir(part);
         if (!sub) break;
         opened.push(sub);
       }
-      if (opened.length === parts.length + 1) await opened[opened.length - 1].createSymlink(name, target).catch(ignoreExisting);
+      if (opened.length !== (folder === '' ? 1 : folder.split('/').length + 1)) continue;
+      for (const { name, target } of entries) await opened[opened.length - 1].createSymlink(name, target).catch(ignoreExisting);
     } finally {
       await Promise.all(opened.map((d) => d.close()));
     }

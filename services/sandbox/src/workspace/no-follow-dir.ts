@@ -61,6 +61,12 @@ export class NoFollowDir {
     return entries;
   }
 
+  /** The entry `name` as `list` would give it, or undefined when there is none. */
+  async entry(name: string): Promise<NoFollowEntry | undefined> {
+    const stats = await lstat(this.at(name)).catch(ignoreMissing);
+    return stats && { name, stats, ...kindOf(stats) };
+  }
+
   /** The sub-directory `name`, or undefined when it is missing or is anything but a real directory (a link to one included). */
   async openDir(name: string): Promise<NoFollowDir | undefined> {
     const handle = await open(this.at(name), DIR_FLAGS).catch((error: NodeJS.ErrnoException) => {

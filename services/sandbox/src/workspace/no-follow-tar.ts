@@ -20,6 +20,8 @@ export type OnSkipped = (path: string, why: string) => void;
 export async function* tarWithoutFollowing(root: string, onSkipped: OnSkipped = () => undefined): AsyncGenerator<Buffer> {
   const dir = await NoFollowDir.open(root);
   try {
+    // The root itself comes first: an empty workspace still makes an archive with an entry, which tar requires.
+    yield header({ path: './', type: 'Directory', mode: 0o700, mtime: new Date(), size: 0 });
     yield* entriesOf(dir, '', 1, onSkipped);
   } finally {
     await dir.close();

@@ -7,7 +7,8 @@ import { sandboxUserOf } from '../sandbox-user';
 import { archiveDirectory, restoreDirectory, SnapshotOptions } from '../workspace-archive';
 import { runLimited } from '../process/run-limited';
 import { WorkspaceDirs } from '../workspace-dirs';
-import { BWRAP, bwrapLaunch, sandboxEnv, UnsettableVariableError } from './bwrap-args';
+import { UnsettableVariableError, unsettableResult } from '../process/settable-env';
+import { BWRAP, bwrapLaunch, sandboxEnv } from './bwrap-args';
 import { seccompProgram } from './seccomp/seccomp-filter';
 
 const CHECK_TIMEOUT_MS = 10_000;
@@ -77,7 +78,7 @@ export class BubblewrapProvider implements SandboxProvider {
       env = sandboxEnv(request.env);
     } catch (error) {
       if (!(error instanceof UnsettableVariableError)) throw error;
-      return { exitCode: 126, output: `${error.message}\n`, truncated: false, durationMs: 0 };
+      return unsettableResult(error);
     }
     const limits = this.config.limits;
     const launch = bwrapLaunch({ workspace: workspaceRoot, user: this.fileOwner(taskId), limits, network: this.config.network, command: request.command, insideOnlyEnv: env.insideOnlyEnv, seccomp: this.seccomp });

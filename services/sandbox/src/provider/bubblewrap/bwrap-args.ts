@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { assertSettable } from '../process/settable-env';
 import { FileOwner, SandboxLimits } from '../sandbox-provider.port';
 
 export const BWRAP = '/usr/bin/bwrap';
@@ -147,14 +148,6 @@ function dropToUserArgv(user: FileOwner): string[] {
 // (glibc's "unsecure" list): a task's LD_PRELOAD must reach its own commands, never prlimit.
 const LOADER_VARIABLE = /^(LD_|GCONV_PATH$|GETCONF_DIR$|HOSTALIASES$|LOCALDOMAIN$|LOCPATH$|MALLOC_|NIS_PATH$|NLSPATH$|RESOLV_HOST_CONF$|RES_OPTIONS$|TMPDIR$|TZDIR$)/;
 
-/** A variable that cannot be set: its value holds a NUL, which no environment can carry. */
-export class UnsettableVariableError extends Error {
-  constructor(readonly variable: string) {
-    // Names only: the value may be a secret.
-    super(`the environment variable ${variable} holds a NUL character, which an environment cannot carry; the command did not run`);
-  }
-}
-
 /**
  * The environment inside: a fixed base plus the task's own variables (valid names only), split
  * into what is safe to hand to the launchers as their environment and what must be set inside.
@@ -164,9 +157,9 @@ export class UnsettableVariableError extends Error {
 export function sandboxEnv(env: Readonly<Record<string, string>>): { launcherEnv: Record<string, string>; insideOnlyEnv: Record<string, string> } {
   const launcherEnv: Record<string, string> = { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: SANDBOX_WORKSPACE, USER: 'sandbox', LANG: 'C.UTF-8' };
   const insideOnlyEnv: Record<string, string> = { TMPDIR: '/tmp' };
+  assertSettable(env);
   for (const [name, value] of Object.entries(env)) {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) continue;
-    if (value.includes('\0')) throw new UnsettableVariableError(name);
     if (LOADER_VARIABLE.test(name)) insideOnlyEnv[name] = value;
     else launcherEnv[name] = value;
   }

@@ -93,6 +93,13 @@ export function describeSandboxProviderContract(name: string, make: (dataDir: st
       expect(check.output).toBe('hello\n755\na/b/c.txt\nwritable\n');
     });
 
+    it('snapshots an empty workspace and restores it', async () => {
+      const archive = await collect(provider.snapshot(task, { maxBytes: 10_000_000, timeoutMs: 5000 }));
+      await provider.destroy(task);
+      await provider.restore(task, Readable.from([archive]), { maxBytes: 10_000_000, timeoutMs: 5000 });
+      expect((await run('ls -A | wc -l; touch new.txt && echo writable')).output).toBe('0\nwritable\n');
+    });
+
     it('refuses a bad or oversized snapshot and leaves the workspace as it was', async () => {
       await run('echo keep > keep.txt');
       await expect(provider.restore(task, Readable.from([Buffer.from('not a tarball at all')]), { maxBytes: 1000, timeoutMs: 5000 })).rejects.toThrow();
@@ -123,6 +130,13 @@ export function describeSandboxProviderContract(name: string, make: (dataDir: st
       const controller = new AbortController();
       controller.abort();
       await expect(collect(provider.snapshot(task, { maxBytes: 10_000_000, timeoutMs: 5000, signal: controller.signal }))).rejects.toThrow(/in use again/);
+    });
+
+    it('refuses an environment value holding a NUL, naming the variable and never the value', async () => {
+      const result = await run('echo ran', { env: { TOKEN: 'secret-part\0rest' } });
+      expect(result.exitCode).not.toBe(0);
+      expect(result.output).toContain('the environment variable TOKEN holds a NUL character');
+      expect(result.output).not.toMatch(/secret-part|rest|ran/);
     });
 
     it('destroy removes the workspace', async () => {

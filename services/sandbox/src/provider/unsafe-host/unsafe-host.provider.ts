@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { PRLIMIT } from '../bubblewrap/bwrap-args';
+import { assertSettable, UnsettableVariableError, unsettableResult } from '../process/settable-env';
 import { runLimited } from '../process/run-limited';
 import { SandboxConfig } from '../sandbox.config';
 import { ExecRequest, ExecResult, FileOwner, ProviderHealth, SandboxProvider } from '../sandbox-provider.port';
@@ -48,6 +49,12 @@ export class UnsafeHostProvider implements SandboxProvider {
     const workspace = await this.create(taskId);
     const limits = this.config.limits;
     const env = { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: workspace, LANG: 'C.UTF-8', ...request.env };
+    try {
+      assertSettable(env);
+    } catch (error) {
+      if (!(error instanceof UnsettableVariableError)) throw error;
+      return unsettableResult(error);
+    }
     const timeoutMs = Math.min(request.timeoutMs ?? limits.timeoutMs, limits.timeoutMs);
     // The same per-process limits as the sandbox; the process count only binds a non-root service user.
     const prlimit = [PRLIMIT, `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`, `--as=${limits.memoryBytes}`, `--fsize=${limits.diskQuotaBytes}`, '--core=0'];
