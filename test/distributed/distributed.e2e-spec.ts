@@ -40,7 +40,7 @@ describe('The distributed deployment (separate processes over NATS, PostgreSQL, 
     if (process.env.ATS_DIST_LOG && d) await writeFile(process.env.ATS_DIST_LOG, d.output());
     await d?.close();
     await model?.close();
-    await nats?.kill();
+    await nats?.dispose();
   });
 
   const api = async (instance: number, path: string, init: { method?: string; json?: unknown } = {}) => {

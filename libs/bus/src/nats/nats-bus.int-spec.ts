@@ -150,7 +150,7 @@ describe('NatsBus', () => {
     let server: PrivateNatsServer;
 
     beforeAll(async () => (server = await startPrivateNatsServer()));
-    afterAll(() => server?.kill());
+    afterAll(() => server?.dispose());
 
     it('fails requests at once while disconnected, reconnects with backoff, logs it, and carries commands and facts again', async () => {
       const reconnect = { initialDelayMs: 50, maxDelayMs: 200 };

@@ -1,6 +1,9 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { AddressInfo, createServer, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /** The shared NATS of integration tests: `NATS_URL`, default the local server. */
 export function natsUrlForTests(): string {
@@ -22,6 +25,8 @@ export interface PrivateNatsServer {
   readonly url: string;
   /** Kills the server as a crash would (SIGKILL). */
   kill(): Promise<void>;
+  /** Kills it and removes its JetStream store. */
+  dispose(): Promise<void>;
   /** Starts it again on the same port. */
   start(): Promise<void>;
 }
@@ -32,6 +37,7 @@ export interface PrivateNatsServer {
  */
 export async function startPrivateNatsServer(): Promise<PrivateNatsServer> {
   const port = await freePort();
+  const storeDir = await mkdtemp(join(tmpdir(), 'ats-nats-js-'));
   const bin = process.env.NATS_SERVER_BIN || 'nats-server';
   let child: ChildProcess | undefined;
   const server: PrivateNatsServer = {
@@ -42,8 +48,14 @@ export async function startPrivateNatsServer(): Promise<PrivateNatsServer> {
       child.kill('SIGKILL');
       await exited;
     },
+    async dispose() {
+      await server.kill();
+      await rm(storeDir, { recursive: true, force: true });
+    },
     async start() {
-      const proc = spawn(bin, ['-a', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
+      // JetStream on, as the shared server has it (coordination buckets live there); its store
+      // survives a kill and a start, like a real server's disk.
+      const proc = spawn(bin, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: ['ignore', 'ignore', 'pipe'] });
       child = proc;
       // Never outlive the test process, whatever happens to its afterAll.
       const reap = () => proc.kill('SIGKILL');
