@@ -5,3 +5,6 @@ export * from './config/env';
 export * from './workspace/workspace-locator';
 export * from './workspace/workspace-path';
 export * from './workspace/workspace-path.error';
+export * from './secrets/secret-envelope';
+export * from './secrets/secrets-key.config';
+export * from './secrets/task-secrets';
