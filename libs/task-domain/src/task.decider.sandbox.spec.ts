@@ -75,11 +75,36 @@ describe('task decider: sandbox expiry', () => {
   });
 });
 
-describe('task decider: secrets lost in a restart', () => {
-  const report: TaskCommand = { type: 'ReportSecretsUnavailable', data: { reason: 'the service restarted' } };
-  it('says so once, naming the secrets', () =>
-    spec.given([created(['TOKEN'])]).when(report).then([{ type: 'SecretsUnavailable', data: { names: ['TOKEN'], reason: 'the service restarted' } }]));
-  it('says nothing a second time', () =>
-    spec.given([created(['TOKEN']), { type: 'SecretsUnavailable', data: { names: ['TOKEN'], reason: 'r' } }]).when(report).then([]));
-  it('says nothing for a task without secrets', () => spec.given([created()]).when(report).then([]));
+describe('task decider: secrets a process cannot open', () => {
+  const reason = 'Secrets TOKEN cannot be opened: wrong key.';
+  const report = (turn = 1): TaskCommand => ({ type: 'ReportSecretsUnavailable', data: { turn, reason } });
+  const withSecrets = [created(['TOKEN']), ...runningCall.slice(1)];
+  const unavailable: TaskEvent = { type: 'SecretsUnavailable', data: { names: ['TOKEN'], reason } };
+  const failed: TaskEvent = { type: 'TaskFailed', data: { turn: 1, error: reason } };
+
+  it('fails the turn with the reason, naming the secrets in a notice', () =>
+    spec.given(withSecrets.slice(0, 2)).when(report()).then([unavailable, failed]));
+
+  it('closes the call that was about to run with the reason, so it never runs', () =>
+    spec
+      .given(withSecrets)
+      .when(report())
+      .then([{ type: 'ToolCallFinished', data: { callId: 'c1', toolName: 'shell', status: 'error', output: reason, durationMs: 0 } }, unavailable, failed]));
+
+  it('starts the queued follow-up after the failed turn, like any failed turn', () =>
+    spec
+      .given([...withSecrets.slice(0, 2), { type: 'UserMessageAdded', data: { messageId: 'm2', text: 'next', queued: true } }])
+      .when(report())
+      .then([unavailable, failed, { type: 'TurnStarted', data: { turn: 2, messageId: 'm2' } }]));
+
+  it('refuses a report for a turn that is not running (not started, another turn, or over)', () => {
+    spec.given([created(['TOKEN'])]).when(report(0)).thenThrows(ConflictError);
+    spec.given(withSecrets.slice(0, 2)).when(report(2)).thenThrows(ConflictError);
+    spec.given([...withSecrets.slice(0, 2), failed]).when(report()).thenThrows(ConflictError);
+  });
+
+  it('says nothing for a task without secrets', () => spec.given(runningCall).when(report()).then([]));
+
+  it('still folds a SecretsUnavailable written before durable secrets (the old restart notice)', () =>
+    spec.given([created(['TOKEN']), { type: 'SecretsUnavailable', data: { names: ['TOKEN'], reason: 'the service restarted' } }]).when({ type: 'StartTurn', data: {} }).then([{ type: 'TurnStarted', data: { turn: 1, messageId: 'm1' } }]));
 });

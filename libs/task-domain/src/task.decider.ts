@@ -61,7 +61,8 @@ export type FinishToolCall = Command<
 >;
 export type RecordSandboxExpired = Command<'RecordSandboxExpired', SandboxExpired['data']>;
 export type RecordSandboxRestored = Command<'RecordSandboxRestored', { readonly snapshotKey: string; readonly durationMs: number }>;
-export type ReportSecretsUnavailable = Command<'ReportSecretsUnavailable', { readonly reason: string }>;
+/** A process cannot open the task's secrets: the turn fails rather than run anything without them. */
+export type ReportSecretsUnavailable = Command<'ReportSecretsUnavailable', { readonly turn: number; readonly reason: string }>;
 export type FailTurn = Command<'FailTurn', { readonly turn: number; readonly error: string }>;
 export type CancelTask = Command<'CancelTask', Record<string, never>>;
 
@@ -133,8 +134,7 @@ export function decide(command: TaskCommand, state: TaskState): TaskEvent[] {
       if (s.expiredSnapshotKey !== command.data.snapshotKey) throw new ConflictError(`the sandbox is not waiting in snapshot ${command.data.snapshotKey}`);
       return [{ type: 'SandboxRestored', data: command.data }];
     case 'ReportSecretsUnavailable':
-      if (s.secretNames.length === 0 || s.secretsReported) return [];
-      return [{ type: 'SecretsUnavailable', data: { names: s.secretNames, reason: command.data.reason } }];
+      return reportSecretsUnavailable(command.data, s);
     default: {
       const _exhaustive: never = command;
       return _exhaustive;
@@ -204,6 +204,20 @@ function expireApproval(data: ExpireApproval['data'], s: ExistingTask): TaskEven
       type: 'ToolCallFinished',
       data: { callId: call.callId, toolName: call.toolName, status: 'cancelled', output: expiredOutput(data.timeoutMs), durationMs: 0 },
     },
+  ];
+}
+
+/** Closes the turn's unfinished calls (none of them may run), says why, and fails the turn. */
+function reportSecretsUnavailable(data: ReportSecretsUnavailable['data'], s: ExistingTask): TaskEvent[] {
+  if (s.secretNames.length === 0) return [];
+  if (s.status === 'pending' || !isTurnActive(s.status) || data.turn !== s.turn) throw new ConflictError(`turn ${data.turn} is not running`);
+  const closing: TaskEvent[] = openCallsOf(s)
+    .filter((c) => c.phase !== 'finished')
+    .map((c) => ({ type: 'ToolCallFinished', data: { callId: c.callId, toolName: c.toolName, status: 'error', output: data.reason, durationMs: 0 } }));
+  return [
+    ...closing,
+    { type: 'SecretsUnavailable', data: { names: s.secretNames, reason: data.reason } },
+    ...endTurn(s, { type: 'TaskFailed', data: { turn: s.turn, error: data.reason } }),
   ];
 }
 

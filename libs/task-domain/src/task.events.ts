@@ -46,8 +46,10 @@ export type TaskCreated = Event<
     readonly showInHistory: boolean;
     /** Ordinary configuration; GET shows only its keys. */
     readonly env: Readonly<Record<string, string>>;
-    /** Names only: secret values never reach an event. */
+    /** Names only: secret values never reach an event in plain text. */
     readonly secretNames: readonly string[];
+    /** The secrets' values, encrypted (CONTRACT.md "Secrets"); absent on tasks without secrets and on older events. */
+    readonly sealedSecrets?: SealedSecrets;
     readonly files: readonly UploadedFile[];
     /**
      * The task's own MCP servers (Streamable HTTP). Header values keep their `{{secrets.NAME}}`
@@ -56,6 +58,18 @@ export type TaskCreated = Event<
     readonly mcpServers?: Readonly<Record<string, TaskMcpServer>>;
   }
 >;
+
+/**
+ * A task's secrets as stored: an AES-256-GCM envelope (libs/common/src/secrets/secret-envelope.ts).
+ * The byte fields are base64 of `iv ‖ ciphertext ‖ tag`; only a process holding the key opens it.
+ */
+export interface SealedSecrets {
+  readonly version: number;
+  /** Fingerprint of the key-encryption key that wrapped the data key. */
+  readonly keyId: string;
+  readonly wrappedKey: string;
+  readonly ciphertext: string;
+}
 
 /** A Streamable HTTP MCP server a task brought along (CONTRACT.md: `mcpServers` on create). */
 export interface TaskMcpServer {
@@ -137,7 +151,11 @@ export type SandboxExpired = Event<
 >;
 /** A later tool call brought the workspace back from its snapshot. */
 export type SandboxRestored = Event<'SandboxRestored', { readonly snapshotKey: string; readonly durationMs: number }>;
-/** Secrets live in memory only; after a restart the task says they are gone. */
+/**
+ * A process could not open the task's secrets (no key, a wrong key, an altered envelope, or a
+ * task from before secrets were durable), so the turn ends failed in the same append (SSE
+ * `notice`). Written before durable secrets, it meant the secrets were lost in a restart.
+ */
 export type SecretsUnavailable = Event<'SecretsUnavailable', { readonly names: readonly string[]; readonly reason: string }>;
 
 export type TurnCompleted = Event<'TurnCompleted', { readonly turn: number }>;

@@ -1,4 +1,4 @@
-import { ApprovalRule, ArtifactRecord, TaskEvent, TaskMcpServer, ToolCallStatus, ToolResultStatus, TokenUsage } from './task.events';
+import { ApprovalRule, ArtifactRecord, SealedSecrets, TaskEvent, TaskMcpServer, ToolCallStatus, ToolResultStatus, TokenUsage } from './task.events';
 
 // ─── State ───────────────────────────────────────────────────────────────────────────────────
 // What the decider and the agent loop need to know about a task, folded from its events.
@@ -40,10 +40,10 @@ export interface ExistingTask {
   /** Ordinary configuration: environment variables of the sandbox's processes. */
   readonly env: Readonly<Record<string, string>>;
   readonly secretNames: readonly string[];
+  /** The secrets' values, encrypted: each process that needs them opens them with its key. */
+  readonly sealedSecrets?: SealedSecrets;
   /** The task's own MCP servers (headers with `{{secrets.NAME}}` references, never values). */
   readonly mcpServers: Readonly<Record<string, TaskMcpServer>>;
-  /** The task already said its secrets are gone (after a restart). */
-  readonly secretsReported: boolean;
   /** Current artifacts by path. */
   readonly artifacts: Readonly<Record<string, ArtifactRecord>>;
   /** Set while the sandbox is torn down and its files wait in a snapshot. */
@@ -91,8 +91,8 @@ export function evolve(state: TaskState, event: TaskEvent): TaskState {
       env: d.env,
       secretNames: d.secretNames,
       mcpServers: d.mcpServers ?? {},
-      secretsReported: false,
       artifacts: {},
+      ...(d.sealedSecrets ? { sealedSecrets: d.sealedSecrets } : {}),
     };
   }
   if (!state.exists) return state;
@@ -163,7 +163,7 @@ export function evolve(state: TaskState, event: TaskEvent): TaskState {
       return rest;
     }
     case 'SecretsUnavailable':
-      return { ...s, secretsReported: true };
+      return s; // nothing to fold: the TaskFailed appended with it ends the turn
     default: {
       const _exhaustive: never = event;
       return _exhaustive;

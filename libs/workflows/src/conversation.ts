@@ -70,12 +70,8 @@ export function buildConversation(events: readonly TaskEvent[]): ChatMessage[] {
           messages.push({ role: 'tool', toolCallId: event.data.callId, content: toolMessage(event.data.status, event.data.output, event.data.exitCode) });
         }
         break;
+      // The turn it ended failed before the model heard of it; a later turn has the secrets again.
       case 'SecretsUnavailable':
-        // Told once, in the system message, so the protocol's message order stays intact.
-        if (messages[0]?.role === 'system') {
-          messages[0] = { ...messages[0], content: `${messages[0].content}\nThese secrets are NOT set any more (${event.data.reason}): ${event.data.names.map((n) => `$${n}`).join(', ')}.` };
-        }
-        break;
       case 'ToolCallDecided':
       case 'ToolCallApprovalExpired':
       case 'ToolCallStarted':

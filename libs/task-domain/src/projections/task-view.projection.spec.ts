@@ -57,6 +57,33 @@ describe('task view projection', () => {
   });
 });
 
+describe('sealed secrets', () => {
+  const sealedSecrets = { version: 1, keyId: '0123456789abcdef', wrappedKey: 'd3JhcHBlZC1rZXk=', ciphertext: 'Y2lwaGVydGV4dA==' };
+  const created: TaskEvent = { ...history[0], data: { ...(history[0].data as object), sealedSecrets } } as TaskEvent;
+
+  it('never reach the task view or the public stream, only the secret names do', () => {
+    const view = project([created])!;
+    expect(view.secretNames).toEqual(['S']);
+    for (const text of [JSON.stringify(view), JSON.stringify(toPublicEvent(created))]) {
+      for (const field of ['sealedSecrets', sealedSecrets.keyId, sealedSecrets.wrappedKey, sealedSecrets.ciphertext]) expect(text).not.toContain(field);
+    }
+  });
+
+  it('a secrets notice ends up in notices, and its failed turn in error', () => {
+    const reason = 'Secrets S cannot be opened: wrong key.';
+    const view = project([
+      ...history.slice(0, 2),
+      { type: 'SecretsUnavailable', data: { names: ['S'], reason } },
+      { type: 'TaskFailed', data: { turn: 1, error: reason } },
+    ])!;
+    expect(view).toMatchObject({ status: 'failed', error: reason, notices: [reason] });
+    expect(toPublicEvent({ type: 'SecretsUnavailable', data: { names: ['S'], reason } })).toEqual({
+      kind: 'notice',
+      data: { code: 'SECRETS_UNAVAILABLE', names: ['S'], message: reason },
+    });
+  });
+});
+
 describe('public events', () => {
   it('maps tool calls, results and the end of a turn to the contract kinds and payloads', () => {
     expect(toPublicEvent(history[3])).toEqual({ kind: 'tool_call', data: { callId: 'c1', toolName: 'list_files', status: 'awaiting_approval', args: {} } });

@@ -1,7 +1,7 @@
 import * as protobuf from 'protobufjs';
 import { join } from 'node:path';
 import { TASK_EVENT_SCHEMA_VERSIONS, TaskEventType } from '../task.events';
-import { APPROVAL_RULE_FIELDS, TASK_EVENT_FIELDS } from './task-event-fields';
+import { APPROVAL_RULE_FIELDS, SEALED_SECRETS_FIELDS, TASK_EVENT_FIELDS } from './task-event-fields';
 
 const PROTO = join(__dirname, '..', '..', '..', '..', 'proto', 'agent', 'v1', 'task_events.proto');
 
@@ -18,6 +18,11 @@ describe('task_events.proto matches the TypeScript event types', () => {
   it('has the approval rule with exactly its fields', () => {
     const message = root.lookupType('agent.v1.ApprovalRule');
     expect(Object.keys(message.fields).sort()).toEqual([...APPROVAL_RULE_FIELDS].sort());
+  });
+
+  it('has the sealed secrets with exactly their fields', () => {
+    const message = root.lookupType('agent.v1.SealedSecrets');
+    expect(Object.keys(message.fields).sort()).toEqual([...SEALED_SECRETS_FIELDS].sort());
   });
 
   it('carries every event type, and only those, in the envelope', () => {

@@ -36,11 +36,11 @@ export class AgentStep {
     // A loop of an earlier turn (a per-turn runner) leaves the task to the loop of the turn it is on.
     if (turn !== undefined && turnOf(state) !== turn) return 'idle';
     const action = nextAction(state, this.inFlight);
-    if (action.kind !== 'idle' && state.exists && state.secretNames.length > 0 && !state.secretsReported && !this.vault.has(taskId)) {
+    if ((action.kind === 'call_model' || action.kind === 'execute_tool') && state.exists && state.secretNames.length > 0 && !this.vault.has(taskId)) {
       // In the distributed mode the secrets come on the bus, maybe just after the task's first event.
       const arriveBy = Date.parse(events[0].recordedAt) + SECRETS_ARRIVAL_GRACE_MS;
       if (Date.now() < arriveBy) return { waitUntil: arriveBy };
-      return this.record(taskId, { type: 'ReportSecretsUnavailable', data: { reason: SECRETS_LOST_REASON } });
+      return this.record(taskId, { type: 'ReportSecretsUnavailable', data: { turn: state.turn, reason: SECRETS_LOST_REASON } });
     }
     switch (action.kind) {
       case 'idle':
