@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { APP_FILTER } from '@nestjs/core';
 import { RUNTIME_ENV } from '@app/runtime';
+import { createCoordinationStore } from '@app/coordination';
 import { ApiConfig } from './api.config';
 import { ApproveToolCallHandler } from './approvals/approve-tool-call/approve-tool-call.handler';
 import { ApproveToolCallHttpController } from './approvals/approve-tool-call/approve-tool-call.http.controller';
@@ -12,6 +13,9 @@ import { AppExceptionFilter } from './errors/app-exception.filter';
 import { TaskEventFeed } from './events-stream/task-event-feed';
 import { TaskStreamHttpController } from './events-stream/task-stream.http.controller';
 import { HealthController } from './health/health.controller';
+import { RateLimitGuard } from './limits/rate-limit.guard';
+import { TENANT_RATE_LIMIT } from './limits/limits.tokens';
+import { RateLimiter, TenantRateLimit, UNLIMITED } from './limits/rate-limiter';
 import { SendFollowUpHandler } from './messages/send-follow-up/send-follow-up.handler';
 import { SendFollowUpHttpController } from './messages/send-follow-up/send-follow-up.http.controller';
 import { CancelTaskHandler } from './tasks/cancel-task/cancel-task.handler';
@@ -40,7 +44,9 @@ import { TaskAccess } from './tasks/task-access';
     { provide: ApiConfig, inject: [RUNTIME_ENV], useFactory: (env: NodeJS.ProcessEnv) => new ApiConfig(env) },
     { provide: ApiKeyRegistry, inject: [RUNTIME_ENV, ApiConfig], useFactory: (env: NodeJS.ProcessEnv, c: ApiConfig) => ApiKeyRegistry.load(env, c.dataDir) },
     { provide: APP_FILTER, useClass: AppExceptionFilter },
+    { provide: TENANT_RATE_LIMIT, inject: [RUNTIME_ENV, ApiConfig], useFactory: tenantRateLimit },
     ApiKeyGuard,
+    RateLimitGuard,
     TaskAccess,
     TaskEventFeed,
     CreateTaskHandler,
@@ -50,3 +56,12 @@ import { TaskAccess } from './tasks/task-access';
   ],
 })
 export class ApiModule {}
+
+async function tenantRateLimit(env: NodeJS.ProcessEnv, config: ApiConfig): Promise<TenantRateLimit> {
+  if (config.rateLimitPerMinute === undefined) return UNLIMITED;
+  const windowMs = config.rateLimitWindowMs;
+  // A key unwritten for a window holds nothing that still counts; the bucket forgets it soon after.
+  // The window is in the bucket's name: a bucket keeps the TTL it was created with.
+  const store = await createCoordinationStore({ bucket: `rate-limits-${windowMs}`, ttlMs: windowMs + Math.ceil(windowMs / 30) + 1_000 }, env);
+  return new RateLimiter(store, { limit: config.rateLimitPerMinute, windowMs });
+}

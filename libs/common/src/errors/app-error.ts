@@ -51,6 +51,17 @@ export class PayloadTooLargeError extends AppError {
   }
 }
 
+/** Too many requests for the tenant; the answer carries `Retry-After: retryAfterSeconds`. */
+export class RateLimitedError extends AppError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super('RATE_LIMITED', message);
+    this.name = 'RateLimitedError';
+  }
+}
+
 export const HTTP_STATUS_BY_CODE: Record<ErrorCode, number> = {
   AUTH_REQUIRED: 401,
   INVALID_API_KEY: 401,

@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import { AppError, ErrorCode, HTTP_STATUS_BY_CODE } from '@app/common';
+import { AppError, ErrorCode, HTTP_STATUS_BY_CODE, RateLimitedError } from '@app/common';
 import { RemoteError } from '@app/bus';
 import { ExpectedRevisionConflictError } from '@app/event-store';
 import { FastifyReply, FastifyRequest } from 'fastify';
@@ -37,6 +37,7 @@ export class AppExceptionFilter implements ExceptionFilter {
     // Its reader gave up on a body still arriving: Node drains only bodies nobody read, so the
     // connection would wait forever for the rest to be read and answer no next request.
     if (bodyAbandoned(request)) void reply.header('connection', 'close');
+    if (exception instanceof RateLimitedError) void reply.header('retry-after', String(exception.retryAfterSeconds));
     void reply.status(status).header('content-type', 'application/json; charset=utf-8').send({ success: false, error: { code, message } });
   }
 

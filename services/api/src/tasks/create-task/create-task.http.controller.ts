@@ -8,6 +8,7 @@ import { newId } from '@app/common';
 import { ApiConfig } from '../../api.config';
 import { ApiKeyGuard } from '../../auth/api-key.guard';
 import { Tenant } from '../../auth/tenant.decorator';
+import { RateLimitGuard } from '../../limits/rate-limit.guard';
 import { ok } from '../../http/envelope';
 import { validateInput } from '../../validation/validate-input';
 import { CreateTaskCommand } from './create-task.command';
@@ -26,6 +27,7 @@ export class CreateTaskHttpController {
   ) {}
 
   @Post()
+  @UseGuards(RateLimitGuard)
   @ApiOperation({ summary: 'Create a task. Returns at once; the agent runs in the background.' })
   @ApiConsumes('application/json', 'multipart/form-data')
   @ApiBody({
@@ -35,6 +37,11 @@ export class CreateTaskHttpController {
   @ApiResponse({ status: 201, description: '{"success":true,"data":{"id","status":"pending"}}' })
   @ApiResponse({ status: 400, description: 'VALIDATION_ERROR' })
   @ApiResponse({ status: 413, description: 'PAYLOAD_TOO_LARGE' })
+  @ApiResponse({
+    status: 429,
+    description: 'RATE_LIMITED: more creates and follow-ups than RATE_LIMIT_PER_MINUTE for this tenant in the last minute (shared by every API instance).',
+    headers: { 'Retry-After': { description: 'Seconds until one more request fits.', schema: { type: 'integer', minimum: 1 } } },
+  })
   async create(@Req() request: FastifyRequest, @Tenant() tenantId: string) {
     const taskId = newId('task');
     const stagingDir = join(this.config.dataDir, 'uploads', taskId);
