@@ -58,6 +58,36 @@ describe('task decider', () => {
         .then([responded(), { type: 'AssistantTextProduced', data: { turn: 1, step: 1, text: 'done' } }, { type: 'TurnCompleted', data: { turn: 1 } }, turnStarted(2, 'm2')]));
   });
 
+  describe('token budget (maxTokens)', () => {
+    const completed = [...running, responded(), { type: 'TurnCompleted', data: { turn: 1 } } as TaskEvent];
+    it('records the budget a task is created with', () => {
+      const withBudget: TaskCreated = { type: 'TaskCreated', data: { ...created().data, maxTokens: 500 } };
+      spec.given([]).when({ type: 'CreateTask', data: withBudget.data }).then([withBudget]);
+    });
+    it('refuses a budget that is not a whole number of at least 1', () => {
+      spec.given([]).when({ type: 'CreateTask', data: { ...created().data, maxTokens: 0 } }).thenThrows(ValidationError);
+      spec.given(completed).when({ type: 'AddUserMessage', data: { messageId: 'm2', text: 'more', maxTokens: 2.5 } }).thenThrows(ValidationError);
+    });
+    it('records a follow-up\'s new budget with its message', () =>
+      spec
+        .given(completed)
+        .when({ type: 'AddUserMessage', data: { messageId: 'm2', text: 'more', maxTokens: 900 } })
+        .then([{ type: 'UserMessageAdded', data: { messageId: 'm2', text: 'more', queued: false, maxTokens: 900 } }, turnStarted(2, 'm2')]));
+    it('folds the budget in force: the create field, then each follow-up that sets one', () => {
+      const state = [
+        { type: 'TaskCreated', data: { ...created().data, maxTokens: 10 } } as TaskEvent,
+        turnStarted(),
+        responded(),
+        { type: 'TurnCompleted', data: { turn: 1 } } as TaskEvent,
+        { type: 'UserMessageAdded', data: { messageId: 'm2', text: 'more', queued: false, maxTokens: 50 } } as TaskEvent,
+        { type: 'UserMessageAdded', data: { messageId: 'm3', text: 'again', queued: true } } as TaskEvent,
+      ].reduce(evolve, initialTaskState());
+      expect(state).toMatchObject({ maxTokens: 50, usage: { totalTokens: 3 } });
+      expect(created().data).not.toHaveProperty('maxTokens');
+      expect([created()].reduce(evolve, initialTaskState())).not.toHaveProperty('maxTokens');
+    });
+  });
+
   describe('model responses', () => {
     it('ends the turn when the model answers with text only', () =>
       spec.given(running).when(response([], 'hi')).then([responded(), { type: 'AssistantTextProduced', data: { turn: 1, step: 1, text: 'hi' } }, { type: 'TurnCompleted', data: { turn: 1 } }]));

@@ -29,7 +29,15 @@ export interface RequestedToolCall {
 }
 
 export type CreateTask = Command<'CreateTask', TaskCreated['data']>;
-export type AddUserMessage = Command<'AddUserMessage', { readonly messageId: string; readonly text: string }>;
+export type AddUserMessage = Command<
+  'AddUserMessage',
+  {
+    readonly messageId: string;
+    readonly text: string;
+    /** Sets the task's token budget from now on (raising it lets a task that reached it go on). */
+    readonly maxTokens?: number;
+  }
+>;
 export type StartTurn = Command<'StartTurn', Record<string, never>>;
 export type RecordModelResponse = Command<
   'RecordModelResponse',
@@ -90,6 +98,7 @@ export const expiredOutput = (timeoutMs: number): string =>
 export function decide(command: TaskCommand, state: TaskState): TaskEvent[] {
   if (command.type === 'CreateTask') {
     if (state.exists) throw new ConflictError(`task ${command.data.taskId} already exists`);
+    if (command.data.maxTokens !== undefined) assertTokenBudget(command.data.maxTokens);
     return [{ type: 'TaskCreated', data: command.data }];
   }
   if (!state.exists) throw new NotFoundError('task');
@@ -144,6 +153,7 @@ export function decide(command: TaskCommand, state: TaskState): TaskEvent[] {
 
 function addUserMessage(data: AddUserMessage['data'], s: ExistingTask): TaskEvent[] {
   if (data.text.trim() === '') throw new ValidationError('message must be a non-empty string');
+  if (data.maxTokens !== undefined) assertTokenBudget(data.maxTokens);
   if (isTurnActive(s.status)) return [{ type: 'UserMessageAdded', data: { ...data, queued: true } }];
   return [
     { type: 'UserMessageAdded', data: { ...data, queued: false } },
@@ -231,6 +241,10 @@ function cancelTask(s: ExistingTask): TaskEvent[] {
     }));
   const dropped = s.queued.map((m) => m.messageId);
   return [...closing, { type: 'TaskCancelled', data: { turn: s.turn, droppedMessageIds: dropped } }];
+}
+
+function assertTokenBudget(maxTokens: number): void {
+  if (!Number.isSafeInteger(maxTokens) || maxTokens < 1) throw new ValidationError('maxTokens must be a whole number of at least 1');
 }
 
 /** Ends the current turn and, when follow-ups are queued, starts the next one in the same append. */

@@ -56,6 +56,8 @@ export type TaskCreated = Event<
      * references; the values are filled in by the sandbox on connect. Absent on older events.
      */
     readonly mcpServers?: Readonly<Record<string, TaskMcpServer>>;
+    /** Total tokens the task may spend over all its turns (the create field, or TASK_MAX_TOKENS); absent: unlimited. */
+    readonly maxTokens?: number;
   }
 >;
 
@@ -76,7 +78,16 @@ export interface TaskMcpServer {
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
 }
-export type UserMessageAdded = Event<'UserMessageAdded', { readonly messageId: string; readonly text: string; readonly queued: boolean }>;
+export type UserMessageAdded = Event<
+  'UserMessageAdded',
+  {
+    readonly messageId: string;
+    readonly text: string;
+    readonly queued: boolean;
+    /** The follow-up's own maxTokens: the task's token budget from now on. */
+    readonly maxTokens?: number;
+  }
+>;
 export type TurnStarted = Event<'TurnStarted', { readonly turn: number; readonly messageId: string }>;
 export type ModelResponded = Event<
   'ModelResponded',

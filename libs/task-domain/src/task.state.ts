@@ -37,6 +37,8 @@ export interface ExistingTask {
   readonly calls: readonly ToolCallState[];
   readonly rules: readonly ApprovalRule[];
   readonly usage: TokenUsage;
+  /** Total tokens the task may spend over all turns (`usage.totalTokens` counts against it); absent: unlimited. */
+  readonly maxTokens?: number;
   /** Ordinary configuration: environment variables of the sandbox's processes. */
   readonly env: Readonly<Record<string, string>>;
   readonly secretNames: readonly string[];
@@ -93,13 +95,16 @@ export function evolve(state: TaskState, event: TaskEvent): TaskState {
       mcpServers: d.mcpServers ?? {},
       artifacts: {},
       ...(d.sealedSecrets ? { sealedSecrets: d.sealedSecrets } : {}),
+      ...(d.maxTokens !== undefined ? { maxTokens: d.maxTokens } : {}),
     };
   }
   if (!state.exists) return state;
   const s = state;
   switch (event.type) {
-    case 'UserMessageAdded':
-      return { ...s, queued: [...s.queued, { messageId: event.data.messageId, text: event.data.text }] };
+    case 'UserMessageAdded': {
+      const queued = [...s.queued, { messageId: event.data.messageId, text: event.data.text }];
+      return event.data.maxTokens === undefined ? { ...s, queued } : { ...s, queued, maxTokens: event.data.maxTokens };
+    }
     case 'TurnStarted':
       return {
         ...s,

@@ -42,6 +42,20 @@ describe('task view projection', () => {
     expect(again).toBe(once);
   });
 
+  it('shows the token budget in force: none, the create field, then a follow-up\'s', () => {
+    expect(project(history)!.maxTokens).toBeUndefined();
+    const created = { ...history[0], data: { ...history[0].data, maxTokens: 100 } } as TaskEvent;
+    expect(project([created, ...history.slice(1)])!.maxTokens).toBe(100);
+    const raised = project([
+      created,
+      ...history.slice(1, 3),
+      { type: 'TaskFailed', data: { turn: 1, error: 'budget' } },
+      { type: 'UserMessageAdded', data: { messageId: 'm2', text: 'more', queued: false, maxTokens: 400 } },
+      { type: 'UserMessageAdded', data: { messageId: 'm3', text: 'again', queued: true } },
+    ])!;
+    expect(raised.maxTokens).toBe(400);
+  });
+
   it('keeps the error of a failed turn until the next turn starts', () => {
     const failed = project([...history.slice(0, 2), { type: 'TaskFailed', data: { turn: 1, error: 'model down' } }])!;
     expect(failed).toMatchObject({ status: 'failed', error: 'model down' });

@@ -31,6 +31,8 @@ export interface TaskView {
   readonly pendingApprovals: readonly PendingApproval[];
   readonly error?: string;
   readonly usage: TokenUsage;
+  /** The token budget in force (create field, TASK_MAX_TOKENS, or a follow-up's); absent: unlimited. */
+  readonly maxTokens?: number;
   readonly envKeys: readonly string[];
   readonly files: readonly UploadedFile[];
   /** Files under downloads/, by path order. */
@@ -108,6 +110,7 @@ export function projectTaskView(view: TaskView | undefined, { event, revision, r
       messages: [{ id: d.messageId, text: d.text, createdAt: recordedAt, eventId: revision }],
       pendingApprovals: [],
       usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+      ...(d.maxTokens !== undefined ? { maxTokens: d.maxTokens } : {}),
       envKeys: Object.keys(d.env),
       files: d.files,
       artifacts: [],
@@ -122,8 +125,10 @@ export function projectTaskView(view: TaskView | undefined, { event, revision, r
   if (!view || revision <= view.lastEventId) return view;
   const v: TaskView = { ...view, updatedAt: recordedAt, lastEventId: revision };
   switch (event.type) {
-    case 'UserMessageAdded':
-      return { ...v, messages: [...v.messages, { id: event.data.messageId, text: event.data.text, createdAt: recordedAt, eventId: revision }] };
+    case 'UserMessageAdded': {
+      const messages = [...v.messages, { id: event.data.messageId, text: event.data.text, createdAt: recordedAt, eventId: revision }];
+      return event.data.maxTokens === undefined ? { ...v, messages } : { ...v, messages, maxTokens: event.data.maxTokens };
+    }
     case 'TurnStarted': {
       const { error: _previous, ...rest } = v;
       return { ...rest, status: 'running', turn: event.data.turn, turnStartEventId: turnStart(v, event.data, revision), pendingApprovals: [] };

@@ -7,8 +7,8 @@ import { ApprovalRule, SealedSecrets, TaskEventData, TaskEventType } from '../ta
 type FieldList = { readonly [T in TaskEventType]: readonly (keyof TaskEventData<T>)[] };
 
 export const TASK_EVENT_FIELDS = {
-  TaskCreated: ['taskId', 'tenantId', 'messageId', 'text', 'autoExecute', 'showInHistory', 'env', 'secretNames', 'sealedSecrets', 'files', 'mcpServers'],
-  UserMessageAdded: ['messageId', 'text', 'queued'],
+  TaskCreated: ['taskId', 'tenantId', 'messageId', 'text', 'autoExecute', 'showInHistory', 'env', 'secretNames', 'sealedSecrets', 'files', 'mcpServers', 'maxTokens'],
+  UserMessageAdded: ['messageId', 'text', 'queued', 'maxTokens'],
   TurnStarted: ['turn', 'messageId'],
   ModelResponded: ['turn', 'step', 'model', 'finishReason', 'usage'],
   AssistantTextProduced: ['turn', 'step', 'text'],

@@ -13,6 +13,7 @@ export function presentTask(view: TaskView) {
     pendingApprovals: view.pendingApprovals,
     ...(view.error === undefined ? {} : { error: view.error }),
     usage: view.usage,
+    maxTokens: view.maxTokens ?? null, // null: unlimited
     envKeys: view.envKeys,
     files: view.files,
     secretNames: view.secretNames,
