@@ -1,11 +1,12 @@
 // Payloads of the inter-service messages (wire schema: proto/agent/v1/messages.proto).
 import type { ArtifactRecord } from '@app/task-domain';
 
-/** sandbox.query.list_tools: the tools a task's model may call (its MCP servers' included). */
+/**
+ * sandbox.query.list_tools: the tools a task's model may call (its MCP servers' included).
+ * No message carries a task's secrets: the sandbox opens them from the task's events with its key.
+ */
 export interface ListToolsRequest {
   readonly taskId: string;
-  /** The task's secrets, for `{{secrets.NAME}}` in its MCP servers' headers; in memory only. */
-  readonly secrets?: Readonly<Record<string, string>>;
 }
 
 export interface ExecuteToolRequest {
@@ -14,14 +15,6 @@ export interface ExecuteToolRequest {
   readonly toolName: string;
   readonly args: Record<string, unknown>;
   readonly timeoutMs?: number;
-  /** The task's secrets, so any sandbox instance can set and redact them; held in memory only, never logged or stored. */
-  readonly secrets?: Readonly<Record<string, string>>;
-}
-
-/** Published when a task with secrets is created: every orchestrator instance keeps them in memory. */
-export interface SecretsProvided {
-  readonly taskId: string;
-  readonly secrets: Readonly<Record<string, string>>;
 }
 
 export interface ExecuteToolReply {

@@ -9,6 +9,4 @@ export const SUBJECTS = {
   artifactsList: 'artifacts.query.list',
   artifactsLocate: 'artifacts.query.locate',
   taskEventsAppended: 'task.event.appended',
-  /** A task's secrets, for every orchestrator instance's memory. Core NATS only: never persisted. */
-  secretsProvided: 'secrets.event.provided',
 } as const;

@@ -1,6 +1,6 @@
 import { DynamicModule, Global, Inject, Injectable, Logger, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { join } from 'node:path';
-import { SecretVault, dataDirFromEnv } from '@app/common';
+import { SecretVault, SecretsKeyring, TaskSecrets, dataDirFromEnv, loadSecretsKeyring } from '@app/common';
 import { EVENT_STORE, EventStore, createEventStoreFromConfig } from '@app/event-store';
 import { MESSAGE_BUS, MessageBus, createBusFromConfig } from '@app/bus';
 import { MODEL_PROVIDER, createModelProviderFromEnv, describeModelConfig } from '@app/model-provider';
@@ -36,6 +36,11 @@ class RuntimeLifecycle implements OnModuleInit, OnApplicationShutdown {
   }
 }
 
+export interface RuntimeOptions {
+  /** The all-in-one mode: with no SECRETS_KEY configured, generate one under DATA_DIR on first start. */
+  readonly generateSecretsKey?: boolean;
+}
+
 /**
  * The ports every service shares, with adapters chosen by configuration (EVENT_STORE, BUS,
  * OBJECT_STORE; the orchestrator picks its RUNNER). The defaults are the all-in-one mode's:
@@ -44,8 +49,9 @@ class RuntimeLifecycle implements OnModuleInit, OnApplicationShutdown {
 @Global()
 @Module({})
 export class RuntimeModule {
-  static forRoot(env: NodeJS.ProcessEnv = process.env): DynamicModule {
+  static forRoot(env: NodeJS.ProcessEnv = process.env, options: RuntimeOptions = {}): DynamicModule {
     const dataDir = dataDirFromEnv(env);
+    const secretsLogger = new Logger('Secrets');
     return {
       module: RuntimeModule,
       providers: [
@@ -61,6 +67,12 @@ export class RuntimeModule {
         { provide: OBJECT_STORE, useFactory: () => createObjectStore(objectStoreConfigFromEnv(env)) },
         { provide: SecretVault, useValue: new SecretVault() },
         {
+          provide: SecretsKeyring,
+          useFactory: () =>
+            loadSecretsKeyring(env, { dataDir, generateIfMissing: options.generateSecretsKey ?? false, log: (level, message) => secretsLogger[level](message) }),
+        },
+        { provide: TaskSecrets, inject: [SecretVault, SecretsKeyring], useFactory: (vault: SecretVault, keyring: SecretsKeyring) => new TaskSecrets(vault, keyring) },
+        {
           provide: TaskViewsStore,
           inject: [EVENT_STORE],
           useFactory: (store: EventStore) =>
@@ -69,7 +81,7 @@ export class RuntimeModule {
         { provide: TaskCommandExecutor, inject: [EVENT_STORE], useFactory: (store: EventStore) => new TaskCommandExecutor(store) },
         RuntimeLifecycle,
       ],
-      exports: [RUNTIME_ENV, EVENT_STORE, MESSAGE_BUS, MODEL_PROVIDER, OBJECT_STORE, SecretVault, TaskViewsStore, TaskCommandExecutor],
+      exports: [RUNTIME_ENV, EVENT_STORE, MESSAGE_BUS, MODEL_PROVIDER, OBJECT_STORE, SecretVault, TaskSecrets, TaskViewsStore, TaskCommandExecutor],
     };
   }
 }

@@ -11,7 +11,7 @@ export class StandaloneModule {
   static forRoot(env: NodeJS.ProcessEnv): DynamicModule {
     return {
       module: StandaloneModule,
-      imports: [RuntimeModule.forRoot(env), SandboxModule, ArtifactsModule, OrchestratorModule, ApiModule],
+      imports: [RuntimeModule.forRoot(env, { generateSecretsKey: true }), SandboxModule, ArtifactsModule, OrchestratorModule, ApiModule],
     };
   }
 }

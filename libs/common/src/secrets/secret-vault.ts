@@ -1,5 +1,5 @@
-// Per-task secrets, held in this process's memory only while the task lives. Nothing here is
-// ever written anywhere; a restart forgets them (by design).
+// Per-task secrets in plain text, in this process's memory only: nothing here is ever written
+// anywhere. A restart forgets them; TaskSecrets opens them again from the task's sealed envelope.
 
 export const MIN_SECRET_LENGTH = 4;
 /** A cut-off tail this long that starts a secret is masked; a single character reveals nothing. */

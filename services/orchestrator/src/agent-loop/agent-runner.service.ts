@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { SecretVault } from '@app/common';
+import { TaskSecrets } from '@app/common';
 import { MESSAGE_BUS, MessageBus } from '@app/bus';
-import { SUBJECTS, SecretsProvided } from '@app/contracts';
 import { EVENT_STORE, EventStore, StoredEvent } from '@app/event-store';
 import { MODEL_PROVIDER, ModelProvider } from '@app/model-provider';
 import { TaskViewsStore } from '@app/read-models';
@@ -22,18 +21,17 @@ export class AgentRunnerService implements OnApplicationBootstrap, OnApplication
   private readonly logger = new Logger('AgentRunner');
   private readonly runner: DurableRunner;
   private unsubscribe?: () => void;
-  private unsubscribeSecrets?: () => void;
 
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
-    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    @Inject(MESSAGE_BUS) bus: MessageBus,
     @Inject(MODEL_PROVIDER) model: ModelProvider,
     @Inject(RUNTIME_ENV) env: NodeJS.ProcessEnv,
     commands: TaskCommandExecutor,
-    private readonly vault: SecretVault,
+    secrets: TaskSecrets,
     private readonly views: TaskViewsStore,
   ) {
-    const step = new AgentStep(commands, model, bus, vault, agentLoopConfigFromEnv(env));
+    const step = new AgentStep(commands, model, bus, secrets, agentLoopConfigFromEnv(env));
     this.runner = createDurableRunner(runnerConfigFromEnv(env), {
       step: step.run,
       activeTaskIds: () => this.views.activeTaskIds(),
@@ -48,17 +46,11 @@ export class AgentRunnerService implements OnApplicationBootstrap, OnApplication
 
   async onApplicationBootstrap(): Promise<void> {
     this.unsubscribe = this.store.onAppended((events) => this.route(events));
-    this.unsubscribeSecrets = this.bus.subscribe<SecretsProvided>(SUBJECTS.secretsProvided, ({ taskId, secrets }) => {
-      if (this.vault.has(taskId)) return; // this process received them with the request
-      this.vault.put(taskId, secrets);
-      this.runner.notify(taskId);
-    });
     await this.runner.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.unsubscribe?.();
-    this.unsubscribeSecrets?.();
     await this.runner.stop();
   }
 

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SecretVault, newId } from '@app/common';
+import { SecretVault, SecretsKeyring, TaskSecrets, newId } from '@app/common';
 import { SUBJECTS } from '@app/contracts';
 import { InProcessBus } from '@app/bus';
 import { EventStore, createEmbeddedEventStore } from '@app/event-store';
@@ -39,7 +39,7 @@ describe('AgentStep after a crash (embedded store on a real DATA_DIR)', () => {
   });
 
   const newStep = (commands: TaskCommandExecutor) =>
-    new AgentStep(commands, new OpenAiChatProvider({ baseUrl: model.url, model: 'm', name: 'scripted', maxRetries: 0 }), bus, new SecretVault(), {
+    new AgentStep(commands, new OpenAiChatProvider({ baseUrl: model.url, model: 'm', name: 'scripted', maxRetries: 0 }), bus, new TaskSecrets(new SecretVault(), new SecretsKeyring(undefined)), {
       maxStepsPerTurn: 10,
       toolTimeoutMs: 5000,
       approvalTimeoutMs: 60_000,

@@ -1,19 +1,13 @@
-import { SecretVault, newId } from '@app/common';
+import { SecretsUnavailableError, TaskSecrets, newId } from '@app/common';
 import { ExecuteToolReply, ExecuteToolRequest, ListToolsRequest, SUBJECTS, ToolCancelledNotice } from '@app/contracts';
 import { ExpectedRevisionConflictError, StoredEvent } from '@app/event-store';
-import { DEFAULT_REQUEST_TIMEOUT_MS, MessageBus, requestUntilDelivered } from '@app/bus';
+import { DEFAULT_REQUEST_TIMEOUT_MS, MessageBus, RemoteError, requestUntilDelivered } from '@app/bus';
 import { ModelProvider, ToolDefinition } from '@app/model-provider';
 import { StepOutcome } from '@app/runner';
 import { TaskCommand } from '@app/task-domain';
 import { TaskCommandExecutor, toTaskEvent } from '@app/task-commands';
 import { INTERRUPTED_OUTPUT, buildConversation, nextAction, turnOf } from '@app/workflows';
 import { AgentLoopConfig } from './agent-loop.config';
-
-/** How long a new task's secrets may take to reach this process over the bus before they count as lost. */
-const SECRETS_ARRIVAL_GRACE_MS = 5_000;
-
-export const SECRETS_LOST_REASON =
-  'the service restarted and secrets are kept in memory only, so they are gone; commands run without them (create a new task to supply them again)';
 
 /**
  * One step of a task's agent loop: read the task, do the single next thing (start the turn, call
@@ -27,20 +21,28 @@ export class AgentStep {
     private readonly commands: TaskCommandExecutor,
     private readonly model: ModelProvider,
     private readonly bus: MessageBus,
-    private readonly vault: SecretVault,
+    private readonly secrets: TaskSecrets,
     private readonly config: AgentLoopConfig,
   ) {}
+
+  private get vault() {
+    return this.secrets.vault;
+  }
 
   readonly run = async (taskId: string, signal: AbortSignal, turn?: number): Promise<StepOutcome> => {
     const { state, events } = await this.commands.load(taskId);
     // A loop of an earlier turn (a per-turn runner) leaves the task to the loop of the turn it is on.
     if (turn !== undefined && turnOf(state) !== turn) return 'idle';
     const action = nextAction(state, this.inFlight);
-    if ((action.kind === 'call_model' || action.kind === 'execute_tool') && state.exists && state.secretNames.length > 0 && !this.vault.has(taskId)) {
-      // In the distributed mode the secrets come on the bus, maybe just after the task's first event.
-      const arriveBy = Date.parse(events[0].recordedAt) + SECRETS_ARRIVAL_GRACE_MS;
-      if (Date.now() < arriveBy) return { waitUntil: arriveBy };
-      return this.record(taskId, { type: 'ReportSecretsUnavailable', data: { turn: state.turn, reason: SECRETS_LOST_REASON } });
+    if ((action.kind === 'call_model' || action.kind === 'execute_tool') && state.exists) {
+      // Model text is redacted with the values and commands need them: opened from the task's
+      // envelope (once per process), or else the turn fails rather than go on without them.
+      try {
+        this.secrets.open(taskId, state);
+      } catch (error) {
+        if (!(error instanceof SecretsUnavailableError)) throw error;
+        return this.record(taskId, { type: 'ReportSecretsUnavailable', data: { turn: state.turn, reason: error.message } });
+      }
     }
     switch (action.kind) {
       case 'idle':
@@ -65,7 +67,7 @@ export class AgentStep {
       case 'execute_tool': {
         const call = state.exists ? state.calls.find((c) => c.callId === action.callId) : undefined;
         if (!call) return 'idle';
-        return this.executeTool(taskId, call.callId, call.toolName, { ...call.args }, signal);
+        return this.executeTool(taskId, call.turn, call.callId, call.toolName, { ...call.args }, signal);
       }
       default: {
         const _exhaustive: never = action;
@@ -84,13 +86,15 @@ export class AgentStep {
     let response;
     try {
       // Like a tool call, waits out a NATS reconnect or sandbox restarts instead of failing the turn.
-      const tools = await requestUntilDelivered<ListToolsRequest, ToolDefinition[]>(this.bus, SUBJECTS.sandboxListTools, { taskId, ...this.secretsOf(taskId) }, {
+      const tools = await requestUntilDelivered<ListToolsRequest, ToolDefinition[]>(this.bus, SUBJECTS.sandboxListTools, { taskId }, {
         timeoutMs: DEFAULT_REQUEST_TIMEOUT_MS,
         signal,
       });
       response = await this.model.complete({ messages: buildConversation(history), tools, signal });
     } catch (error) {
       if (signal.aborted) return 'continue';
+      const unavailable = sandboxSecretsUnavailable(error);
+      if (unavailable) return this.record(taskId, { type: 'ReportSecretsUnavailable', data: { turn, reason: unavailable } });
       const message = this.vault.redact(taskId, error instanceof Error ? error.message : String(error));
       return this.record(taskId, { type: 'FailTurn', data: { turn, error: message } });
     }
@@ -121,7 +125,7 @@ export class AgentStep {
     return this.record(taskId, { type: 'ExpireApproval', data: { callId, timeoutMs: this.config.approvalTimeoutMs } });
   }
 
-  private async executeTool(taskId: string, callId: string, toolName: string, args: Record<string, unknown>, signal: AbortSignal): Promise<StepOutcome> {
+  private async executeTool(taskId: string, turn: number, callId: string, toolName: string, args: Record<string, unknown>, signal: AbortSignal): Promise<StepOutcome> {
     // Record the start first: if we crash while the tool runs, the next step sees a started,
     // unfinished call and reports it as interrupted instead of running it twice.
     const started = await this.record(taskId, { type: 'StartToolCall', data: { callId } });
@@ -132,15 +136,17 @@ export class AgentStep {
     const onAbort = () => this.bus.publish<ToolCancelledNotice>(SUBJECTS.sandboxToolCancelled, { taskId, callId });
     signal.addEventListener('abort', onAbort, { once: true });
     let reply: ExecuteToolReply;
+    let secretsUnavailable: string | undefined;
     try {
       // A NATS restart or every sandbox instance restarting delays the call instead of failing it.
       reply = await requestUntilDelivered<ExecuteToolRequest, ExecuteToolReply>(
         this.bus,
         SUBJECTS.sandboxExecuteTool,
-        { taskId, callId, toolName, args, ...this.secretsOf(taskId) },
+        { taskId, callId, toolName, args },
         { timeoutMs: this.config.toolTimeoutMs, signal },
       );
     } catch (error) {
+      secretsUnavailable = sandboxSecretsUnavailable(error);
       const message = error instanceof Error ? error.message : String(error);
       reply = { status: 'error', output: `The tool could not be run: ${message}`, durationMs: Date.now() - startedAt };
     } finally {
@@ -148,6 +154,8 @@ export class AgentStep {
       this.inFlight.delete(callId);
     }
     if (signal.aborted) return 'continue';
+    // The sandbox instance could not open the secrets, so it ran nothing: the call and the turn end.
+    if (secretsUnavailable) return this.record(taskId, { type: 'ReportSecretsUnavailable', data: { turn, reason: secretsUnavailable } });
     return this.record(taskId, {
       type: 'FinishToolCall',
       data: {
@@ -159,11 +167,6 @@ export class AgentStep {
         ...(reply.artifacts ? { artifacts: reply.artifacts } : {}),
       },
     });
-  }
-
-  private secretsOf(taskId: string): { secrets?: Readonly<Record<string, string>> } {
-    const secrets = this.vault.get(taskId);
-    return secrets ? { secrets } : {};
   }
 
   /** Appends; a conflict means someone else changed the task (cancel, decision): look again. */
@@ -178,3 +181,9 @@ export class AgentStep {
   }
 }
 
+
+/** The sandbox refused a request because it cannot open the task's secrets: why, or undefined. */
+function sandboxSecretsUnavailable(error: unknown): string | undefined {
+  if (!(error instanceof RemoteError) || error.remoteCode !== 'SECRETS.UNAVAILABLE') return undefined;
+  return `${error.message} (the sandbox service)`;
+}

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { SecretVault } from '@app/common';
+import { SecretVault, TaskSecrets } from '@app/common';
 import { ExecuteToolReply, ExecuteToolRequest, ListToolsRequest, PrepareWorkspaceRequest, SUBJECTS, ToolCancelledNotice } from '@app/contracts';
 import { EVENT_STORE, EventStore, StoredEvent } from '@app/event-store';
 import { MESSAGE_BUS, MessageBus, Unsubscribe } from '@app/bus';
@@ -42,6 +42,7 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
     private readonly sessions: SandboxSessions,
     private readonly scanner: ArtifactScanner,
     private readonly vault: SecretVault,
+    private readonly secrets: TaskSecrets,
     private readonly commands: TaskCommandExecutor,
     private readonly uploads: UploadFetcher,
     private readonly toolbox: AgentToolbox,
@@ -80,14 +81,14 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
   }
 
   async definitions(req: ListToolsRequest): Promise<ToolDefinition[]> {
-    if (req.secrets && !this.vault.has(req.taskId)) this.vault.put(req.taskId, req.secrets);
     const { state } = await this.commands.load(req.taskId);
-    return this.toolbox.definitions(this.taskTools(req.taskId, state.exists ? state.mcpServers : {}));
+    if (!state.exists) return this.toolbox.definitions(this.taskTools(req.taskId, {}, {}));
+    // For `{{secrets.NAME}}` in its MCP servers' headers; unopenable secrets answer SECRETS.UNAVAILABLE.
+    return this.toolbox.definitions(this.taskTools(req.taskId, state.mcpServers, this.secrets.open(req.taskId, state)));
   }
 
   async execute(req: ExecuteToolRequest): Promise<ExecuteToolReply> {
     const startedAt = Date.now();
-    if (req.secrets && !this.vault.has(req.taskId)) this.vault.put(req.taskId, req.secrets);
     if (!this.toolbox.knows(req.toolName)) {
       const known = this.toolbox.builtInNames.join(', ');
       return { status: 'error', output: `Unknown tool "${req.toolName}". Available tools: ${known}, and those of the task's MCP servers.`, durationMs: 0 };
@@ -102,8 +103,10 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
           return { status: 'error', output: 'Not run: the call is no longer running (the task was cancelled).', durationMs: 0 };
         }
         const env = state.exists ? state.env : {};
-        const task = this.taskTools(req.taskId, state.exists ? state.mcpServers : {});
-        const result = await this.toolbox.run(task, req.toolName, req.args ?? {}, this.contextFor(req.taskId, workspaceRoot, env, controller.signal));
+        // Opened from the task's events with this instance's key; if it cannot, nothing runs (SECRETS.UNAVAILABLE).
+        const secrets = state.exists ? this.secrets.open(req.taskId, state) : {};
+        const task = this.taskTools(req.taskId, state.exists ? state.mcpServers : {}, secrets);
+        const result = await this.toolbox.run(task, req.toolName, req.args ?? {}, this.contextFor(req.taskId, workspaceRoot, env, secrets, controller.signal));
         const redact = (text: string) => this.vault.redact(req.taskId, text);
         const scan = await this.scanner.scan(req.taskId, workspaceRoot, state.exists ? state.artifacts : {}, { redact, since: startedAt - FILE_CLOCK_SLACK_MS }).catch((error: unknown) => {
           this.logger.error(redact(`downloads/ of ${req.taskId} could not be scanned: ${error instanceof Error ? error.message : String(error)}`));
@@ -129,8 +132,8 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
     return { files: req.files.length };
   }
 
-  private taskTools(taskId: string, mcpServers: TaskTools['mcpServers']): TaskTools {
-    return { taskId, mcpServers, secrets: this.vault.get(taskId) ?? {} };
+  private taskTools(taskId: string, mcpServers: TaskTools['mcpServers'], secrets: Readonly<Record<string, string>>): TaskTools {
+    return { taskId, mcpServers, secrets };
   }
 
   /** A turn that ended no longer needs its MCP connections; the next turn connects again. */
@@ -141,10 +144,16 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  private contextFor(taskId: string, workspaceRoot: string, env: Readonly<Record<string, string>>, signal: AbortSignal): ToolContext {
+  private contextFor(
+    taskId: string,
+    workspaceRoot: string,
+    env: Readonly<Record<string, string>>,
+    secrets: Readonly<Record<string, string>>,
+    signal: AbortSignal,
+  ): ToolContext {
     const base = { workspaceRoot, fileOwner: this.provider.fileOwner(taskId), signal };
     if (!this.health.ok) return { ...base, sandboxUnavailable: `sandbox provider "${this.provider.name}" does not work here (${this.health.reason})` };
-    return { ...base, runCommand: commandRunner(this.provider, this.vault, taskId, env, signal) };
+    return { ...base, runCommand: commandRunner(this.provider, this.vault, taskId, env, secrets, signal) };
   }
 
   private sweep(): Promise<unknown> {

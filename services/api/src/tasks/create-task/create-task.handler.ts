@@ -1,8 +1,8 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { SecretVault, newId } from '@app/common';
+import { TaskSecrets, ValidationError, newId } from '@app/common';
 import { MESSAGE_BUS, MessageBus, requestUntilDelivered } from '@app/bus';
-import { PrepareWorkspaceRequest, SUBJECTS, SecretsProvided, UploadRef } from '@app/contracts';
+import { PrepareWorkspaceRequest, SUBJECTS, UploadRef } from '@app/contracts';
 import { OBJECT_STORE, ObjectStore } from '@app/object-store';
 import { TaskViewsStore } from '@app/read-models';
 import { TaskCommandExecutor } from '@app/task-commands';
@@ -17,7 +17,7 @@ export class CreateTaskHandler implements ICommandHandler<CreateTaskCommand, Cre
   constructor(
     private readonly commands: TaskCommandExecutor,
     private readonly views: TaskViewsStore,
-    private readonly vault: SecretVault,
+    private readonly secrets: TaskSecrets,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(OBJECT_STORE) private readonly objects: ObjectStore,
   ) {}
@@ -45,13 +45,17 @@ export class CreateTaskHandler implements ICommandHandler<CreateTaskCommand, Cre
   async execute({ tenantId, taskId, request, files }: CreateTaskCommand): Promise<CreatedTask> {
     // Checked before anything is written: a bad server list leaves nothing behind.
     const mcpServers = parseTaskMcpServers(request.mcpServers, Object.keys(request.secrets ?? {}));
+    const secrets = request.secrets ?? {};
+    const hasSecrets = Object.keys(secrets).length > 0;
+    if (hasSecrets && !this.secrets.canSeal) {
+      throw new ValidationError('secrets need SECRETS_KEY (or SECRETS_KEY_FILE) to be set on the service: they are stored encrypted with it');
+    }
+    // Only the envelope is stored; every process that needs the values opens it with its own key.
+    const sealedSecrets = hasSecrets ? this.secrets.seal(taskId, secrets) : undefined;
     if (files.length > 0) await this.prepareWorkspace(taskId, files);
     const uploaded = await Promise.all(files.map(async (f) => ({ name: f.name, size: (await stat(f.stagedPath)).size })));
-    const secrets = request.secrets ?? {};
-    // Secrets go to this process's memory before the task exists, so its first step sees them.
-    this.vault.put(taskId, secrets);
-    // Other processes (the distributed mode's orchestrators) keep them in memory too.
-    if (Object.keys(secrets).length > 0) this.bus.publish<SecretsProvided>(SUBJECTS.secretsProvided, { taskId, secrets });
+    // This process (all-in-one: also the orchestrator and sandbox) need not open what it sealed.
+    this.secrets.vault.put(taskId, secrets);
     const command = {
       type: 'CreateTask' as const,
       data: {
@@ -63,12 +67,13 @@ export class CreateTaskHandler implements ICommandHandler<CreateTaskCommand, Cre
         showInHistory: request.showInHistory ?? true,
         env: request.env ?? {},
         secretNames: Object.keys(secrets),
+        ...(sealedSecrets ? { sealedSecrets } : {}),
         files: uploaded,
         ...(Object.keys(mcpServers).length > 0 ? { mcpServers } : {}),
       },
     };
     const { position } = await this.commands.execute(taskId, command).catch((error: unknown) => {
-      this.vault.forget(taskId);
+      this.secrets.vault.forget(taskId);
       throw error;
     });
     if (position !== undefined) await this.views.waitForPosition(position);
