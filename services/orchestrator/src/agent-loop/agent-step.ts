@@ -185,5 +185,5 @@ export class AgentStep {
 /** The sandbox refused a request because it cannot open the task's secrets: why, or undefined. */
 function sandboxSecretsUnavailable(error: unknown): string | undefined {
   if (!(error instanceof RemoteError) || error.remoteCode !== 'SECRETS.UNAVAILABLE') return undefined;
-  return `${error.message} (the sandbox service)`;
+  return `In the sandbox service: ${error.message}`;
 }
