@@ -9,6 +9,8 @@ export type NextAction =
   | { readonly kind: 'idle' }
   | { readonly kind: 'start_turn' }
   | { readonly kind: 'call_model'; readonly turn: number; readonly step: number }
+  /** The next step would call the model, but the task has spent its maxTokens: the turn fails, no call is made. */
+  | { readonly kind: 'budget_reached'; readonly turn: number; readonly error: string }
   | { readonly kind: 'await_approval'; readonly callId: string }
   | { readonly kind: 'execute_tool'; readonly callId: string }
   /** Started before a crash and never finished: report it, never run it again. */
@@ -21,7 +23,12 @@ export function nextAction(state: TaskState, inFlightCallIds: ReadonlySet<string
   if (s.status === 'pending') return s.queued.length > 0 ? { kind: 'start_turn' } : { kind: 'idle' };
   if (s.status !== 'running' && s.status !== 'awaiting_approval') return { kind: 'idle' };
   const next = openCallsOf(s).find((c) => c.phase !== 'finished');
-  if (!next) return { kind: 'call_model', turn: s.turn, step: s.step + 1 };
+  if (!next) {
+    if (s.maxTokens !== undefined && s.usage.totalTokens >= s.maxTokens) {
+      return { kind: 'budget_reached', turn: s.turn, error: tokenBudgetError(s.usage.totalTokens, s.maxTokens) };
+    }
+    return { kind: 'call_model', turn: s.turn, step: s.step + 1 };
+  }
   switch (next.phase) {
     case 'awaiting_approval':
       return { kind: 'await_approval', callId: next.callId };
@@ -36,3 +43,7 @@ export function nextAction(state: TaskState, inFlightCallIds: ReadonlySet<string
 
 export const INTERRUPTED_OUTPUT =
   'Interrupted: the service stopped while this tool was running. It was not run again; check the workspace before retrying.';
+
+/** Checked before every model call, so one call may take the total past the budget; none starts after. */
+export const tokenBudgetError = (used: number, maxTokens: number): string =>
+  `Token budget reached: the task has used ${used} of its ${maxTokens} tokens (maxTokens), so no further model call is made. Send a follow-up with a higher maxTokens to continue.`;

@@ -8,6 +8,8 @@ export class ApiConfig {
   readonly uploadMaxFiles: number;
   readonly sseKeepAliveMs: number;
   readonly listMaxLimit = 100;
+  /** TASK_MAX_TOKENS: the token budget of a task created without `maxTokens`; undefined: unlimited. */
+  readonly taskMaxTokens?: number;
   /** Creates + follow-ups per tenant per window, across every API instance; undefined: unlimited. */
   readonly rateLimitPerMinute?: number;
   /** The rate limit's window: a minute. Tests shorten it (RATE_LIMIT_WINDOW_MS, not for production). */
@@ -19,6 +21,8 @@ export class ApiConfig {
     this.uploadMaxBytes = intFromEnv(env, 'UPLOAD_MAX_BYTES', 104_857_600, { min: 1 });
     this.uploadMaxFiles = intFromEnv(env, 'UPLOAD_MAX_FILES', 100, { min: 1 });
     this.sseKeepAliveMs = intFromEnv(env, 'SSE_KEEPALIVE_MS', 15_000, { min: 10 });
+    const maxTokens = intFromEnv(env, 'TASK_MAX_TOKENS', 0, { min: 1 });
+    if (maxTokens > 0) this.taskMaxTokens = maxTokens;
     const rate = intFromEnv(env, 'RATE_LIMIT_PER_MINUTE', 0, { min: 1 });
     if (rate > 0) this.rateLimitPerMinute = rate;
     this.rateLimitWindowMs = intFromEnv(env, 'RATE_LIMIT_WINDOW_MS', 60_000, { min: 600 });

@@ -1,7 +1,8 @@
-import { Harness, OTHER_API_KEY, startHarness } from '../../../test/support/service-harness';
+import { API_KEY, Harness, OTHER_API_KEY, startHarness, waitFor } from '../../../test/support/service-harness';
+import { followStream } from '../../../test/support/sse-client';
 
-// RATE_LIMIT_PER_MINUTE through the whole service. The window is shortened to 3 s
-// (RATE_LIMIT_WINDOW_MS, a test setting) so that "after the window" takes seconds.
+// Budgets and limits (CONTRACT.md) through the whole service. The rate limit's window is
+// shortened to 3 s (RATE_LIMIT_WINDOW_MS, a test setting) so that "after the window" takes seconds.
 
 const LIMIT = 3;
 
@@ -58,5 +59,83 @@ describe('Rate limit: creates and follow-ups per tenant (RATE_LIMIT_PER_MINUTE)'
 
   it('answers an unauthenticated create 401, not 429: nobody to count it against', async () => {
     expect((await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'x' }, key: null })).status).toBe(401);
+  });
+});
+
+describe('Token budget: maxTokens on create and follow-up, TASK_MAX_TOKENS for tasks without one', () => {
+  let h: Harness;
+  beforeAll(async () => (h = await startHarness({ TASK_MAX_TOKENS: '50' })));
+  afterAll(async () => h.close());
+
+  const usage = (totalTokens: number) => ({ inputTokens: totalTokens - 1, outputTokens: 1, totalTokens });
+  const listFiles = (totalTokens: number) => ({ toolCalls: [{ name: 'list_files', arguments: {} }], usage: usage(totalTokens) });
+  const task = async (id: string) => (await h.api(`/api/v1/tasks/${id}`)).body.data;
+  const settled = (id: string, turn: number) =>
+    waitFor(async () => {
+      const view = await task(id);
+      return view.turn === turn && ['completed', 'failed', 'cancelled'].includes(view.status) ? view : undefined;
+    });
+
+  it('fails the turn before the model call that would start over the budget, and a follow-up with a higher maxTokens goes on', async () => {
+    h.model.script(listFiles(60), listFiles(50));
+    const before = h.model.requests.length;
+    const created = await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'list and list again', maxTokens: 100 } });
+    expect(created.status).toBe(201);
+    const id = created.body.data.id as string;
+
+    // 60 tokens, then 110: the third model call is never made.
+    const failed = await settled(id, 1);
+    expect(failed).toMatchObject({ status: 'failed', usage: { totalTokens: 110 }, maxTokens: 100 });
+    expect(failed.error).toMatch(/^Token budget reached: the task has used 110 of its 100 tokens \(maxTokens\)/);
+    expect(h.model.requests.length - before).toBe(2);
+    const done = (await followStream(`${h.url}/api/v1/tasks/${id}/stream`, API_KEY)).at(-1)!;
+    expect(done.payload.data).toMatchObject({ status: 'failed', turn: 1, error: failed.error });
+
+    // A follow-up that does not raise it: the turn fails at once, without calling the model.
+    expect((await h.api(`/api/v1/tasks/${id}/messages`, { method: 'POST', json: { message: 'go on' } })).status).toBe(201);
+    const again = await settled(id, 2);
+    expect(again).toMatchObject({ status: 'failed', usage: { totalTokens: 110 }, maxTokens: 100 });
+    expect(again.error).toMatch(/Token budget reached/);
+    expect(h.model.requests.length - before).toBe(2);
+
+    // Raised: the task goes on in the same context.
+    h.model.script({ text: 'Listed twice.', usage: usage(30) });
+    const raised = await h.api(`/api/v1/tasks/${id}/messages`, { method: 'POST', json: { message: 'go on, with more', maxTokens: 1000 } });
+    expect(raised.status).toBe(201);
+    const completed = await settled(id, 3);
+    expect(completed).toMatchObject({ status: 'completed', usage: { totalTokens: 140 }, maxTokens: 1000 });
+    expect(completed.error).toBeUndefined();
+    expect(h.model.requests.length - before).toBe(3);
+  });
+
+  it('gives a task created without maxTokens the TASK_MAX_TOKENS budget, and one created with it its own', async () => {
+    h.model.script(listFiles(70));
+    const id = (await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'default budget' } })).body.data.id;
+    const view = await settled(id, 1);
+    expect(view).toMatchObject({ status: 'failed', maxTokens: 50, usage: { totalTokens: 70 } });
+    expect(view.error).toMatch(/used 70 of its 50 tokens/);
+
+    const own = (await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'own budget', maxTokens: 5000 } })).body.data.id;
+    expect(await settled(own, 1)).toMatchObject({ status: 'completed', maxTokens: 5000 });
+  });
+
+  it('takes maxTokens as a multipart text field, and refuses a bad one on create and follow-up', async () => {
+    const form = new FormData();
+    form.append('message', 'from a form');
+    form.append('maxTokens', '777');
+    const res = await fetch(`${h.url}/api/v1/tasks`, { method: 'POST', body: form, headers: { authorization: `Bearer ${API_KEY}` } });
+    expect(res.status).toBe(201);
+    const id = ((await res.json()) as { data: { id: string } }).data.id;
+    expect((await task(id)).maxTokens).toBe(777);
+
+    const bad = new FormData();
+    bad.append('message', 'x');
+    bad.append('maxTokens', '1e3');
+    const refused = await fetch(`${h.url}/api/v1/tasks`, { method: 'POST', body: bad, headers: { authorization: `Bearer ${API_KEY}` } });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/maxTokens/);
+    expect((await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'x', maxTokens: 0 } })).body.error).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringMatching(/maxTokens/) });
+    const follow = await h.api(`/api/v1/tasks/${id}/messages`, { method: 'POST', json: { message: 'x', maxTokens: -5 } });
+    expect(follow.status).toBe(400);
   });
 });

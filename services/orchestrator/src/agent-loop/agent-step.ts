@@ -64,6 +64,8 @@ export class AgentStep {
           return this.record(taskId, { type: 'FailTurn', data: { turn: action.turn, error } });
         }
         return this.callModel(taskId, action.turn, action.step, events.map(toTaskEvent), signal);
+      case 'budget_reached':
+        return this.record(taskId, { type: 'FailTurn', data: { turn: action.turn, error: action.error } });
       case 'execute_tool': {
         const call = state.exists ? state.calls.find((c) => c.callId === action.callId) : undefined;
         if (!call) return 'idle';

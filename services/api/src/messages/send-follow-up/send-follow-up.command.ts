@@ -5,6 +5,7 @@ export class SendFollowUpCommand extends Command<{ id: string; messageId: string
     readonly tenantId: string,
     readonly taskId: string,
     readonly text: string,
+    readonly maxTokens?: number,
   ) {
     super();
   }

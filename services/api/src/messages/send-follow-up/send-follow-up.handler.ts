@@ -14,10 +14,10 @@ export class SendFollowUpHandler implements ICommandHandler<SendFollowUpCommand>
     private readonly views: TaskViewsStore,
   ) {}
 
-  async execute({ tenantId, taskId, text }: SendFollowUpCommand) {
+  async execute({ tenantId, taskId, text, maxTokens }: SendFollowUpCommand) {
     await this.tasks.find(tenantId, taskId);
     const messageId = newId('msg');
-    const { position } = await this.commands.execute(taskId, { type: 'AddUserMessage', data: { messageId, text } }, { retries: 10 });
+    const { position } = await this.commands.execute(taskId, { type: 'AddUserMessage', data: { messageId, text, ...(maxTokens === undefined ? {} : { maxTokens }) } }, { retries: 10 });
     if (position !== undefined) await this.views.waitForPosition(position);
     return { id: taskId, messageId, status: (await this.tasks.find(tenantId, taskId)).status };
   }

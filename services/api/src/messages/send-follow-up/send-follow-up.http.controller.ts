@@ -27,6 +27,6 @@ export class SendFollowUpHttpController {
   })
   async send(@Tenant() tenantId: string, @Param('id') id: string, @Body() body: SendFollowUpRequestDto) {
     const dto = await validateInput(SendFollowUpRequestDto, body);
-    return ok(await this.commandBus.execute(new SendFollowUpCommand(tenantId, id, dto.message)));
+    return ok(await this.commandBus.execute(new SendFollowUpCommand(tenantId, id, dto.message, dto.maxTokens)));
   }
 }

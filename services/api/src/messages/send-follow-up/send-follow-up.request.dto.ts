@@ -1,6 +1,7 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
 import { MAX_MESSAGE_LENGTH } from '../../tasks/create-task/create-task.request.dto';
+import { IsTokenBudget } from '../../validation/is-token-budget';
 import { IsWellFormedText } from '../../validation/is-well-formed-text';
 
 export class SendFollowUpRequestDto {
@@ -10,4 +11,13 @@ export class SendFollowUpRequestDto {
   @MaxLength(MAX_MESSAGE_LENGTH)
   @IsWellFormedText()
   readonly message: string;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    example: 400000,
+    description: "The task's token budget (total tokens over all turns) from now on: raise it to let a task that reached its maxTokens go on.",
+  })
+  @IsTokenBudget()
+  readonly maxTokens?: number;
 }

@@ -9,6 +9,7 @@ import { TaskCommandExecutor } from '@app/task-commands';
 import { parseTaskMcpServers } from '@app/task-domain';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { ApiConfig } from '../../api.config';
 import { CreateTaskCommand, CreatedTask } from './create-task.command';
 import { StagedUpload } from './multipart-create.parser';
 
@@ -20,6 +21,7 @@ export class CreateTaskHandler implements ICommandHandler<CreateTaskCommand, Cre
     private readonly secrets: TaskSecrets,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(OBJECT_STORE) private readonly objects: ObjectStore,
+    private readonly config: ApiConfig,
   ) {}
 
   /**
@@ -56,6 +58,8 @@ export class CreateTaskHandler implements ICommandHandler<CreateTaskCommand, Cre
     const uploaded = await Promise.all(files.map(async (f) => ({ name: f.name, size: (await stat(f.stagedPath)).size })));
     // This process (all-in-one: also the orchestrator and sandbox) need not open what it sealed.
     this.secrets.vault.put(taskId, secrets);
+    // The default is recorded with the task: the budget in force never changes with the configuration.
+    const maxTokens = request.maxTokens ?? this.config.taskMaxTokens;
     const command = {
       type: 'CreateTask' as const,
       data: {
@@ -70,6 +74,7 @@ export class CreateTaskHandler implements ICommandHandler<CreateTaskCommand, Cre
         ...(sealedSecrets ? { sealedSecrets } : {}),
         files: uploaded,
         ...(Object.keys(mcpServers).length > 0 ? { mcpServers } : {}),
+        ...(maxTokens === undefined ? {} : { maxTokens }),
       },
     };
     const { position } = await this.commands.execute(taskId, command).catch((error: unknown) => {

@@ -42,3 +42,21 @@ describe('free-text fields of the request DTOs', () => {
     expect(await refusal(CreateTaskRequestDto, { message: 'ship \ud83d\ude80\tnow\n', env: { A: 'b\tc' } })).toBeUndefined();
   });
 });
+
+describe('maxTokens on create and follow-up', () => {
+  it.each([
+    ['zero', 0, 'maxTokens must be at least 1'],
+    ['a fraction', 2.5, 'maxTokens must be a whole number of tokens'],
+    ['text', '100', 'maxTokens must be a whole number of tokens'],
+    ['beyond a safe integer', 2 ** 60, 'maxTokens must be at most'],
+  ])('refuses %s', async (_case, maxTokens, message) => {
+    expect(await refusal(CreateTaskRequestDto, { message: 'x', maxTokens })).toContain(message);
+    expect(await refusal(SendFollowUpRequestDto, { message: 'x', maxTokens })).toContain(message);
+  });
+
+  it('accepts a whole number, or none', async () => {
+    expect(await refusal(CreateTaskRequestDto, { message: 'x', maxTokens: 1 })).toBeUndefined();
+    expect(await refusal(SendFollowUpRequestDto, { message: 'x', maxTokens: 50_000 })).toBeUndefined();
+    expect(await refusal(SendFollowUpRequestDto, { message: 'x' })).toBeUndefined();
+  });
+});

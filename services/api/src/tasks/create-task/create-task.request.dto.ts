@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
 import { MIN_SECRET_LENGTH } from '@app/common';
 import { IsStringRecord } from '../../validation/is-string-record';
+import { IsTokenBudget } from '../../validation/is-token-budget';
 import { IsWellFormedText } from '../../validation/is-well-formed-text';
 
 export const MAX_MESSAGE_LENGTH = 100_000;
@@ -23,6 +24,18 @@ export class CreateTaskRequestDto {
   @IsOptional()
   @IsBoolean()
   readonly showInHistory?: boolean;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    example: 200000,
+    description:
+      'Total tokens (input + output, as `usage.totalTokens` counts them) the task may spend over all its turns. Checked before every model call: ' +
+      'once reached, the turn ends `done` with status `failed` and an error saying so, without calling the model (one call may take the total past it). ' +
+      'A follow-up may set a new value. Default: TASK_MAX_TOKENS, else unlimited. In multipart: the number as text.',
+  })
+  @IsTokenBudget()
+  readonly maxTokens?: number;
 
   @ApiPropertyOptional({
     type: 'object',

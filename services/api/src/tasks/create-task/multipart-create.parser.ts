@@ -26,6 +26,7 @@ export interface ParsedMultipart {
 
 const BOOLEAN_FIELDS = new Set(['autoExecute', 'showInHistory']);
 const JSON_FIELDS = new Set(['secrets', 'env', 'mcpServers']);
+const INTEGER_FIELDS = new Set(['maxTokens']);
 
 /**
  * Reads a multipart create request: text fields as the JSON form would carry them (booleans from
@@ -89,6 +90,11 @@ function fieldValue(name: string, raw: string): unknown {
     if (raw === 'true') return true;
     if (raw === 'false') return false;
     throw new ValidationError(`${name} must be the text true or false`);
+  }
+  if (INTEGER_FIELDS.has(name)) {
+    // Digits only (no sign, exponent or fraction); the DTO then checks the range.
+    if (!/^\d{1,16}$/.test(raw)) throw new ValidationError(`${name} must be a whole number in digits`);
+    return Number(raw);
   }
   if (JSON_FIELDS.has(name)) {
     if (exceedsJsonDepth(raw, MAX_JSON_DEPTH)) throw new ValidationError(`${name} is nested deeper than ${MAX_JSON_DEPTH} levels`);

@@ -14,7 +14,7 @@ export class GetTaskHttpController {
   constructor(private readonly tasks: TaskAccess) {}
 
   @Get(':id')
-  @ApiOperation({ summary: 'Read a task (poll instead of streaming). Includes pendingApprovals and summed token usage.' })
+  @ApiOperation({ summary: 'Read a task (poll instead of streaming). Includes pendingApprovals, summed token usage and maxTokens, the token budget in force (null: unlimited).' })
   @ApiResponse({ status: 200, description: '{"success":true,"data":Task}' })
   @ApiResponse({ status: 404, description: 'NOT_FOUND (also another tenant\'s task)' })
   async get(@Tenant() tenantId: string, @Param('id') id: string) {
