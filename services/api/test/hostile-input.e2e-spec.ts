@@ -345,4 +345,23 @@ describe('API: hostile input is refused in the error envelope, and no connection
       expect(res.status).toBe(200);
     });
   });
+
+  // Found by the API fuzz suite (test/fuzz/api.fuzz.e2e-spec.ts).
+  describe('found by the fuzz suite (G)', () => {
+    it('accepts a "constructor" env variable and refuses nested "constructor" keys with 400, never a 500', async () => {
+      const created = await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'a variable named constructor', autoExecute: false, env: { constructor: 'x' } } });
+      expect(created.status).toBe(201);
+      const id = created.body.data.id;
+      for (const [path, body] of [
+        ['/api/v1/tasks', '{"message":"x","env":{"constructor":{}}}'],
+        ['/api/v1/tasks', '{"message":"x","surprise":{"constructor":1}}'],
+        ['/api/v1/tasks', '{"message":"x","constructor":"y"}'],
+        [`/api/v1/tasks/${id}/messages`, '{"message":"x","extra":[{"constructor":"y"}]}'],
+        [`/api/v1/tasks/${id}/tools/call_x/approve`, '{"outcome":{"constructor":1}}'],
+      ]) {
+        const res = await h.api(path, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+        expect({ path, body, status: res.status, envelope: res.body }).toEqual({ path, body, status: 400, envelope: envelope('VALIDATION_ERROR') });
+      }
+    });
+  });
 });

@@ -3,10 +3,23 @@ import { ClassConstructor, plainToInstance } from 'class-transformer';
 import { ValidationError } from '@app/common';
 import { cut } from './text-fault';
 
-/** Validates a plain object against a DTO class; the error message names every bad field. */
+/**
+ * Validates a plain object against a DTO class; the error message names every bad field.
+ *
+ * Only top-level values go through class-transformer (the DTOs' @Transform decorators sit
+ * there): for a nested object it takes the object's own `constructor` key for its class, so a
+ * body such as {"env":{"constructor":"x"}} (a valid variable name) threw a TypeError, a 500.
+ * Nested objects and arrays are set as parsed and checked by class-validator as before. A
+ * top-level `constructor` or `__proto__`, which class-transformer drops without a word, is
+ * refused like any unknown field.
+ */
 export async function validateInput<T extends object>(type: ClassConstructor<T>, plain: unknown): Promise<T> {
   if (plain === null || typeof plain !== 'object' || Array.isArray(plain)) throw new ValidationError('request body must be a JSON object, sent as Content-Type: application/json');
-  const instance = plainToInstance(type, plain);
+  for (const key of ['constructor', '__proto__']) if (Object.hasOwn(plain, key)) throw new ValidationError(`property ${key} should not exist`);
+  const entries = Object.entries(plain);
+  const nested = (value: unknown) => value !== null && typeof value === 'object';
+  const instance = plainToInstance(type, Object.fromEntries(entries.filter(([, value]) => !nested(value))));
+  for (const [key, value] of entries) if (nested(value)) Object.defineProperty(instance, key, { value, enumerable: true, writable: true, configurable: true });
   const errors = await validate(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true });
   if (errors.length > 0) throw new ValidationError(describeErrors(errors));
   return instance;
