@@ -363,5 +363,31 @@ describe('API: hostile input is refused in the error envelope, and no connection
         expect({ path, body, status: res.status, envelope: res.body }).toEqual({ path, body, status: 400, envelope: envelope('VALIDATION_ERROR') });
       }
     });
+
+    it('answers an HTTP/1.1 request without Host with 400 in the envelope (was a bare 400 from Node); HTTP/1.0 needs none', async () => {
+      const res = await rawExchange(h.url, ['GET /healthz HTTP/1.1\r\n\r\n'], { waitForClose: false });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(envelope('VALIDATION_ERROR'));
+      expect(res.body.error.message).toContain('Host');
+      expect((await rawExchange(h.url, ['GET /healthz HTTP/1.0\r\n\r\n'])).status).toBe(200);
+    });
+
+    it('answers an Expect other than 100-continue with 400 in the envelope (was a bare 417 from Node); 100-continue still works', async () => {
+      const res = await rawExchange(h.url, [`GET /api/v1/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${API_KEY}\r\nExpect: something-else\r\n\r\n`], { waitForClose: false });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(envelope('VALIDATION_ERROR'));
+      expect(res.body.error.message).toContain('Expect');
+      const body = '{"message":"expecting to continue","autoExecute":false}';
+      const head = `POST /api/v1/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${API_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`;
+      const created = await rawExchange(h.url, [head, body], { waitForClose: false });
+      expect(created.response).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 201 /);
+    });
+
+    it('answers CONNECT with 404 NOT_FOUND in the envelope and closes the connection (was dropped unanswered)', async () => {
+      for (const target of ['example.com:443', '/api/v1/tasks']) {
+        const res = await rawExchange(h.url, [`CONNECT ${target} HTTP/1.1\r\nHost: x\r\n\r\n`]);
+        expect({ target, status: res.status, body: res.body, closed: res.endedByServer }).toEqual({ target, status: 404, body: envelope('NOT_FOUND'), closed: true });
+      }
+    });
   });
 });

@@ -1,5 +1,5 @@
-import { ErrorCode, HTTP_STATUS_BY_CODE } from '@app/common';
-import { maxHeaderSize } from 'node:http';
+import { AppError, ErrorCode, HTTP_STATUS_BY_CODE, ValidationError } from '@app/common';
+import { IncomingMessage, maxHeaderSize } from 'node:http';
 
 /** What the client is told: an HTTP status and the contract's `{code, message}`. */
 export interface ErrorResponse {
@@ -36,3 +36,20 @@ export function describeFrameworkError(error: unknown): ErrorResponse | undefine
       return code.startsWith('HPE_') ? contract('VALIDATION_ERROR', 'malformed HTTP request') : undefined;
   }
 }
+
+/**
+ * Requests Node answers by itself, outside the envelope: an HTTP/1.1 request without Host (a bare
+ * 400) and an Expect other than 100-continue (a bare 417). http-app.ts has Node hand them to
+ * Fastify instead, where this refuses them; undefined for any other request.
+ */
+export function refusedByHttp(request: IncomingMessage): AppError | undefined {
+  if (request.httpVersion === '1.1' && request.headers.host === undefined) return new ValidationError('an HTTP/1.1 request needs a Host header');
+  const expect = request.headers.expect;
+  if (expect !== undefined && expect.toLowerCase() !== '100-continue') {
+    return new ValidationError(`Expect "${expect.slice(0, 100)}" cannot be met: only 100-continue is supported`);
+  }
+  return undefined;
+}
+
+/** CONNECT asks for a tunnel: Node never turns it into a request, and would drop the connection unanswered. */
+export const CONNECT_REFUSED = new AppError('NOT_FOUND', 'CONNECT is not served: this is not a proxy');
