@@ -389,5 +389,15 @@ describe('API: hostile input is refused in the error envelope, and no connection
         expect({ target, status: res.status, body: res.body, closed: res.endedByServer }).toEqual({ target, status: 404, body: envelope('NOT_FOUND'), closed: true });
       }
     });
+
+    it('answers a multipart create declared over the body limit with 413 at once and closes the connection (it waited for the body)', async () => {
+      const head = `POST /api/v1/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${API_KEY}\r\nContent-Type: multipart/form-data; boundary=B\r\nContent-Length: 900000000\r\n\r\n`;
+      const res = await rawExchange(h.url, [head, '--B\r\nContent-Disposition: form-data; name="message"\r\n\r\nhi\r\n--B\r\n']);
+      expect(res.status).toBe(413);
+      expect(res.body).toEqual(envelope('PAYLOAD_TOO_LARGE'));
+      expect(res.body.error.message).toContain('UPLOAD_MAX_BYTES');
+      expect(res.headers.connection).toBe('close');
+      expect(res.endedByServer).toBe(true);
+    });
   });
 });

@@ -35,8 +35,9 @@ export class AppExceptionFilter implements ExceptionFilter {
     const { status, code, message } = this.describe(exception);
     if (reply.sent || reply.raw.headersSent) return;
     // Its reader gave up on a body still arriving: Node drains only bodies nobody read, so the
-    // connection would wait forever for the rest to be read and answer no next request.
-    if (bodyAbandoned(request)) void reply.header('connection', 'close');
+    // connection would wait forever for the rest to be read and answer no next request. A body
+    // refused as too large before it all arrived is not worth draining either.
+    if (bodyAbandoned(request) || (status === 413 && bodyPending(request))) void reply.header('connection', 'close');
     if (exception instanceof RateLimitedError) void reply.header('retry-after', String(exception.retryAfterSeconds));
     void reply.status(status).header('content-type', 'application/json; charset=utf-8').send({ success: false, error: { code, message } });
   }
@@ -88,7 +89,12 @@ export class AppExceptionFilter implements ExceptionFilter {
  * handled synchronously, hence the header check.
  */
 function bodyAbandoned(request: FastifyRequest): boolean {
-  const { headers, complete, readableDidRead } = request.raw;
+  return bodyPending(request) && request.raw.readableDidRead;
+}
+
+/** The request has a body, and not all of it has arrived. */
+function bodyPending(request: FastifyRequest): boolean {
+  const { headers, complete } = request.raw;
   const hasBody = headers['transfer-encoding'] !== undefined || (headers['content-length'] ?? '0') !== '0';
-  return hasBody && readableDidRead && !complete;
+  return hasBody && !complete;
 }

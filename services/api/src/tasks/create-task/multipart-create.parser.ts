@@ -32,12 +32,17 @@ const INTEGER_FIELDS = new Set(['maxTokens']);
  * Reads a multipart create request: text fields as the JSON form would carry them (booleans from
  * `true`/`false`, `secrets`/`env` from JSON text) and files streamed to the staging directory,
  * counting bytes as they arrive. On any error the staged files are removed: nothing half written.
- * A malformed body (no boundary, cut off inside a part) is a 400.
+ * A malformed body (no boundary, cut off inside a part) is a 400; one whose Content-Length is
+ * over the limit a 413, before any of it is read.
  */
 export async function parseMultipartCreate(request: FastifyRequest, stagingDir: string, limits: UploadLimits): Promise<ParsedMultipart> {
   if (!/;\s*boundary=/i.test(request.headers['content-type'] ?? '')) {
     throw new ValidationError('Content-Type multipart/form-data needs a boundary parameter (multipart/form-data; boundary=...)');
   }
+  // Refused before reading, as the JSON parser does: a body declared over the limit was read up
+  // to it, and one that then stalled was never answered.
+  const declared = Number(request.headers['content-length']);
+  if (declared > limits.maxBytes) throw new PayloadTooLargeError(`request body of ${declared} bytes exceeds ${limits.maxBytes} bytes (UPLOAD_MAX_BYTES)`);
   const fields: Record<string, unknown> = {};
   const files: StagedUpload[] = [];
   let total = 0;
