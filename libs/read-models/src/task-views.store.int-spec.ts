@@ -55,6 +55,25 @@ describe('TaskViewsStore (projection checkpointed to a file)', () => {
     await second.stop();
   });
 
+  it('keeps each tenant\'s line of turns (MAX_RUNNING_TASKS_PER_TENANT) by global position, across a checkpoint', async () => {
+    const file = checkpoint('line');
+    const first = new TaskViewsStore(store, file);
+    await first.start();
+    const q1 = await store.appendToStream(taskStreamId('q1'), [asNew(created('q1', 'line-tenant')), asNew(started(1, 'msg_q1'))], 'no_stream');
+    const q2 = await store.appendToStream(taskStreamId('q2'), [asNew(created('q2', 'line-tenant'))], 'no_stream');
+    await first.waitForPosition(q2.lastGlobalPosition);
+    const places = (views: TaskViewsStore) => Object.fromEntries(views.turnQueue('line-tenant').map((e) => [e.taskId, e.running ?? e.waiting[0].position]));
+    expect(places(first)).toEqual({ q1: q1.lastGlobalPosition - 1, q2: q2.lastGlobalPosition });
+    await first.stop();
+
+    await store.appendToStream(taskStreamId('q1'), [asNew({ type: 'TurnCompleted', data: { turn: 1 } })], 2);
+    const second = new TaskViewsStore(store, checkpoint('line'));
+    await second.start();
+    expect(places(second)).toEqual({ q2: q2.lastGlobalPosition });
+    expect(second.turnQueue('another-tenant')).toEqual([]);
+    await second.stop();
+  });
+
   it('ignores an unreadable checkpoint and rebuilds', async () => {
     await writeFile(join(dir, 'corrupt.json'), '{"checkpoint": 3, "views": [');
     const views = new TaskViewsStore(store, checkpoint('corrupt'));

@@ -1,5 +1,5 @@
 import type { EventStore, StoredEvent } from '@app/event-store';
-import { TaskEvent, TaskView, projectTaskView } from '@app/task-domain';
+import { TaskEvent, TaskView, TurnQueueEntry, outOfLine, projectTaskView, projectTurnQueue, turnQueuePlace } from '@app/task-domain';
 import { ProjectionCheckpointFile } from './projection-checkpoint-file';
 
 export interface TaskListPage {
@@ -15,7 +15,7 @@ interface ListEntry {
 
 const PAGE_SIZE = 500;
 /** Bump when TaskView's shape changes: an older checkpoint is then ignored and the views rebuilt from the store. */
-export const TASK_VIEW_SNAPSHOT_VERSION = 3;
+export const TASK_VIEW_SNAPSHOT_VERSION = 4;
 
 /**
  * The task views (GET task, task list, pending approvals), projected from the event store into
@@ -25,6 +25,8 @@ export const TASK_VIEW_SNAPSHOT_VERSION = 3;
 export class TaskViewsStore {
   private readonly views = new Map<string, TaskView>();
   private readonly byTenant = new Map<string, ListEntry[]>();
+  /** Each tenant's tasks in line for a turn (running or waiting), by task id. */
+  private readonly lines = new Map<string, Map<string, TurnQueueEntry>>();
   private checkpoint = 0;
   private queue: Promise<void> = Promise.resolve();
   private unsubscribe?: () => void;
@@ -98,6 +100,14 @@ export class TaskViewsStore {
     return { tasks, nextCursor: more && tasks.length > 0 ? String(entries[i + 1].position) : null };
   }
 
+  /**
+   * The tenant's tasks with a turn running or a message waiting for one, each with its place in
+   * line (MAX_RUNNING_TASKS_PER_TENANT); see turn-queue.projection.ts.
+   */
+  turnQueue(tenantId: string): TurnQueueEntry[] {
+    return [...(this.lines.get(tenantId)?.values() ?? [])];
+  }
+
   /** Tasks with a turn in progress: what the runner resumes after a restart. */
   activeTaskIds(): string[] {
     return [...this.views.values()].filter((v) => ['pending', 'running', 'awaiting_approval'].includes(v.status)).map((v) => v.id);
@@ -135,7 +145,17 @@ export class TaskViewsStore {
     if (!after || after === before) return;
     this.views.set(taskId, after);
     if (!before) this.addToTenant(after.tenantId, { id: taskId, position: stored.globalPosition });
+    this.applyToLine(after.tenantId, taskId, event, stored.globalPosition);
     this.checkpointFile?.markDirty();
+  }
+
+  private applyToLine(tenantId: string, taskId: string, event: TaskEvent, position: number): void {
+    const line = this.lines.get(tenantId) ?? new Map<string, TurnQueueEntry>();
+    const entry = projectTurnQueue(line.get(taskId) ?? outOfLine(taskId, tenantId), event, position);
+    if (turnQueuePlace(entry) === undefined) line.delete(taskId);
+    else line.set(taskId, entry);
+    if (line.size > 0) this.lines.set(tenantId, line);
+    else this.lines.delete(tenantId);
   }
 
   private addToTenant(tenantId: string, entry: ListEntry): void {
@@ -154,13 +174,15 @@ export class TaskViewsStore {
   }
 
   private snapshot(): SnapshotState {
-    return { version: TASK_VIEW_SNAPSHOT_VERSION, checkpoint: this.checkpoint, views: [...this.views.values()], lists: Object.fromEntries(this.byTenant) };
+    const lines = [...this.lines.values()].flatMap((line) => [...line.values()]);
+    return { version: TASK_VIEW_SNAPSHOT_VERSION, checkpoint: this.checkpoint, views: [...this.views.values()], lists: Object.fromEntries(this.byTenant), lines };
   }
 
   private restore(s: SnapshotState): void {
     this.checkpoint = s.checkpoint;
     for (const v of s.views) this.views.set(v.id, v);
     for (const [tenant, entries] of Object.entries(s.lists)) this.byTenant.set(tenant, entries);
+    for (const entry of s.lines) this.lines.set(entry.tenantId, (this.lines.get(entry.tenantId) ?? new Map()).set(entry.taskId, entry));
   }
 }
 
@@ -169,6 +191,7 @@ export interface SnapshotState {
   readonly checkpoint: number;
   readonly views: readonly TaskView[];
   readonly lists: Record<string, ListEntry[]>;
+  readonly lines: readonly TurnQueueEntry[];
 }
 
 /** Index of the last entry whose position is below `position` (entries ascend by position). */

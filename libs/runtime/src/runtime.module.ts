@@ -5,7 +5,7 @@ import { EVENT_STORE, EventStore, createEventStoreFromConfig } from '@app/event-
 import { MESSAGE_BUS, MessageBus, createBusFromConfig } from '@app/bus';
 import { MODEL_PROVIDER, createModelProviderFromEnv, describeModelConfig } from '@app/model-provider';
 import { ProjectionCheckpointFile, SnapshotState, TaskViewsStore } from '@app/read-models';
-import { TaskCommandExecutor } from '@app/task-commands';
+import { TaskCommandExecutor, decidePolicyFromEnv } from '@app/task-commands';
 import { OBJECT_STORE, ObjectStore, createObjectStore, objectStoreConfigFromEnv } from '@app/object-store';
 import { RUNTIME_ENV } from './runtime.tokens';
 import { busAppendNotifications, liveNotificationsFromEnv } from './bus-append-notifications';
@@ -78,7 +78,7 @@ export class RuntimeModule {
           useFactory: (store: EventStore) =>
             new TaskViewsStore(store, new ProjectionCheckpointFile<SnapshotState>(join(dataDir, 'read-models', 'task-views.json'))),
         },
-        { provide: TaskCommandExecutor, inject: [EVENT_STORE], useFactory: (store: EventStore) => new TaskCommandExecutor(store) },
+        { provide: TaskCommandExecutor, inject: [EVENT_STORE], useFactory: (store: EventStore) => new TaskCommandExecutor(store, decidePolicyFromEnv(env)) },
         RuntimeLifecycle,
       ],
       exports: [RUNTIME_ENV, EVENT_STORE, MESSAGE_BUS, MODEL_PROVIDER, OBJECT_STORE, SecretVault, TaskSecrets, TaskViewsStore, TaskCommandExecutor],

@@ -1,1 +1,2 @@
 export * from './task-command.executor';
+export * from './turn-admission.config';

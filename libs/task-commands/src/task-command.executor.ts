@@ -1,6 +1,8 @@
 import { EventStore, ExpectedRevisionConflictError, StoredEvent } from '@app/event-store';
 import {
+  DecidePolicy,
   TASK_EVENT_SCHEMA_VERSIONS,
+  TURNS_START_AT_ONCE,
   TaskCommand,
   TaskEvent,
   TaskState,
@@ -33,7 +35,10 @@ export interface LoadedTask {
 export class TaskCommandExecutor {
   private readonly cache = new StreamCache<TaskState>(initialTaskState);
 
-  constructor(private readonly store: EventStore) {}
+  constructor(
+    private readonly store: EventStore,
+    private readonly policy: DecidePolicy = TURNS_START_AT_ONCE,
+  ) {}
 
   /**
    * A concurrent append makes the append fail with ExpectedRevisionConflictError; `retries`
@@ -49,7 +54,7 @@ export class TaskCommandExecutor {
       const { state, events: history } = optimistic ?? (await this.load(taskId));
       let events: TaskEvent[];
       try {
-        events = decide(command, state);
+        events = decide(command, state, this.policy);
       } catch (error) {
         // A rule broken against a possibly stale cache is only believed after a fresh read.
         if (!optimistic) throw error;

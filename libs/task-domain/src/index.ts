@@ -5,6 +5,7 @@ export * from './approvals/approval-rules';
 export * from './approvals/shell-command';
 export * from './projections/task-view.projection';
 export * from './projections/public-event.projection';
+export * from './projections/turn-queue.projection';
 export * from './artifacts/artifact-types';
 export * from './artifacts/artifact-diff';
 export * from './mcp/mcp-server-config';

@@ -58,6 +58,46 @@ describe('task decider', () => {
         .then([responded(), { type: 'AssistantTextProduced', data: { turn: 1, step: 1, text: 'done' } }, { type: 'TurnCompleted', data: { turn: 1 } }, turnStarted(2, 'm2')]));
   });
 
+  describe('turns waiting for admission (MAX_RUNNING_TASKS_PER_TENANT)', () => {
+    const queuedSpec = DeciderSpecification.for<TaskState, TaskCommand, TaskEvent>({
+      decide: (command, state) => decide(command, state, { turnsWaitForAdmission: true }),
+      evolve,
+      initialState: initialTaskState,
+    });
+    const completed = [...running, responded(), { type: 'TurnCompleted', data: { turn: 1 } } as TaskEvent];
+    const message = (messageId: string, queued = true): TaskEvent => ({ type: 'UserMessageAdded', data: { messageId, text: messageId, queued } });
+    const fold = (events: TaskEvent[]) => events.reduce(evolve, initialTaskState());
+
+    it('leaves a follow-up to a finished task waiting, pending, until the loop starts its turn', () => {
+      queuedSpec.given(completed).when({ type: 'AddUserMessage', data: { messageId: 'm2', text: 'm2' } }).then([message('m2')]);
+      expect(fold([...completed, message('m2')])).toMatchObject({ status: 'pending', turn: 1, queued: [{ messageId: 'm2' }] });
+      queuedSpec.given([...completed, message('m2')]).when({ type: 'StartTurn', data: {} }).then([turnStarted(2, 'm2')]);
+    });
+    it('ends a turn without starting the queued follow-up: the task waits pending', () => {
+      queuedSpec
+        .given([...running, message('m2')])
+        .when(response([], 'done'))
+        .then([responded(), { type: 'AssistantTextProduced', data: { turn: 1, step: 1, text: 'done' } }, { type: 'TurnCompleted', data: { turn: 1 } }]);
+      queuedSpec.given([...running, message('m2')]).when({ type: 'FailTurn', data: { turn: 1, error: 'x' } }).then([{ type: 'TaskFailed', data: { turn: 1, error: 'x' } }]);
+      expect(fold([...running, message('m2'), { type: 'TaskFailed', data: { turn: 1, error: 'x' } }])).toMatchObject({ status: 'pending', turn: 1 });
+    });
+    it('queues a further follow-up behind the waiting one, and cancel drops both', () => {
+      const waiting = [...completed, message('m2')];
+      queuedSpec.given(waiting).when({ type: 'AddUserMessage', data: { messageId: 'm3', text: 'm3' } }).then([message('m3')]);
+      queuedSpec
+        .given([...waiting, message('m3')])
+        .when({ type: 'CancelTask', data: {} })
+        .then([{ type: 'TaskCancelled', data: { turn: 1, droppedMessageIds: ['m2', 'm3'] } }]);
+    });
+    it('refuses what belonged to the ended turn while the next one waits', () => {
+      const ended = [...waiting(), { type: 'UserMessageAdded', data: { messageId: 'm2', text: 'x', queued: true } } as TaskEvent, { type: 'TaskFailed', data: { turn: 1, error: 'x' } } as TaskEvent];
+      queuedSpec.given(ended).when({ type: 'FailTurn', data: { turn: 1, error: 'again' } }).thenThrows(ConflictError);
+      queuedSpec.given(ended).when({ type: 'DecideToolCall', data: { callId: 'c1', outcome: 'proceed_once' } }).thenThrows(ConflictError);
+      queuedSpec.given(ended).when({ type: 'ExpireApproval', data: { callId: 'c1', timeoutMs: 1 } }).thenThrows(ConflictError);
+      queuedSpec.given(ended).when(response([], 'late')).thenThrows(ConflictError);
+    });
+  });
+
   describe('token budget (maxTokens)', () => {
     const completed = [...running, responded(), { type: 'TurnCompleted', data: { turn: 1 } } as TaskEvent];
     it('records the budget a task is created with', () => {

@@ -11,7 +11,7 @@ import {
   ToolCallRequested,
   ToolResultStatus,
 } from './task.events';
-import { ExistingTask, TaskState, isTurnActive, openCallsOf } from './task.state';
+import { ExistingTask, TaskState, isTurnActive, isTurnRunning, openCallsOf } from './task.state';
 
 // ─── Commands ────────────────────────────────────────────────────────────────────────────────
 // Pure business rules: decide(command, state) → events, or a typed error. Ids and the clock
@@ -38,7 +38,11 @@ export type AddUserMessage = Command<
     readonly maxTokens?: number;
   }
 >;
-export type StartTurn = Command<'StartTurn', Record<string, never>>;
+/**
+ * Starts the turn of the oldest waiting message. `messageId`: the message the agent loop admitted
+ * (MAX_RUNNING_TASKS_PER_TENANT); when another one waits first by now, the command conflicts.
+ */
+export type StartTurn = Command<'StartTurn', { readonly messageId?: string }>;
 export type RecordModelResponse = Command<
   'RecordModelResponse',
   {
@@ -95,7 +99,19 @@ export const expiredOutput = (timeoutMs: number): string =>
 
 // ─── Decide ──────────────────────────────────────────────────────────────────────────────────
 
-export function decide(command: TaskCommand, state: TaskState): TaskEvent[] {
+/** Rules that come from the deployment, not from the task. */
+export interface DecidePolicy {
+  /**
+   * MAX_RUNNING_TASKS_PER_TENANT is set: no turn starts by itself (a follow-up to a finished
+   * task, the next queued message when a turn ends); the task waits `pending` until the agent
+   * loop admits it with StartTurn. Unset, those turns start in the same append.
+   */
+  readonly turnsWaitForAdmission: boolean;
+}
+
+export const TURNS_START_AT_ONCE: DecidePolicy = { turnsWaitForAdmission: false };
+
+export function decide(command: TaskCommand, state: TaskState, policy: DecidePolicy = TURNS_START_AT_ONCE): TaskEvent[] {
   if (command.type === 'CreateTask') {
     if (state.exists) throw new ConflictError(`task ${command.data.taskId} already exists`);
     if (command.data.maxTokens !== undefined) assertTokenBudget(command.data.maxTokens);
@@ -105,26 +121,29 @@ export function decide(command: TaskCommand, state: TaskState): TaskEvent[] {
   const s = state;
   switch (command.type) {
     case 'AddUserMessage':
-      return addUserMessage(command.data, s);
+      return addUserMessage(command.data, s, policy);
     case 'StartTurn':
       if (s.status !== 'pending' || s.queued.length === 0) throw new ConflictError('no turn is waiting to start');
+      if (command.data.messageId !== undefined && command.data.messageId !== s.queued[0].messageId) {
+        throw new ConflictError(`message ${command.data.messageId} is not the next to start a turn`);
+      }
       return [{ type: 'TurnStarted', data: { turn: s.turn + 1, messageId: s.queued[0].messageId } }];
     case 'RecordModelResponse':
-      return recordModelResponse(command.data, s);
+      return recordModelResponse(command.data, s, policy);
     case 'DecideToolCall':
       return decideToolCall(command.data, s);
     case 'ExpireApproval':
       return expireApproval(command.data, s);
     case 'StartToolCall': {
       const next = openCallsOf(s).find((c) => c.phase !== 'finished');
-      if (!isTurnActive(s.status) || next?.callId !== command.data.callId || next.phase !== 'approved') {
+      if (!isTurnRunning(s.status) || next?.callId !== command.data.callId || next.phase !== 'approved') {
         throw new ConflictError(`tool call ${command.data.callId} is not the next approved call`);
       }
       return [{ type: 'ToolCallStarted', data: { callId: next.callId, toolName: next.toolName } }];
     }
     case 'FinishToolCall': {
       const call = openCallsOf(s).find((c) => c.callId === command.data.callId);
-      if (!isTurnActive(s.status) || call?.phase !== 'running') {
+      if (!isTurnRunning(s.status) || call?.phase !== 'running') {
         throw new ConflictError(`tool call ${command.data.callId} is not running`);
       }
       const { artifacts, ...result } = command.data;
@@ -132,8 +151,8 @@ export function decide(command: TaskCommand, state: TaskState): TaskEvent[] {
       return [finished, ...(artifacts ? diffArtifacts(s.artifacts, artifacts, result.callId) : [])];
     }
     case 'FailTurn':
-      if (!isTurnActive(s.status) || command.data.turn !== s.turn) throw new ConflictError(`turn ${command.data.turn} is not running`);
-      return endTurn(s, { type: 'TaskFailed', data: { turn: s.turn, error: command.data.error } });
+      if (!isTurnRunning(s.status) || command.data.turn !== s.turn) throw new ConflictError(`turn ${command.data.turn} is not running`);
+      return endTurn(s, { type: 'TaskFailed', data: { turn: s.turn, error: command.data.error } }, policy);
     case 'CancelTask':
       return cancelTask(s);
     case 'RecordSandboxExpired':
@@ -143,7 +162,7 @@ export function decide(command: TaskCommand, state: TaskState): TaskEvent[] {
       if (s.expiredSnapshotKey !== command.data.snapshotKey) throw new ConflictError(`the sandbox is not waiting in snapshot ${command.data.snapshotKey}`);
       return [{ type: 'SandboxRestored', data: command.data }];
     case 'ReportSecretsUnavailable':
-      return reportSecretsUnavailable(command.data, s);
+      return reportSecretsUnavailable(command.data, s, policy);
     default: {
       const _exhaustive: never = command;
       return _exhaustive;
@@ -151,19 +170,20 @@ export function decide(command: TaskCommand, state: TaskState): TaskEvent[] {
   }
 }
 
-function addUserMessage(data: AddUserMessage['data'], s: ExistingTask): TaskEvent[] {
+function addUserMessage(data: AddUserMessage['data'], s: ExistingTask, policy: DecidePolicy): TaskEvent[] {
   if (data.text.trim() === '') throw new ValidationError('message must be a non-empty string');
   if (data.maxTokens !== undefined) assertTokenBudget(data.maxTokens);
-  if (isTurnActive(s.status)) return [{ type: 'UserMessageAdded', data: { ...data, queued: true } }];
+  // `queued`: the message does not start its turn at once.
+  if (isTurnActive(s.status) || policy.turnsWaitForAdmission) return [{ type: 'UserMessageAdded', data: { ...data, queued: true } }];
   return [
     { type: 'UserMessageAdded', data: { ...data, queued: false } },
     { type: 'TurnStarted', data: { turn: s.turn + 1, messageId: data.messageId } },
   ];
 }
 
-function recordModelResponse(data: RecordModelResponse['data'], s: ExistingTask): TaskEvent[] {
+function recordModelResponse(data: RecordModelResponse['data'], s: ExistingTask, policy: DecidePolicy): TaskEvent[] {
   const unfinished = openCallsOf(s).some((c) => c.phase !== 'finished');
-  if (s.status === 'pending' || !isTurnActive(s.status) || data.turn !== s.turn || data.step !== s.step + 1 || unfinished) {
+  if (!isTurnRunning(s.status) || data.turn !== s.turn || data.step !== s.step + 1 || unfinished) {
     throw new ConflictError(`a model response for turn ${data.turn} step ${data.step} is stale`);
   }
   const { turn, step } = data;
@@ -173,7 +193,7 @@ function recordModelResponse(data: RecordModelResponse['data'], s: ExistingTask)
   if (data.text !== '') events.push({ type: 'AssistantTextProduced', data: { turn, step, text: data.text } });
   for (const call of data.toolCalls) events.push(requestToolCall(call, turn, step, s));
   if (data.toolCalls.length > 0) return events;
-  return [...events, ...endTurn(s, { type: 'TurnCompleted', data: { turn } })];
+  return [...events, ...endTurn(s, { type: 'TurnCompleted', data: { turn } }, policy)];
 }
 
 function requestToolCall(call: RequestedToolCall, turn: number, step: number, s: ExistingTask): ToolCallRequested {
@@ -187,7 +207,7 @@ function requestToolCall(call: RequestedToolCall, turn: number, step: number, s:
 function decideToolCall(data: DecideToolCall['data'], s: ExistingTask): TaskEvent[] {
   const call = s.calls.find((c) => c.callId === data.callId);
   if (!call) throw new NotFoundError('tool call');
-  if (call.phase !== 'awaiting_approval' || !openCallsOf(s).includes(call) || !isTurnActive(s.status)) {
+  if (call.phase !== 'awaiting_approval' || !openCallsOf(s).includes(call) || !isTurnRunning(s.status)) {
     throw new ConflictError(`tool call ${data.callId} is not awaiting approval`);
   }
   if (data.outcome === 'cancel') {
@@ -205,7 +225,7 @@ function decideToolCall(data: DecideToolCall['data'], s: ExistingTask): TaskEven
 
 function expireApproval(data: ExpireApproval['data'], s: ExistingTask): TaskEvent[] {
   const call = openCallsOf(s).find((c) => c.callId === data.callId);
-  if (!call || call.phase !== 'awaiting_approval' || !isTurnActive(s.status)) {
+  if (!call || call.phase !== 'awaiting_approval' || !isTurnRunning(s.status)) {
     throw new ConflictError(`tool call ${data.callId} is not awaiting approval`);
   }
   return [
@@ -218,16 +238,16 @@ function expireApproval(data: ExpireApproval['data'], s: ExistingTask): TaskEven
 }
 
 /** Closes the turn's unfinished calls (none of them may run), says why, and fails the turn. */
-function reportSecretsUnavailable(data: ReportSecretsUnavailable['data'], s: ExistingTask): TaskEvent[] {
+function reportSecretsUnavailable(data: ReportSecretsUnavailable['data'], s: ExistingTask, policy: DecidePolicy): TaskEvent[] {
   if (s.secretNames.length === 0) return [];
-  if (s.status === 'pending' || !isTurnActive(s.status) || data.turn !== s.turn) throw new ConflictError(`turn ${data.turn} is not running`);
+  if (!isTurnRunning(s.status) || data.turn !== s.turn) throw new ConflictError(`turn ${data.turn} is not running`);
   const closing: TaskEvent[] = openCallsOf(s)
     .filter((c) => c.phase !== 'finished')
     .map((c) => ({ type: 'ToolCallFinished', data: { callId: c.callId, toolName: c.toolName, status: 'error', output: data.reason, durationMs: 0 } }));
   return [
     ...closing,
     { type: 'SecretsUnavailable', data: { names: s.secretNames, reason: data.reason } },
-    ...endTurn(s, { type: 'TaskFailed', data: { turn: s.turn, error: data.reason } }),
+    ...endTurn(s, { type: 'TaskFailed', data: { turn: s.turn, error: data.reason } }, policy),
   ];
 }
 
@@ -247,9 +267,9 @@ function assertTokenBudget(maxTokens: number): void {
   if (!Number.isSafeInteger(maxTokens) || maxTokens < 1) throw new ValidationError('maxTokens must be a whole number of at least 1');
 }
 
-/** Ends the current turn and, when follow-ups are queued, starts the next one in the same append. */
-function endTurn(s: ExistingTask, end: TaskEvent): TaskEvent[] {
+/** Ends the current turn and, when follow-ups are queued, starts the next one in the same append (unless it must wait for admission). */
+function endTurn(s: ExistingTask, end: TaskEvent, policy: DecidePolicy): TaskEvent[] {
   const next = s.queued[0];
-  if (!next) return [end];
+  if (!next || policy.turnsWaitForAdmission) return [end];
   return [end, { type: 'TurnStarted', data: { turn: s.turn + 1, messageId: next.messageId } }];
 }

@@ -58,8 +58,15 @@ export const initialTaskState = (): TaskState => ({ exists: false });
 
 const ZERO_USAGE: TokenUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
 
+/** The task has work in hand: a turn that runs, or a message waiting for its turn to start. */
 export const isTurnActive = (status: TaskStatus): boolean =>
   status === 'pending' || status === 'running' || status === 'awaiting_approval';
+
+/** A turn has started and not ended (a `pending` task's next turn has not started yet). */
+export const isTurnRunning = (status: TaskStatus): boolean => status === 'running' || status === 'awaiting_approval';
+
+/** How a turn that has ended, or never started, is left: waiting when a message waits for the next one. */
+const idleStatus = (s: ExistingTask, ended: TaskStatus): TaskStatus => (s.queued.length > 0 ? 'pending' : ended);
 
 /** A turn is awaiting approval while the first unfinished call (execution is in order) waits. */
 const statusOfOpenTurn = (calls: readonly ToolCallState[]): TaskStatus =>
@@ -70,7 +77,7 @@ export const openCallsOf = (s: ExistingTask): ToolCallState[] => s.calls.filter(
 
 const withCalls = (s: ExistingTask, calls: readonly ToolCallState[]): ExistingTask => {
   const next = { ...s, calls };
-  return isTurnActive(s.status) ? { ...next, status: statusOfOpenTurn(openCallsOf(next)) } : next;
+  return isTurnRunning(s.status) ? { ...next, status: statusOfOpenTurn(openCallsOf(next)) } : next;
 };
 
 const updateCall = (calls: readonly ToolCallState[], callId: string, change: Partial<ToolCallState>): ToolCallState[] =>
@@ -103,7 +110,10 @@ export function evolve(state: TaskState, event: TaskEvent): TaskState {
   switch (event.type) {
     case 'UserMessageAdded': {
       const queued = [...s.queued, { messageId: event.data.messageId, text: event.data.text }];
-      return event.data.maxTokens === undefined ? { ...s, queued } : { ...s, queued, maxTokens: event.data.maxTokens };
+      // A message to a finished task waits for its turn (which starts in the same append, unless
+      // turns wait for admission, MAX_RUNNING_TASKS_PER_TENANT).
+      const status = isTurnActive(s.status) ? s.status : 'pending';
+      return event.data.maxTokens === undefined ? { ...s, status, queued } : { ...s, status, queued, maxTokens: event.data.maxTokens };
     }
     case 'TurnStarted':
       return {
@@ -146,9 +156,9 @@ export function evolve(state: TaskState, event: TaskEvent): TaskState {
       return withCalls(s, updateCall(s.calls, event.data.callId, { phase: 'finished', result: event.data.status }));
     }
     case 'TurnCompleted':
-      return { ...s, status: 'completed' };
+      return { ...s, status: idleStatus(s, 'completed') };
     case 'TaskFailed':
-      return { ...s, status: 'failed' };
+      return { ...s, status: idleStatus(s, 'failed') };
     case 'TaskCancelled': {
       const dropped = new Set(event.data.droppedMessageIds);
       return { ...s, status: 'cancelled', queued: s.queued.filter((m) => !dropped.has(m.messageId)) };

@@ -139,3 +139,85 @@ describe('Token budget: maxTokens on create and follow-up, TASK_MAX_TOKENS for t
     expect(follow.status).toBe(400);
   });
 });
+
+describe('Running turns per tenant (MAX_RUNNING_TASKS_PER_TENANT=1)', () => {
+  let h: Harness;
+  beforeAll(async () => (h = await startHarness({ MAX_RUNNING_TASKS_PER_TENANT: '1' })));
+  afterAll(async () => h.close());
+
+  /** Which user message each model call answered, in the order the calls arrived. */
+  let answered: string[] = [];
+  const slowly = (ms: number) => (body: { messages?: Array<Record<string, any>> }) => {
+    answered.push(String(body.messages?.filter((m) => m.role === 'user').at(-1)?.content));
+    return { text: 'done', delayMs: ms };
+  };
+  beforeEach(() => (answered = []));
+
+  const create = async (message: string, key?: string) => {
+    const res = await h.api('/api/v1/tasks', { method: 'POST', json: { message }, ...(key ? { key } : {}) });
+    expect(res.status).toBe(201);
+    return res.body.data.id as string;
+  };
+  const task = async (id: string, key?: string) => (await h.api(`/api/v1/tasks/${id}`, key ? { key } : {})).body.data;
+  const statusOf = async (id: string) => (await task(id)).status as string;
+  const until = (id: string, status: string) => waitFor(async () => ((await statusOf(id)) === status ? true : undefined), 15_000, `${id} ${status}`);
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  it('keeps a second task pending while the first runs, then runs it once the first completes', async () => {
+    h.model.script(slowly(1_500), slowly(200));
+    const first = await create('first');
+    await until(first, 'running');
+    const second = await create('second');
+    await sleep(600);
+    expect(await statusOf(first)).toBe('running');
+    expect(await statusOf(second)).toBe('pending');
+    expect(answered).toEqual(['first']);
+
+    await until(first, 'completed');
+    await until(second, 'completed');
+    expect(answered).toEqual(['first', 'second']);
+  });
+
+  it('starts waiting turns in the order they were asked for, follow-ups included, and leaves other tenants alone', async () => {
+    h.model.script(slowly(10));
+    const z = await create('z');
+    await until(z, 'completed');
+    h.model.script(slowly(1_000));
+    const a = await create('a');
+    await until(a, 'running');
+    const b = await create('b');
+    const c = await create('c');
+    // A follow-up to a finished task waits in line like a new task; one to a waiting task waits
+    // behind its own first turn.
+    const zAgain = await h.api(`/api/v1/tasks/${z}/messages`, { method: 'POST', json: { message: 'z again' } });
+    expect(zAgain.status).toBe(201);
+    expect(zAgain.body.data.status).toBe('pending');
+    expect((await h.api(`/api/v1/tasks/${b}/messages`, { method: 'POST', json: { message: 'b again' } })).body.data.status).toBe('pending');
+    // The stream of the waiting task begins at the follow-up and follows the turn it waits for.
+    const zStream = followStream(`${h.url}/api/v1/tasks/${z}/stream`, API_KEY, { timeoutMs: 20_000 });
+    // Another tenant has slots of its own.
+    h.model.script(slowly(100));
+    const other = await create('other tenant', OTHER_API_KEY);
+    await waitFor(async () => ((await task(other, OTHER_API_KEY)).status === 'completed' ? true : undefined), 15_000, 'the other tenant');
+    expect(await statusOf(b)).toBe('pending');
+
+    h.model.script(slowly(300), slowly(300), slowly(300), slowly(300));
+    await waitFor(async () => ((await task(b)).turn === 2 && (await statusOf(b)) === 'completed' ? true : undefined), 15_000, 'b turn 2');
+    expect(answered).toEqual(['z', 'a', 'other tenant', 'b', 'c', 'z again', 'b again']);
+    const events = await zStream;
+    expect(events.map((e) => e.kind)).toEqual(['message', 'status', 'usage', 'content', 'done']);
+    expect(events[0].payload.data).toMatchObject({ text: 'z again', queued: true });
+    expect(events.at(-1)!.payload.data).toMatchObject({ status: 'completed', turn: 2 });
+  });
+
+  it('frees the place of a waiting task that is cancelled', async () => {
+    h.model.script(slowly(1_000), slowly(100));
+    const first = await create('first');
+    await until(first, 'running');
+    const cancelled = await create('never runs');
+    const third = await create('third');
+    expect((await h.api(`/api/v1/tasks/${cancelled}/cancel`, { method: 'POST' })).body.data.status).toBe('cancelled');
+    await until(third, 'completed');
+    expect(answered).toEqual(['first', 'third']);
+  });
+});

@@ -45,8 +45,13 @@ export interface TaskView {
   readonly sandbox: 'active' | 'expired';
   /** Number of the latest turn (0 until the first starts). */
   readonly turn: number;
-  /** Revision of the first event of the latest turn: where the default SSE replay begins. */
+  /**
+   * Revision of the first event of the latest turn: where the default SSE replay begins. While
+   * the next turn waits (`pending`), the first event of that turn to be.
+   */
   readonly turnStartEventId: number;
+  /** Messages whose turn has not started yet, oldest first (internal). */
+  readonly waitingMessageIds: readonly string[];
   /** Revision of the last event applied: the id of the task's latest SSE event. */
   readonly lastEventId: number;
 }
@@ -79,6 +84,7 @@ export const TASK_VIEW_HANDLES: readonly TaskEvent['type'][] = [
 ];
 
 const ACTIVE: readonly TaskStatus[] = ['pending', 'running', 'awaiting_approval'];
+const RUNNING: readonly TaskStatus[] = ['running', 'awaiting_approval'];
 
 const withoutApproval = (v: TaskView, callId: string) => v.pendingApprovals.filter((p) => p.callId !== callId);
 
@@ -86,13 +92,12 @@ const withoutApproval = (v: TaskView, callId: string) => v.pendingApprovals.filt
 const activeStatus = (pending: readonly PendingApproval[]): TaskStatus => (pending.length > 0 ? 'awaiting_approval' : 'running');
 
 /**
- * Where the default replay of a turn begins: at the user's message when it started the turn right
- * away (the first message, or a follow-up sent to an idle task), else at the TurnStarted itself.
+ * A turn ended: the task is done, or, when messages wait for the next turn (one that waits for
+ * admission, MAX_RUNNING_TASKS_PER_TENANT), pending, and the next turn's replay begins after this.
  */
-function turnStart(v: TaskView, started: { turn: number; messageId: string }, revision: number): number {
-  const message = v.messages.find((m) => m.id === started.messageId);
-  if (started.turn === 1 && message) return message.eventId;
-  return message && message.eventId === revision - 1 ? message.eventId : revision;
+function endTurn(v: TaskView, ended: TaskStatus, revision: number): TaskView {
+  if (v.waitingMessageIds.length === 0) return { ...v, status: ended, pendingApprovals: [] };
+  return { ...v, status: 'pending', turnStartEventId: revision + 1, pendingApprovals: [] };
 }
 
 export function projectTaskView(view: TaskView | undefined, { event, revision, recordedAt }: ProjectedEvent): TaskView | undefined {
@@ -119,6 +124,7 @@ export function projectTaskView(view: TaskView | undefined, { event, revision, r
       sandbox: 'active',
       turn: 0,
       turnStartEventId: revision,
+      waitingMessageIds: [d.messageId],
       lastEventId: revision,
     };
   }
@@ -127,11 +133,17 @@ export function projectTaskView(view: TaskView | undefined, { event, revision, r
   switch (event.type) {
     case 'UserMessageAdded': {
       const messages = [...v.messages, { id: event.data.messageId, text: event.data.text, createdAt: recordedAt, eventId: revision }];
-      return event.data.maxTokens === undefined ? { ...v, messages } : { ...v, messages, maxTokens: event.data.maxTokens };
+      const waitingMessageIds = [...v.waitingMessageIds, event.data.messageId];
+      // Sent to a finished task, the message begins the next turn (and its replay).
+      const next = ACTIVE.includes(v.status) ? { ...v, messages, waitingMessageIds } : { ...v, messages, waitingMessageIds, status: 'pending' as const, turnStartEventId: revision };
+      return event.data.maxTokens === undefined ? next : { ...next, maxTokens: event.data.maxTokens };
     }
     case 'TurnStarted': {
+      // The replay of a turn begins where the pending task's did: its first message, a follow-up
+      // that found the task idle, or, for one queued behind a running turn, the turn's end.
       const { error: _previous, ...rest } = v;
-      return { ...rest, status: 'running', turn: event.data.turn, turnStartEventId: turnStart(v, event.data, revision), pendingApprovals: [] };
+      const waitingMessageIds = v.waitingMessageIds.filter((id) => id !== event.data.messageId);
+      return { ...rest, status: 'running', turn: event.data.turn, waitingMessageIds, pendingApprovals: [] };
     }
     case 'ModelResponded': {
       const u = event.data.usage;
@@ -151,7 +163,7 @@ export function projectTaskView(view: TaskView | undefined, { event, revision, r
     case 'ToolCallDecided':
     case 'ToolCallApprovalExpired':
     case 'ToolCallFinished': {
-      if (!ACTIVE.includes(v.status)) return v;
+      if (!RUNNING.includes(v.status)) return v;
       const pendingApprovals = withoutApproval(v, event.data.callId);
       return { ...v, pendingApprovals, status: activeStatus(pendingApprovals) };
     }
@@ -159,11 +171,13 @@ export function projectTaskView(view: TaskView | undefined, { event, revision, r
     case 'ToolCallStarted':
       return v;
     case 'TurnCompleted':
-      return { ...v, status: 'completed', pendingApprovals: [] };
+      return endTurn(v, 'completed', revision);
     case 'TaskFailed':
-      return { ...v, status: 'failed', error: event.data.error, pendingApprovals: [] };
-    case 'TaskCancelled':
-      return { ...v, status: 'cancelled', pendingApprovals: [] };
+      return endTurn({ ...v, error: event.data.error }, 'failed', revision);
+    case 'TaskCancelled': {
+      const dropped = new Set(event.data.droppedMessageIds);
+      return { ...v, status: 'cancelled', waitingMessageIds: v.waitingMessageIds.filter((id) => !dropped.has(id)), pendingApprovals: [] };
+    }
     case 'ArtifactRecorded': {
       const { callId: _call, ...record } = event.data;
       const artifacts = [...v.artifacts.filter((a) => a.path !== record.path), record].sort((a, b) => a.path.localeCompare(b.path));

@@ -1,4 +1,5 @@
 import { intFromEnv } from '@app/common';
+import { maxRunningTurnsPerTenantFromEnv } from '@app/task-commands';
 
 export interface AgentLoopConfig {
   /** Model calls allowed in one turn before it ends with a clear error. */
@@ -7,6 +8,8 @@ export interface AgentLoopConfig {
   readonly toolTimeoutMs: number;
   /** A call nobody decided on this long after it was requested is treated as declined. */
   readonly approvalTimeoutMs: number;
+  /** MAX_RUNNING_TASKS_PER_TENANT: turns running at once per tenant; undefined: no cap. */
+  readonly maxRunningTurnsPerTenant?: number;
 }
 
 export function agentLoopConfigFromEnv(env: NodeJS.ProcessEnv): AgentLoopConfig {
@@ -15,5 +18,6 @@ export function agentLoopConfigFromEnv(env: NodeJS.ProcessEnv): AgentLoopConfig 
     // Covers a restore from snapshot, the command's own limit (SANDBOX_TIMEOUT_MS) and the artifact scan.
     toolTimeoutMs: intFromEnv(env, 'TOOL_TIMEOUT_MS', 600_000, { min: 1 }),
     approvalTimeoutMs: intFromEnv(env, 'APPROVAL_TIMEOUT_MS', 24 * 60 * 60 * 1000, { min: 1 }),
+    maxRunningTurnsPerTenant: maxRunningTurnsPerTenantFromEnv(env),
   };
 }

@@ -10,16 +10,20 @@ import { TaskCommandExecutor } from '@app/task-commands';
 import { turnOf } from '@app/workflows';
 import { agentLoopConfigFromEnv } from './agent-loop.config';
 import { AgentStep } from './agent-step';
+import { TurnAdmission } from './turn-admission';
 
 /** Events after which a task's loop may have new work. */
 const WAKING_EVENTS = new Set(['TaskCreated', 'TurnStarted', 'ToolCallDecided', 'UserMessageAdded']);
 /** Events that end a task's turn for good: whatever still runs for it is aborted, its turn's loop ended. */
 const ENDING_EVENTS = new Set(['TaskCancelled']);
+/** Events that free a running slot of the tenant (MAX_RUNNING_TASKS_PER_TENANT): the next in line may start. */
+const SLOT_FREEING_EVENTS = new Set(['TurnCompleted', 'TaskFailed', 'TaskCancelled']);
 
 @Injectable()
 export class AgentRunnerService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('AgentRunner');
   private readonly runner: DurableRunner;
+  private readonly admission?: TurnAdmission;
   private unsubscribe?: () => void;
 
   constructor(
@@ -31,7 +35,9 @@ export class AgentRunnerService implements OnApplicationBootstrap, OnApplication
     secrets: TaskSecrets,
     private readonly views: TaskViewsStore,
   ) {
-    const step = new AgentStep(commands, model, bus, secrets, agentLoopConfigFromEnv(env));
+    const config = agentLoopConfigFromEnv(env);
+    if (config.maxRunningTurnsPerTenant !== undefined) this.admission = new TurnAdmission(views, config.maxRunningTurnsPerTenant);
+    const step = new AgentStep(commands, model, bus, secrets, config, this.admission);
     this.runner = createDurableRunner(runnerConfigFromEnv(env), {
       step: step.run,
       activeTaskIds: () => this.views.activeTaskIds(),
@@ -60,7 +66,22 @@ export class AgentRunnerService implements OnApplicationBootstrap, OnApplication
       const taskId = e.streamId.slice('task-'.length);
       if (ENDING_EVENTS.has(e.type)) this.runner.abort(taskId);
       if (WAKING_EVENTS.has(e.type)) this.runner.notify(taskId);
+      if (SLOT_FREEING_EVENTS.has(e.type)) this.wakeHeadOfLine(taskId);
     }
+  }
+
+  /**
+   * A turn ended: the first waiting tasks of its tenant look again (the task itself among them
+   * when its next message is first). Every orchestrator does this; a task woken twice only asks
+   * twice.
+   */
+  private wakeHeadOfLine(taskId: string): void {
+    const tenantId = this.views.get(taskId)?.tenantId;
+    if (!this.admission || tenantId === undefined) return;
+    this.admission.headOfLine(tenantId).then(
+      (taskIds) => taskIds.forEach((id) => this.runner.notify(id)),
+      (error: unknown) => this.logger.error(`waking the tasks waiting after ${taskId}: ${error instanceof Error ? error.message : String(error)}`),
+    );
   }
 }
 

@@ -8,6 +8,7 @@ import { TaskCommand } from '@app/task-domain';
 import { TaskCommandExecutor, toTaskEvent } from '@app/task-commands';
 import { INTERRUPTED_OUTPUT, buildConversation, nextAction, turnOf } from '@app/workflows';
 import { AgentLoopConfig } from './agent-loop.config';
+import { TurnAdmission } from './turn-admission';
 
 /**
  * One step of a task's agent loop: read the task, do the single next thing (start the turn, call
@@ -23,6 +24,8 @@ export class AgentStep {
     private readonly bus: MessageBus,
     private readonly secrets: TaskSecrets,
     private readonly config: AgentLoopConfig,
+    /** MAX_RUNNING_TASKS_PER_TENANT is set: turns start only when admitted. */
+    private readonly admission?: TurnAdmission,
   ) {}
 
   private get vault() {
@@ -51,8 +54,13 @@ export class AgentStep {
         return this.awaitApproval(taskId, action.callId, events);
       case 'tool_in_flight':
         return 'wait';
-      case 'start_turn':
-        return this.record(taskId, { type: 'StartTurn', data: {} });
+      case 'start_turn': {
+        if (!state.exists) return 'idle';
+        const { messageId } = state.queued[0];
+        // Not admitted: the task stays pending; the end of one of its tenant's turns wakes it again.
+        if (this.admission && !(await this.admission.mayStart(state.tenantId, taskId, messageId))) return 'idle';
+        return this.record(taskId, { type: 'StartTurn', data: { messageId } });
+      }
       case 'interrupt_tool':
         return this.record(taskId, {
           type: 'FinishToolCall',

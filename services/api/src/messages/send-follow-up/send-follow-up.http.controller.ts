@@ -19,7 +19,11 @@ export class SendFollowUpHttpController {
   @Post(':id/messages')
   @UseGuards(RateLimitGuard)
   @ApiOperation({ summary: 'Send a follow-up message: same workspace and context; queued while a turn runs.' })
-  @ApiResponse({ status: 201, description: '{"success":true,"data":{"id","messageId","status"}}' })
+  @ApiResponse({
+    status: 201,
+    description:
+      '{"success":true,"data":{"id","messageId","status"}}: `running`, or the current status when queued; `pending` while the turn waits for a running slot of the tenant (MAX_RUNNING_TASKS_PER_TENANT).',
+  })
   @ApiResponse({
     status: 429,
     description: 'RATE_LIMITED: more creates and follow-ups than RATE_LIMIT_PER_MINUTE for this tenant in the last minute (shared by every API instance).',
