@@ -60,6 +60,17 @@ describe('Rate limit: creates and follow-ups per tenant (RATE_LIMIT_PER_MINUTE)'
   it('answers an unauthenticated create 401, not 429: nobody to count it against', async () => {
     expect((await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'x' }, key: null })).status).toBe(401);
   });
+
+  it('documents the 429 with Retry-After on create and follow-up, and maxTokens on both bodies, in the OpenAPI document', async () => {
+    const doc = (await h.api('/api/docs-json', { key: null })).body;
+    for (const operation of [doc.paths['/api/v1/tasks'].post, doc.paths['/api/v1/tasks/{id}/messages'].post]) {
+      expect(operation.responses['429'].description).toContain('RATE_LIMITED');
+      expect(operation.responses['429'].headers['Retry-After'].schema).toMatchObject({ type: 'integer' });
+    }
+    expect(doc.components.schemas.CreateTaskRequestDto.properties.maxTokens).toMatchObject({ type: 'integer', minimum: 1 });
+    expect(doc.components.schemas.SendFollowUpRequestDto.properties.maxTokens).toMatchObject({ type: 'integer', minimum: 1 });
+    expect(doc.paths['/api/v1/tasks/{id}/cancel'].post.responses['429']).toBeUndefined();
+  });
 });
 
 describe('Token budget: maxTokens on create and follow-up, TASK_MAX_TOKENS for tasks without one', () => {
