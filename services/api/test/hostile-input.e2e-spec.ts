@@ -2,7 +2,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { API_KEY, Harness, startHarness } from '../../../test/support/service-harness';
+import { API_KEY, Harness, startHarness, waitFor } from '../../../test/support/service-harness';
 import { writeZip } from '../../sandbox/src/uploads/zip-fixtures';
 
 /** What a raw socket got back: the response text, and whether the server ended the connection. */
@@ -398,6 +398,17 @@ describe('API: hostile input is refused in the error envelope, and no connection
       expect(res.body.error.message).toContain('UPLOAD_MAX_BYTES');
       expect(res.headers.connection).toBe('close');
       expect(res.endedByServer).toBe(true);
+    });
+
+    it('answers HEAD on the stream of a running turn with its headers at once (it was never answered)', async () => {
+      h.model.script({ toolCalls: [{ name: 'list_files', arguments: {} }] });
+      const id = await newTask();
+      await waitFor(async () => (await h.api(`/api/v1/tasks/${id}`)).body.data.status === 'awaiting_approval' || undefined);
+      const res = await rawExchange(h.url, [`HEAD /api/v1/tasks/${id}/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${API_KEY}\r\n\r\n`]);
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
+      expect(res.body).toBe('');
+      await h.api(`/api/v1/tasks/${id}/cancel`, { method: 'POST' });
     });
   });
 });

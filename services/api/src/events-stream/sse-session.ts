@@ -14,6 +14,14 @@ export interface SseSessionOptions {
 
 const REPLAY_PAGE = 1000;
 
+/** The headers of every stream, and of the answer to a HEAD of one. */
+export const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache, no-transform',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+} as const;
+
 interface Frame {
   readonly kind: string;
   readonly turn: unknown;
@@ -65,12 +73,7 @@ export class SseSession {
   }
 
   async start(): Promise<void> {
-    this.res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-    });
+    this.res.writeHead(200, SSE_HEADERS);
     this.write(': stream open\n\n');
     this.pumping = true;
     try {

@@ -8,7 +8,7 @@ import { ApiConfig } from '../api.config';
 import { ApiKeyGuard } from '../auth/api-key.guard';
 import { Tenant } from '../auth/tenant.decorator';
 import { TaskAccess } from '../tasks/task-access';
-import { SseSession } from './sse-session';
+import { SSE_HEADERS, SseSession } from './sse-session';
 import { TaskEventFeed } from './task-event-feed';
 
 const EVENT_ID = /^(0|[1-9][0-9]{0,15})$/;
@@ -51,6 +51,9 @@ export class TaskStreamHttpController {
     }
     const after = resumeFrom === undefined ? view.turnStartEventId - 1 : Number(resumeFrom);
     reply.hijack();
+    // HEAD: the headers, and the end. Node holds a bodiless answer's headers until it ends, and
+    // the stream of a running turn does not end: a session would never have answered it.
+    if (reply.request.method === 'HEAD') return void reply.raw.writeHead(200, SSE_HEADERS).end();
     const session = new SseSession(reply.raw, this.store, this.feed, {
       streamId: taskStreamId(id),
       after,
