@@ -1,4 +1,7 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createBus } from '@app/bus';
+import { SUBJECTS } from '@app/contracts';
 import { PrivateNatsServer, startPrivateNatsServer } from '@app/bus/testing/nats-server';
 import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { DistributedDeployment, ServiceInstance, startDistributedDeployment } from '../support/distributed-deployment';
@@ -172,6 +175,30 @@ describe('The distributed deployment (separate processes over NATS, PostgreSQL, 
     expect(blocks.find((b) => b.event === 'tool_result')!.data).toMatchObject({ status: 'success' });
     expect(blocks.at(-1)!.data).toMatchObject({ status: 'completed' });
     expect((await api(1, `/api/v1/tasks/${id}/artifacts`)).body.files.map((f: { path: string }) => f.path)).toEqual(['downloads/after-restart.md']);
+  });
+
+  it('runs a task\'s call on one sandbox instance only, once, however often and wherever it is delivered', async () => {
+    // Each run appends its start and end to runs.log; two instances running the call at once would interleave.
+    const command = 'echo "start $(date +%s%N)" >> runs.log; sleep 2; echo "end $(date +%s%N)" >> runs.log; echo ran';
+    model.script({ toolCalls: [{ name: 'shell', arguments: { command } }] }, { text: 'Ran once.' });
+    const id = (await api(0, '/api/v1/tasks', { method: 'POST', json: { message: 'run it once', autoExecute: false } })).body.data.id;
+    const callId = await pendingCall(1, id);
+    expect((await api(1, `/api/v1/tasks/${id}/tools/${callId}/approve`, { method: 'POST', json: { outcome: 'proceed_once' } })).status).toBe(200);
+    await until('the call to start', async () => ((await history(0, id)).some((b) => b.event === 'tool_started') ? true : undefined));
+    // The same request again, eight times at once, as resends and duplicate deliveries would: the
+    // queue group spreads them over both sandbox instances.
+    const bus = await createBus({ kind: 'nats', servers: [nats.url], namespace: d.sharedEnv.NATS_SUBJECT_PREFIX });
+    try {
+      const request = { taskId: id, callId, toolName: 'shell', args: { command } };
+      const replies = await Promise.all(Array.from({ length: 8 }, () => bus.request<typeof request, { status: string; output: string }>(SUBJECTS.sandboxExecuteTool, request, { timeoutMs: 30_000 })));
+      for (const reply of replies) expect(reply).toMatchObject({ status: 'success', output: 'ran\n' });
+    } finally {
+      await bus.close();
+    }
+    const blocks = await history(0, id);
+    expect(blocks.filter((b) => b.event === 'tool_result')).toHaveLength(1);
+    const runs = (await readFile(join(d.sandboxVolume, 'workspaces', id, 'runs.log'), 'utf8')).trim().split('\n');
+    expect(runs.map((line) => line.split(' ')[0])).toEqual(['start', 'end']);
   });
 
   it('sends back a tool output too large for one NATS message cut to fit, not as a failed call', async () => {

@@ -1,18 +1,32 @@
 import { Module } from '@nestjs/common';
-import { SecretVault, dataDirFromEnv } from '@app/common';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { TaskSecrets, dataDirFromEnv } from '@app/common';
+import { createCoordinationStore } from '@app/coordination';
 import { OBJECT_STORE, ObjectStore } from '@app/object-store';
 import { RUNTIME_ENV } from '@app/runtime';
 import { TaskCommandExecutor } from '@app/task-commands';
-import { join } from 'node:path';
 import { ArtifactScanner } from './artifacts/artifact-scanner';
 import { SANDBOX_SETTINGS, SandboxSettings, sandboxSettingsFromEnv } from './config/sandbox-settings';
 import { createSandboxProvider } from './provider/create-sandbox-provider';
 import { SANDBOX_PROVIDER, SandboxProvider } from './provider/sandbox-provider.port';
+import { SandboxLeases } from './sessions/sandbox-leases';
 import { SandboxSessions } from './sessions/sandbox-sessions';
+import { TaskPlacement } from './sessions/task-placement';
 import { UploadFetcher } from './uploads/upload-fetcher';
 import { ToolExecutionService } from './tool-execution/tool-execution.service';
 import { AgentToolbox } from './tools/agent-toolbox';
 import { createAgentToolbox } from './tools/create-agent-toolbox';
+
+/**
+ * Masks a task's secrets in text from its workspace (names the snapshot skips). A workspace left
+ * from before a restart may be snapshotted before any call opened its secrets here: they are
+ * opened from the task as just loaded for the snapshot.
+ */
+function redactOpening(secrets: TaskSecrets, commands: TaskCommandExecutor, taskId: string, text: string): string {
+  const state = commands.cached(taskId)?.state;
+  return secrets.redact(taskId, text, state?.exists ? state : undefined);
+}
 
 /** Sandbox control and tool execution: the only service that touches task workspaces. */
 @Module({
@@ -24,10 +38,24 @@ import { createAgentToolbox } from './tools/create-agent-toolbox';
       useFactory: (env: NodeJS.ProcessEnv, settings: SandboxSettings) => createSandboxProvider(settings.provider, dataDirFromEnv(env)),
     },
     {
+      provide: SandboxLeases,
+      inject: [RUNTIME_ENV, SANDBOX_SETTINGS],
+      useFactory: async (env: NodeJS.ProcessEnv, settings: SandboxSettings) =>
+        new SandboxLeases(await createCoordinationStore({ bucket: 'sandbox-leases' }, env), `sbx${randomBytes(6).toString('hex')}`, settings.leaseTtlMs),
+    },
+    { provide: TaskPlacement, inject: [SandboxLeases], useFactory: (leases: SandboxLeases) => new TaskPlacement(leases) },
+    {
       provide: SandboxSessions,
-      inject: [RUNTIME_ENV, SANDBOX_SETTINGS, SANDBOX_PROVIDER, OBJECT_STORE, TaskCommandExecutor, SecretVault],
-      useFactory: (env: NodeJS.ProcessEnv, settings: SandboxSettings, provider: SandboxProvider, objects: ObjectStore, commands: TaskCommandExecutor, vault: SecretVault) =>
-        new SandboxSessions(provider, objects, commands, join(dataDirFromEnv(env), 'workspaces'), settings.sessions, (taskId, text) => vault.redact(taskId, text)),
+      inject: [RUNTIME_ENV, SANDBOX_SETTINGS, SANDBOX_PROVIDER, OBJECT_STORE, TaskCommandExecutor, TaskSecrets, SandboxLeases],
+      useFactory: (
+        env: NodeJS.ProcessEnv,
+        settings: SandboxSettings,
+        provider: SandboxProvider,
+        objects: ObjectStore,
+        commands: TaskCommandExecutor,
+        secrets: TaskSecrets,
+        leases: SandboxLeases,
+      ) => new SandboxSessions(provider, objects, commands, join(dataDirFromEnv(env), 'workspaces'), settings.sessions, (taskId, text) => redactOpening(secrets, commands, taskId, text), leases),
     },
     { provide: ArtifactScanner, inject: [OBJECT_STORE], useFactory: (objects: ObjectStore) => new ArtifactScanner(objects) },
     {

@@ -12,6 +12,8 @@ export const SANDBOX_SETTINGS = Symbol('SANDBOX_SETTINGS');
 export interface SandboxSettings {
   readonly provider: SandboxConfig;
   readonly sessions: SessionLimits;
+  /** How long a sandbox instance's hold on a task outlives its last renewal (a crashed holder's cost). */
+  readonly leaseTtlMs: number;
   readonly uploads: UploadLimits;
   readonly mcp: McpSettings;
   readonly webFetch: WebFetchConfig;
@@ -27,6 +29,7 @@ export function sandboxSettingsFromEnv(env: NodeJS.ProcessEnv): SandboxSettings 
       snapshotMaxBytes: intFromEnv(env, 'SANDBOX_SNAPSHOT_MAX_BYTES', 2 * 1024 ** 3, { min: 1 }),
       snapshotTimeoutMs: intFromEnv(env, 'SANDBOX_SNAPSHOT_TIMEOUT_MS', 300_000, { min: 1 }),
     },
+    leaseTtlMs: intFromEnv(env, 'SANDBOX_LEASE_TTL_MS', 15_000, { min: 1_000 }),
     uploads: uploadLimitsFromEnv(env),
     mcp: mcpSettingsFromEnv(env),
     webFetch: webFetchConfigFromEnv(env),

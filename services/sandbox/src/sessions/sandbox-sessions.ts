@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { ObjectStore } from '@app/object-store';
 import { TaskCommandExecutor } from '@app/task-commands';
 import { SandboxProvider } from '../provider/sandbox-provider.port';
+import { SandboxLeases } from './sandbox-leases';
 import { TaskLocks } from './task-locks';
 
 export interface SessionLimits {
@@ -42,6 +43,8 @@ export class SandboxSessions {
     private readonly limits: SessionLimits,
     /** Masks the task's secrets in text taken from its workspace (names of skipped files). */
     private readonly redact: (taskId: string, text: string) => string = (_taskId, text) => text,
+    /** Which instance holds which task; absent: this instance holds every task it sees. */
+    private readonly leases?: SandboxLeases,
   ) {}
 
   /**
@@ -87,7 +90,11 @@ export class SandboxSessions {
     const controller = new AbortController();
     this.expiring.set(taskId, controller);
     try {
-      return await this.locks.run(taskId, async () => (controller.signal.aborted ? false : this.expire(taskId, idleMs, controller.signal)));
+      // Another instance's sandbox (a shared volume): only its holder archives it.
+      if (this.leases && !(await this.leases.acquire(taskId)).held) return false;
+      const expired = await this.locks.run(taskId, async () => (controller.signal.aborted ? false : this.expire(taskId, idleMs, controller.signal)));
+      if (expired) await this.leases?.release(taskId);
+      return expired;
     } catch (error) {
       if (controller.signal.aborted) this.logger.log(`snapshot of ${taskId} stopped: the sandbox is in use again`);
       else this.logger.error(this.redact(taskId, `sandbox of ${taskId} could not be snapshotted; it stays up and is tried again later: ${messageOf(error)}`));

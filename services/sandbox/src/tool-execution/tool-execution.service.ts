@@ -5,17 +5,22 @@ import { EVENT_STORE, EventStore, StoredEvent } from '@app/event-store';
 import { MESSAGE_BUS, MessageBus, Unsubscribe } from '@app/bus';
 import { ToolDefinition } from '@app/model-provider';
 import { TaskCommandExecutor } from '@app/task-commands';
+import { ExistingTask } from '@app/task-domain';
 import { ArtifactScanner } from '../artifacts/artifact-scanner';
 import { fitReply } from './fit-reply';
 import { SANDBOX_SETTINGS, SandboxSettings, expirySweepIntervalMs } from '../config/sandbox-settings';
 import { ProviderHealth, SANDBOX_PROVIDER, SandboxProvider } from '../provider/sandbox-provider.port';
+import { SandboxLeases } from '../sessions/sandbox-leases';
 import { SandboxRestoreError, SandboxSessions } from '../sessions/sandbox-sessions';
+import { TaskPlacement } from '../sessions/task-placement';
 import { AgentToolbox, TaskTools } from '../tools/agent-toolbox';
 import { ToolContext } from '../tools/tool-spec';
 import { placeUploads } from '../uploads/place-uploads';
 import { UploadFetcher } from '../uploads/upload-fetcher';
 import { commandRunner } from './command-runner';
 
+/** How long a finished call's reply is kept for a late duplicate of its request. */
+const RECENT_CALLS_MS = 60_000;
 // File times come from the kernel's coarse clock, which may lag Date.now() by a tick.
 const FILE_CLOCK_SLACK_MS = 1000;
 const TURN_ENDING_EVENTS = new Set(['TurnCompleted', 'TaskFailed', 'TaskCancelled']);
@@ -29,8 +34,10 @@ const TURN_ENDING_EVENTS = new Set(['TurnCompleted', 'TaskFailed', 'TaskCancelle
 export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('Sandbox');
   private readonly unsubscribes: Unsubscribe[] = [];
-  /** Calls running on this instance, so a cancelled task's command can be killed. */
-  private readonly running = new Map<string, AbortController>();
+  /** Calls running on this instance, so a cancelled (or lost) task's command can be killed. */
+  private readonly running = new Map<string, { readonly taskId: string; readonly controller: AbortController }>();
+  /** Each call runs once here however often it is delivered (a resend, a forward racing the original). */
+  private readonly calls = new Map<string, Promise<ExecuteToolReply>>();
   private health: ProviderHealth = { ok: false, reason: 'not checked yet' };
   private sweepTimer?: NodeJS.Timeout;
   private sweeping?: Promise<unknown>;
@@ -40,6 +47,8 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
     @Inject(SANDBOX_PROVIDER) private readonly provider: SandboxProvider,
     @Inject(SANDBOX_SETTINGS) private readonly settings: SandboxSettings,
     private readonly sessions: SandboxSessions,
+    private readonly leases: SandboxLeases,
+    private readonly placement: TaskPlacement,
     private readonly scanner: ArtifactScanner,
     private readonly vault: SecretVault,
     private readonly secrets: TaskSecrets,
@@ -62,15 +71,19 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
       this.logger.log(`sandbox provider "${this.provider.name}" ready; network ${this.settings.provider.network ? 'allowed' : 'off'}`);
     }
     for (const warning of this.health.warnings ?? []) this.logger.warn(`sandbox provider "${this.provider.name}": ${warning}`);
+    const here = this.placement.instanceId;
     this.unsubscribes.push(
       this.bus.handle(SUBJECTS.sandboxListTools, (req: ListToolsRequest) => this.definitions(req)),
       this.bus.handle(SUBJECTS.sandboxExecuteTool, (req: ExecuteToolRequest) => this.execute(req)),
       this.bus.handle(SUBJECTS.sandboxPrepareWorkspace, (req: PrepareWorkspaceRequest) => this.prepare(req)),
-      this.bus.subscribe(SUBJECTS.sandboxToolCancelled, (notice: ToolCancelledNotice) => this.running.get(notice.callId)?.abort()),
+      this.bus.handle(SUBJECTS.sandboxInstanceExecuteTool(here), (req: ExecuteToolRequest) => this.placement.onlyHere(req.taskId, () => this.executeHere(req))),
+      this.bus.handle(SUBJECTS.sandboxInstancePrepareWorkspace(here), (req: PrepareWorkspaceRequest) => this.placement.onlyHere(req.taskId, () => this.prepareHere(req))),
+      this.bus.subscribe(SUBJECTS.sandboxToolCancelled, (notice: ToolCancelledNotice) => this.running.get(notice.callId)?.controller.abort()),
       this.store.onAppended((events) => this.closeEndedTurns(events)),
     );
     this.sweepTimer = setInterval(() => void this.sweep(), expirySweepIntervalMs(this.settings.sessions.idleTtlMs));
     this.sweepTimer.unref();
+    this.leases.startRenewing((taskId) => this.stopCommandsOf(taskId));
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -78,6 +91,7 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
     this.unsubscribes.forEach((u) => u());
     await this.sweeping;
     await this.toolbox.closeAll();
+    await this.leases.stop();
   }
 
   async definitions(req: ListToolsRequest): Promise<ToolDefinition[]> {
@@ -87,49 +101,87 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
     return this.toolbox.definitions(this.taskTools(req.taskId, state.mcpServers, this.secrets.open(req.taskId, state)));
   }
 
+  /** Runs the call on the instance holding the task's sandbox: here, or forwarded to it. */
   async execute(req: ExecuteToolRequest): Promise<ExecuteToolReply> {
+    return this.placement.route(req.taskId, () => this.executeHere(req), (holder) =>
+      this.bus.request<ExecuteToolRequest, ExecuteToolReply>(SUBJECTS.sandboxInstanceExecuteTool(holder), req, { timeoutMs: this.forwardTimeoutMs() }),
+    );
+  }
+
+  private async executeHere(req: ExecuteToolRequest): Promise<ExecuteToolReply> {
     const startedAt = Date.now();
     if (!this.toolbox.knows(req.toolName)) {
       const known = this.toolbox.builtInNames.join(', ');
       return { status: 'error', output: `Unknown tool "${req.toolName}". Available tools: ${known}, and those of the task's MCP servers.`, durationMs: 0 };
     }
-    // Registered before the task is read: a cancel published earlier is then already in the events.
-    const controller = new AbortController();
-    this.running.set(req.callId, controller);
     try {
-      return await this.sessions.use(req.taskId, async (workspaceRoot) => {
-        const { state } = await this.commands.load(req.taskId);
-        if (state.exists && state.calls.find((c) => c.callId === req.callId)?.phase !== 'running') {
-          return { status: 'error', output: 'Not run: the call is no longer running (the task was cancelled).', durationMs: 0 };
-        }
-        const env = state.exists ? state.env : {};
-        // Opened from the task's events with this instance's key; if it cannot, nothing runs (SECRETS.UNAVAILABLE).
-        const secrets = state.exists ? this.secrets.open(req.taskId, state) : {};
-        const task = this.taskTools(req.taskId, state.exists ? state.mcpServers : {}, secrets);
-        const result = await this.toolbox.run(task, req.toolName, req.args ?? {}, this.contextFor(req.taskId, workspaceRoot, env, secrets, controller.signal));
-        const redact = (text: string) => this.vault.redact(req.taskId, text);
-        const scan = await this.scanner.scan(req.taskId, workspaceRoot, state.exists ? state.artifacts : {}, { redact, since: startedAt - FILE_CLOCK_SLACK_MS }).catch((error: unknown) => {
-          this.logger.error(redact(`downloads/ of ${req.taskId} could not be scanned: ${error instanceof Error ? error.message : String(error)}`));
-          return undefined;
-        });
-        const notes = scan?.notes.length ? `\n${scan.notes.map((n) => `[artifacts: ${n}]`).join('\n')}` : '';
-        const output = redact(result.output) + notes;
-        return fitReply({ ...result, output, durationMs: Date.now() - startedAt, ...(scan ? { artifacts: scan.records } : {}) });
-      });
+      // A resend of a call that already ran (or runs) here waits its turn, then gets that run's reply: each call runs once.
+      return await this.sessions.use(req.taskId, (workspaceRoot) => this.calls.get(req.callId) ?? this.runOnce(req, workspaceRoot, startedAt));
     } catch (error) {
       if (!(error instanceof SandboxRestoreError)) throw error;
       return { status: 'error', output: this.vault.redact(req.taskId, error.message), durationMs: Date.now() - startedAt };
+    }
+  }
+
+  private async runOnce(req: ExecuteToolRequest, workspaceRoot: string, startedAt: number): Promise<ExecuteToolReply> {
+    // Registered before the task is read: a cancel published earlier is then already in the events.
+    const controller = new AbortController();
+    this.running.set(req.callId, { taskId: req.taskId, controller });
+    try {
+      const { state } = await this.commands.load(req.taskId);
+      if (state.exists && state.calls.find((c) => c.callId === req.callId)?.phase !== 'running') {
+        return { status: 'error', output: 'Not run: the call is no longer running (the task was cancelled).', durationMs: 0 };
+      }
+      const reply = this.runTool(req, state.exists ? state : undefined, workspaceRoot, controller.signal, startedAt);
+      this.calls.set(req.callId, reply);
+      // Kept long enough for any resend of the same delivery; a failure not at all.
+      reply.then(
+        () => setTimeout(() => this.calls.delete(req.callId), RECENT_CALLS_MS).unref(),
+        () => this.calls.delete(req.callId),
+      );
+      return await reply;
     } finally {
       this.running.delete(req.callId);
     }
   }
 
-  /** Places the uploads at the workspace root (ZIPs extracted), all or nothing. */
+  private async runTool(req: ExecuteToolRequest, state: ExistingTask | undefined, workspaceRoot: string, signal: AbortSignal, startedAt: number): Promise<ExecuteToolReply> {
+    // Opened from the task's events with this instance's key; if it cannot, nothing runs (SECRETS.UNAVAILABLE).
+    const secrets = state ? this.secrets.open(req.taskId, state) : {};
+    const task = this.taskTools(req.taskId, state?.mcpServers ?? {}, secrets);
+    const result = await this.toolbox.run(task, req.toolName, req.args ?? {}, this.contextFor(req.taskId, workspaceRoot, state?.env ?? {}, secrets, signal));
+    const redact = (text: string) => this.vault.redact(req.taskId, text);
+    const scan = await this.scanner.scan(req.taskId, workspaceRoot, state?.artifacts ?? {}, { redact, since: startedAt - FILE_CLOCK_SLACK_MS }).catch((error: unknown) => {
+      this.logger.error(redact(`downloads/ of ${req.taskId} could not be scanned: ${error instanceof Error ? error.message : String(error)}`));
+      return undefined;
+    });
+    const notes = scan?.notes.length ? `\n${scan.notes.map((n) => `[artifacts: ${n}]`).join('\n')}` : '';
+    const output = redact(result.output) + notes;
+    return fitReply({ ...result, output, durationMs: Date.now() - startedAt, ...(scan ? { artifacts: scan.records } : {}) });
+  }
+
+  /** Places the uploads at the workspace root (ZIPs extracted), all or nothing, on the instance holding the task. */
   async prepare(req: PrepareWorkspaceRequest): Promise<{ files: number }> {
+    return this.placement.route(req.taskId, () => this.prepareHere(req), (holder) =>
+      this.bus.request<PrepareWorkspaceRequest, { files: number }>(SUBJECTS.sandboxInstancePrepareWorkspace(holder), req, { timeoutMs: this.forwardTimeoutMs() }),
+    );
+  }
+
+  private async prepareHere(req: PrepareWorkspaceRequest): Promise<{ files: number }> {
     await this.sessions.use(req.taskId, (root) =>
       this.uploads.use(req.taskId, req.files, (local) => placeUploads(local, root, this.settings.uploads, this.provider.fileOwner(req.taskId))),
     );
     return { files: req.files.length };
+  }
+
+  /** The task's sandbox went to another instance: nothing of it may keep running here. */
+  private stopCommandsOf(taskId: string): void {
+    for (const call of this.running.values()) if (call.taskId === taskId) call.controller.abort();
+  }
+
+  /** A forwarded request takes what the call itself may take: its command, a restore, the scan. */
+  private forwardTimeoutMs(): number {
+    return this.settings.provider.limits.timeoutMs + this.settings.sessions.snapshotTimeoutMs + 60_000;
   }
 
   private taskTools(taskId: string, mcpServers: TaskTools['mcpServers'], secrets: Readonly<Record<string, string>>): TaskTools {
