@@ -86,6 +86,30 @@ describe('Manual approval of tool calls (autoExecute=false)', () => {
     expect(events.at(-1)!.payload.data.status).toBe('completed');
   });
 
+  it('after proceed_always on write_file, later writes of any path run without asking (allow all edits)', async () => {
+    h.model.script(
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'notes/a.md', content: 'a' } }] },
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'downloads/b.md', content: 'b' } }] },
+      { toolCalls: [{ name: 'edit_file', arguments: { path: 'notes/a.md', oldText: 'a', newText: 'c' } }] },
+      { text: 'edited' },
+    );
+    const id = (await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'edit files', autoExecute: false } })).body.data.id;
+    const callId = (await waitFor(async () => (await task(id)).pendingApprovals[0]?.callId)) as string;
+    await approve(id, callId, 'proceed_always');
+    // edit_file is another tool: it still asks.
+    const editCall = (await waitFor(async () => (await task(id)).pendingApprovals.find((p: { toolName: string }) => p.toolName === 'edit_file')?.callId)) as string;
+    await approve(id, editCall, 'proceed_once');
+    const events = await followStream(`${h.url}/api/v1/tasks/${id}/stream?after=0`, 'test-key-tenant-a');
+    const calls = events.filter((e) => e.kind === 'tool_call').map((e) => e.payload.data);
+    expect(calls.map((c) => [c.toolName, c.status])).toEqual([
+      ['write_file', 'awaiting_approval'],
+      ['write_file', 'approved'],
+      ['edit_file', 'awaiting_approval'],
+    ]);
+    expect(calls[1].approvedByRule).toEqual({ toolName: 'write_file' });
+    expect(events.at(-1)!.payload.data.status).toBe('completed');
+  });
+
   it('after proceed_always on a shell line, runs lines of approved programs only, and asks again for anything else', async () => {
     h.model.script(
       { toolCalls: [{ name: 'shell', arguments: { command: 'ls -la' } }] },

@@ -70,13 +70,17 @@ describe('approval rules', () => {
     expect(findMatchingRule([{ toolName: 'shell', program: 'ls' }], 'shell', shell('ls -l'))).toBeDefined();
   });
 
-  it('scopes file edits to the same path', () => {
+  it('approves every later edit of the same file tool, whatever the path ("allow all edits")', () => {
     const rule = ruleFor('write_file', { path: './downloads//a.md', content: 'x' });
-    expect(rule).toEqual({ toolName: 'write_file', path: 'downloads/a.md' });
+    expect(rule).toEqual({ toolName: 'write_file' });
     expect(findMatchingRule([rule!], 'write_file', { path: 'downloads/a.md', content: 'y' })).toEqual(rule);
-    expect(findMatchingRule([rule!], 'write_file', { path: 'downloads/b.md', content: 'y' })).toBeUndefined();
+    expect(findMatchingRule([rule!], 'write_file', { path: 'src/other.ts', content: 'y' })).toEqual(rule);
     expect(findMatchingRule([rule!], 'edit_file', { path: 'downloads/a.md', oldText: 'x', newText: 'y' })).toBeUndefined();
-    expect(ruleFor('edit_file', { path: '../etc/passwd' })).toBeUndefined();
+    expect(ruleFor('edit_file', { path: 'a.md' })).toEqual({ toolName: 'edit_file' });
+  });
+
+  it('reads a file rule recorded when edits were scoped to one path as approving the whole tool', () => {
+    expect(findMatchingRule([{ toolName: 'edit_file', path: 'a.md' }], 'edit_file', { path: 'b.md', oldText: 'x', newText: 'y' })).toEqual({ toolName: 'edit_file', path: 'a.md' });
   });
 
   it('scopes MCP tools to the same server and tool, and other tools to their name', () => {

@@ -5,21 +5,16 @@ import { analyseShellCommand } from './shell-command';
 // - `shell`: every program in the command line has been approved before (in any rules); a line
 //   with output redirection, substitutions, assignments or code-running programs (eval, sh -c,
 //   xargs, …) always asks again (see shell-command.ts);
-// - `write_file` / `edit_file`: the same tool on the same path;
-// - anything else, MCP tools included (`mcp__<server>__<tool>` names the server and the tool):
-//   the same tool name.
-
-const PATH_SCOPED_TOOLS = new Set(['write_file', 'edit_file']);
+// - anything else, `write_file` / `edit_file` and MCP tools included (`mcp__<server>__<tool>`
+//   names the server and the tool): the same tool name ("allow all edits", as users of Claude
+//   Code and Gemini CLI expect). Rules recorded when file edits were scoped to one path still
+//   approve the whole tool.
 
 /** The rule a `proceed_always` on this call adds, or undefined when no rule can be safe. */
 export function ruleFor(toolName: string, args: Readonly<Record<string, unknown>>): ApprovalRule | undefined {
   if (toolName === 'shell') {
     const analysis = analyseShellCommand(args.command);
     return analysis.vouchable ? { toolName, programs: analysis.programs } : undefined;
-  }
-  if (PATH_SCOPED_TOOLS.has(toolName)) {
-    const path = normalisePath(args.path);
-    return path === undefined ? undefined : { toolName, path };
   }
   return { toolName };
 }
@@ -38,20 +33,8 @@ export function findMatchingRule(
     const approved = new Set(own.flatMap(programsOf));
     return analysis.programs.every((p) => approved.has(p)) ? { toolName, programs: analysis.programs } : undefined;
   }
-  if (PATH_SCOPED_TOOLS.has(toolName)) {
-    const path = normalisePath(args.path);
-    return own.find((r) => r.path !== undefined && r.path === path);
-  }
-  return own.find((r) => r.programs === undefined && r.program === undefined && r.path === undefined);
+  return own.find((r) => r.programs === undefined && r.program === undefined);
 }
 
 /** Rules recorded before `programs` existed carry one `program`. */
 const programsOf = (rule: ApprovalRule): readonly string[] => rule.programs ?? (rule.program ? [rule.program] : []);
-
-/** `./a//b/` and `a/b` are the same file; anything that is not a plain relative string is no path. */
-function normalisePath(path: unknown): string | undefined {
-  if (typeof path !== 'string') return undefined;
-  const parts = path.split('/').filter((p) => p !== '' && p !== '.');
-  if (path.startsWith('/') || parts.length === 0 || parts.includes('..')) return undefined;
-  return parts.join('/');
-}
