@@ -6,6 +6,7 @@ import { ApiConfig } from './api.config';
 import { AppExceptionFilter } from './errors/app-exception.filter';
 import { CONNECT_REFUSED, MAX_PARAM_LENGTH, refusedByHttp } from './errors/framework-errors';
 import { useBodyParsers } from './http/body-parsers';
+import { releaseMultipartParserOnFinish } from './http/multipart-stall';
 import { setupOpenApi } from './openapi/openapi';
 
 /**
@@ -44,6 +45,7 @@ export async function configureHttpApp(app: NestFastifyApplication, config: ApiC
   // One file over UPLOAD_MAX_FILES is let through so that the parser's own check refuses it: at
   // busboy's limit it would destroy the file still being written, mid-pipe.
   const files = config.uploadMaxFiles + 1;
+  releaseMultipartParserOnFinish();
   await app.register(multipart, { limits: { fileSize: config.uploadMaxBytes, files, fields: 20, fieldSize: 1_048_576, parts: files + 20 } });
   app.enableShutdownHooks();
   setupOpenApi(app);

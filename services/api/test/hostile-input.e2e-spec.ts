@@ -410,5 +410,13 @@ describe('API: hostile input is refused in the error envelope, and no connection
       expect(res.body).toBe('');
       await h.api(`/api/v1/tasks/${id}/cancel`, { method: 'POST' });
     });
+
+    it('answers a multipart create whose last part, 20 KB without Content-Disposition, arrives with the closing boundary (busboy stalled on it)', async () => {
+      const body = `--B\r\nContent-Disposition: form-data; name="message"\r\n\r\nhi\r\n--B\r\nContent-Disposition: form-data; name="autoExecute"\r\n\r\nfalse\r\n--B\r\nX-Note: no disposition\r\n\r\n${'x'.repeat(20_000)}\r\n--B--\r\n`;
+      const head = `POST /api/v1/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${API_KEY}\r\nContent-Type: multipart/form-data; boundary=B\r\nContent-Length: ${body.length}\r\n\r\n`;
+      const res = await rawExchange(h.url, [head + body], { waitMs: 5_000, waitForClose: false });
+      expect(res.status).toBe(201);
+      expect(res.body).toEqual({ success: true, data: { id: expect.any(String), status: 'pending' } });
+    });
   });
 });
