@@ -108,3 +108,15 @@ describe('task decider: secrets a process cannot open', () => {
   it('still folds a SecretsUnavailable written before durable secrets (the old restart notice)', () =>
     spec.given([created(['TOKEN']), { type: 'SecretsUnavailable', data: { names: ['TOKEN'], reason: 'the service restarted' } }]).when({ type: 'StartTurn', data: {} }).then([{ type: 'TurnStarted', data: { turn: 1, messageId: 'm1' } }]));
 });
+
+describe('task decider: an MCP server the task cannot use', () => {
+  const report = (reason: string): TaskCommand => ({ type: 'ReportMcpServerUnavailable', data: { server: 'internal', reason } });
+  const refused: TaskEvent = { type: 'McpServerUnavailable', data: { server: 'internal', reason: 'a loopback address' } };
+
+  it('records why its tools are left out', () => spec.given([created()]).when(report('a loopback address')).then([refused]));
+
+  it('says it once per server and reason, not at every tool listing', () => spec.given([created(), refused]).when(report('a loopback address')).then([]));
+
+  it('says it again when the reason changes', () =>
+    spec.given([created(), refused]).when(report('connection refused')).then([{ type: 'McpServerUnavailable', data: { server: 'internal', reason: 'connection refused' } }]));
+});

@@ -4,6 +4,7 @@ import { diffArtifacts } from './artifacts/artifact-diff';
 import {
   ApprovalOutcome,
   ArtifactRecord,
+  McpServerUnavailable,
   SandboxExpired,
   TaskCreated,
   TaskEvent,
@@ -75,6 +76,7 @@ export type RecordSandboxExpired = Command<'RecordSandboxExpired', SandboxExpire
 export type RecordSandboxRestored = Command<'RecordSandboxRestored', { readonly snapshotKey: string; readonly durationMs: number }>;
 /** A process cannot open the task's secrets: the turn fails rather than run anything without them. */
 export type ReportSecretsUnavailable = Command<'ReportSecretsUnavailable', { readonly turn: number; readonly reason: string }>;
+export type ReportMcpServerUnavailable = Command<'ReportMcpServerUnavailable', McpServerUnavailable['data']>;
 export type FailTurn = Command<'FailTurn', { readonly turn: number; readonly error: string }>;
 export type CancelTask = Command<'CancelTask', Record<string, never>>;
 
@@ -91,7 +93,8 @@ export type TaskCommand =
   | CancelTask
   | RecordSandboxExpired
   | RecordSandboxRestored
-  | ReportSecretsUnavailable;
+  | ReportSecretsUnavailable
+  | ReportMcpServerUnavailable;
 
 export const DECLINED_OUTPUT = 'The user declined this tool call; it did not run.';
 export const expiredOutput = (timeoutMs: number): string =>
@@ -163,6 +166,10 @@ export function decide(command: TaskCommand, state: TaskState, policy: DecidePol
       return [{ type: 'SandboxRestored', data: command.data }];
     case 'ReportSecretsUnavailable':
       return reportSecretsUnavailable(command.data, s, policy);
+    case 'ReportMcpServerUnavailable':
+      // Said once per server and reason: every turn (every tool listing) would say it again.
+      if (s.mcpUnavailable[command.data.server] === command.data.reason) return [];
+      return [{ type: 'McpServerUnavailable', data: command.data }];
     default: {
       const _exhaustive: never = command;
       return _exhaustive;

@@ -169,6 +169,14 @@ export type SandboxRestored = Event<'SandboxRestored', { readonly snapshotKey: s
  */
 export type SecretsUnavailable = Event<'SecretsUnavailable', { readonly names: readonly string[]; readonly reason: string }>;
 
+/**
+ * One of the task's MCP servers (its own, or the service's) could not be used: it was refused
+ * (a private address not in MCP_ALLOW_HOSTS), or failed to connect or to list its tools. Its tools
+ * are left out of the turn; the caller sees why (SSE `notice`, `notices` on GET). Once per server
+ * and reason.
+ */
+export type McpServerUnavailable = Event<'McpServerUnavailable', { readonly server: string; readonly reason: string }>;
+
 export type TurnCompleted = Event<'TurnCompleted', { readonly turn: number }>;
 export type TaskFailed = Event<'TaskFailed', { readonly turn: number; readonly error: string }>;
 export type TaskCancelled = Event<'TaskCancelled', { readonly turn: number; readonly droppedMessageIds: readonly string[] }>;
@@ -191,7 +199,8 @@ export type TaskEvent =
   | ArtifactRemoved
   | SandboxExpired
   | SandboxRestored
-  | SecretsUnavailable;
+  | SecretsUnavailable
+  | McpServerUnavailable;
 
 export type TaskEventType = TaskEvent['type'];
 export type TaskEventData<T extends TaskEventType> = Extract<TaskEvent, { type: T }>['data'];
@@ -215,6 +224,7 @@ export const TASK_EVENT_SCHEMA_VERSIONS: Record<TaskEventType, number> = {
   SandboxExpired: 1,
   SandboxRestored: 1,
   SecretsUnavailable: 1,
+  McpServerUnavailable: 1,
 };
 
 export const taskStreamId = (taskId: string): string => `task-${taskId}`;

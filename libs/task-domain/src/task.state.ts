@@ -50,6 +50,8 @@ export interface ExistingTask {
   readonly artifacts: Readonly<Record<string, ArtifactRecord>>;
   /** Set while the sandbox is torn down and its files wait in a snapshot. */
   readonly expiredSnapshotKey?: string;
+  /** The last reason reported for each MCP server that could not be used. */
+  readonly mcpUnavailable: Readonly<Record<string, string>>;
 }
 
 export type TaskState = { readonly exists: false } | ExistingTask;
@@ -101,6 +103,7 @@ export function evolve(state: TaskState, event: TaskEvent): TaskState {
       secretNames: d.secretNames,
       mcpServers: d.mcpServers ?? {},
       artifacts: {},
+      mcpUnavailable: {},
       ...(d.sealedSecrets ? { sealedSecrets: d.sealedSecrets } : {}),
       ...(d.maxTokens !== undefined ? { maxTokens: d.maxTokens } : {}),
     };
@@ -179,6 +182,8 @@ export function evolve(state: TaskState, event: TaskEvent): TaskState {
     }
     case 'SecretsUnavailable':
       return s; // nothing to fold: the TaskFailed appended with it ends the turn
+    case 'McpServerUnavailable':
+      return { ...s, mcpUnavailable: { ...s.mcpUnavailable, [event.data.server]: event.data.reason } };
     default: {
       const _exhaustive: never = event;
       return _exhaustive;

@@ -72,6 +72,8 @@ export function buildConversation(events: readonly TaskEvent[]): ChatMessage[] {
         break;
       // The turn it ended failed before the model heard of it; a later turn has the secrets again.
       case 'SecretsUnavailable':
+      // The model simply is not offered that server's tools; the caller reads why.
+      case 'McpServerUnavailable':
       case 'ToolCallDecided':
       case 'ToolCallApprovalExpired':
       case 'ToolCallStarted':

@@ -84,13 +84,18 @@ describe('MCP tools (mcp__<server>__<tool>)', () => {
     }
   });
 
-  it('refuses a task’s own server on a private address not allowed by MCP_ALLOW_HOSTS: the tool is left out', async () => {
+  it('refuses a task’s own server on a private address not allowed by MCP_ALLOW_HOSTS: the tool is left out, and the caller is told why', async () => {
     h.model.script({ text: 'no tools needed' });
     // A working server, reached by a name that resolves to loopback: only 127.0.0.1:<port> is allowed.
     const id = (await create({ message: 'private', mcpServers: { internal: { url: `http://localhost:${remote.port}/mcp` } } })).body.data.id;
-    await followStream(`${h.url}/api/v1/tasks/${id}/stream`, 'test-key-tenant-a', { timeoutMs: 30_000 });
+    const events = await followStream(`${h.url}/api/v1/tasks/${id}/stream`, 'test-key-tenant-a', { timeoutMs: 30_000, kinds: ['notice', 'done'] });
     const offered = (h.model.requests.at(-1)!.tools ?? []).map((t) => t.function?.name as string);
     expect(offered.some((name) => name.startsWith('mcp__internal__'))).toBe(false);
     expect(offered).toContain('mcp__everything__echo');
+    const notice = events.find((e) => e.kind === 'notice')?.payload.data;
+    expect(notice).toMatchObject({ code: 'MCP_SERVER_UNAVAILABLE', server: 'internal' });
+    expect(notice?.message).toMatch(/^MCP server "internal" is unavailable, so its tools are left out: .*loopback address.*MCP_ALLOW_HOSTS/);
+    const view = (await h.api(`/api/v1/tasks/${id}`)).body.data;
+    expect(view.notices).toEqual([notice?.message]);
   });
 });

@@ -52,9 +52,15 @@ export function toPublicEvent(event: TaskEvent): PublicEvent {
       return { kind: 'sandbox', data: { status: 'restored', durationMs: event.data.durationMs } };
     case 'SecretsUnavailable':
       return { kind: 'notice', data: { code: 'SECRETS_UNAVAILABLE', names: event.data.names, message: event.data.reason } };
+    case 'McpServerUnavailable':
+      return { kind: 'notice', data: { code: 'MCP_SERVER_UNAVAILABLE', server: event.data.server, message: mcpNotice(event.data) } };
     default: {
       const _exhaustive: never = event;
       return _exhaustive;
     }
   }
 }
+
+/** What a caller reads about an MCP server its task could not use. */
+export const mcpNotice = ({ server, reason }: { readonly server: string; readonly reason: string }): string =>
+  `MCP server "${server}" is unavailable, so its tools are left out: ${reason}`;

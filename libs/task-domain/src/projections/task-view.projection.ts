@@ -1,5 +1,6 @@
 import { ArtifactRecord, TaskEvent, TokenUsage, UploadedFile } from '../task.events';
 import { TaskStatus } from '../task.state';
+import { mcpNotice } from './public-event.projection';
 
 // The task as GET /tasks/{id} and the task list show it. Idempotent: an event whose revision the
 // view has already seen is ignored, so replays and duplicate deliveries change nothing.
@@ -81,6 +82,7 @@ export const TASK_VIEW_HANDLES: readonly TaskEvent['type'][] = [
   'SandboxExpired',
   'SandboxRestored',
   'SecretsUnavailable',
+  'McpServerUnavailable',
 ];
 
 const ACTIVE: readonly TaskStatus[] = ['pending', 'running', 'awaiting_approval'];
@@ -191,6 +193,8 @@ export function projectTaskView(view: TaskView | undefined, { event, revision, r
       return { ...v, sandbox: 'active' };
     case 'SecretsUnavailable':
       return { ...v, notices: [...v.notices, event.data.reason] };
+    case 'McpServerUnavailable':
+      return { ...v, notices: [...v.notices, mcpNotice(event.data)] };
     default: {
       const _exhaustive: never = event;
       return _exhaustive;

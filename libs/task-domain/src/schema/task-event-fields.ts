@@ -25,6 +25,7 @@ export const TASK_EVENT_FIELDS = {
   SandboxExpired: ['snapshotKey', 'sizeBytes', 'idleMs', 'skipped'],
   SandboxRestored: ['snapshotKey', 'durationMs'],
   SecretsUnavailable: ['names', 'reason'],
+  McpServerUnavailable: ['server', 'reason'],
 } as const satisfies FieldList;
 
 type Listed<T extends TaskEventType> = (typeof TASK_EVENT_FIELDS)[T][number];

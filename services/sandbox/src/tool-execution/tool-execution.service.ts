@@ -14,11 +14,14 @@ import { SandboxLeases } from '../sessions/sandbox-leases';
 import { SandboxRestoreError, SandboxSessions } from '../sessions/sandbox-sessions';
 import { TaskPlacement } from '../sessions/task-placement';
 import { AgentToolbox, TaskTools } from '../tools/agent-toolbox';
+import { UnavailableServer } from '../tools/mcp/mcp-client-pool';
 import { ToolContext } from '../tools/tool-spec';
 import { placeUploads } from '../uploads/place-uploads';
 import { UploadFetcher } from '../uploads/upload-fetcher';
 import { commandRunner } from './command-runner';
 
+/** A notice quotes at most this much of a server's error. */
+const MAX_NOTICE_CHARS = 1_000;
 /** How long a finished call's reply is kept for a late duplicate of its request. */
 const RECENT_CALLS_MS = 60_000;
 // File times come from the kernel's coarse clock, which may lag Date.now() by a tick.
@@ -97,8 +100,19 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
   async definitions(req: ListToolsRequest): Promise<ToolDefinition[]> {
     const { state } = await this.commands.load(req.taskId);
     if (!state.exists) return this.toolbox.definitions(this.taskTools(req.taskId, {}, {}));
+    const unavailable: UnavailableServer[] = [];
     // For `{{secrets.NAME}}` in its MCP servers' headers; unopenable secrets answer SECRETS.UNAVAILABLE.
-    return this.toolbox.definitions(this.taskTools(req.taskId, state.mcpServers, this.secrets.open(req.taskId, state)));
+    const tools = await this.toolbox.definitions(this.taskTools(req.taskId, state.mcpServers, this.secrets.open(req.taskId, state)), unavailable);
+    await Promise.all(unavailable.map((u) => this.reportUnavailable(req.taskId, u)));
+    return tools;
+  }
+
+  /** Tells the caller (a `notice`) why a server's tools are missing; a failure to record it costs only the notice. */
+  private async reportUnavailable(taskId: string, { server, reason }: UnavailableServer): Promise<void> {
+    const data = { server, reason: this.vault.redact(taskId, reason).slice(0, MAX_NOTICE_CHARS) };
+    await this.commands.execute(taskId, { type: 'ReportMcpServerUnavailable', data }, { retries: 5 }).catch((error: unknown) => {
+      this.logger.warn(`could not record that MCP server ${server} of ${taskId} is unavailable: ${error instanceof Error ? error.message : String(error)}`);
+    });
   }
 
   /** Runs the call on the instance holding the task's sandbox: here, or forwarded to it. */

@@ -1,6 +1,6 @@
 import type { ToolDefinition } from '@app/model-provider';
 import type { McpServerConfig, TaskMcpServer } from '@app/task-domain';
-import { McpClientPool, TaskMcpServers } from './mcp/mcp-client-pool';
+import { McpClientPool, TaskMcpServers, UnavailableServer } from './mcp/mcp-client-pool';
 import { isMcpToolName } from './mcp/mcp-tool-names';
 import { ToolContext, ToolResult, ToolSpec } from './tool-spec';
 
@@ -27,11 +27,12 @@ export class AgentToolbox {
     this.builtIn = new Map(builtIn.map((t) => [t.name, t]));
   }
 
-  async definitions(task: TaskTools): Promise<ToolDefinition[]> {
+  /** The tools offered to the model; MCP servers that cannot be used are added to `unavailable`. */
+  async definitions(task: TaskTools, unavailable: UnavailableServer[] = []): Promise<ToolDefinition[]> {
     const own = [...this.builtIn.values()].map(({ name, description, parameters }) => ({ name, description, parameters }));
     const servers = this.serversOf(task);
     if (Object.keys(servers).length === 0) return own;
-    return [...own, ...(await this.mcp.definitions(task.taskId, { servers, secrets: task.secrets }))];
+    return [...own, ...(await this.mcp.definitions(task.taskId, { servers, secrets: task.secrets }, unavailable))];
   }
 
   /** Whether `toolName` can be run at all (an MCP name is checked against its server when called). */

@@ -15,6 +15,12 @@ export interface McpLimits {
   readonly maxOutputChars: number;
 }
 
+/** A server whose tools were left out of a listing, and why. */
+export interface UnavailableServer {
+  readonly server: string;
+  readonly reason: string;
+}
+
 /** The servers a task may use, each with where it came from (a task's own use the guarded fetch). */
 export type TaskMcpServers = Readonly<Record<string, { readonly config: McpServerConfig; readonly own: 'service' | 'task' }>>;
 
@@ -39,8 +45,8 @@ export class McpClientPool {
     private readonly onError: (message: string) => void = () => undefined,
   ) {}
 
-  /** Every tool of the task's servers, as `mcp__<server>__<tool>`; a server that fails is left out and logged. */
-  async definitions(taskId: string, context: McpTaskContext): Promise<ToolDefinition[]> {
+  /** Every tool of the task's servers, as `mcp__<server>__<tool>`; a server that fails is left out, logged and added to `unavailable`. */
+  async definitions(taskId: string, context: McpTaskContext, unavailable: UnavailableServer[] = []): Promise<ToolDefinition[]> {
     const listed = await Promise.all(
       Object.keys(context.servers).map(async (server) => {
         try {
@@ -52,6 +58,7 @@ export class McpClientPool {
           }));
         } catch (error) {
           this.onError(`MCP server ${server} of task ${taskId} is left out: ${messageOf(error)}`);
+          unavailable.push({ server, reason: messageOf(error) });
           return [];
         }
       }),
