@@ -85,6 +85,11 @@ export class TaskCommandExecutor {
     }
   }
 
+  /** The task as this process last loaded it, without reading the store (so possibly behind); undefined if not cached. */
+  cached(taskId: string): LoadedTask | undefined {
+    return this.cache.get(taskStreamId(taskId));
+  }
+
   async load(taskId: string): Promise<LoadedTask> {
     const streamId = taskStreamId(taskId);
     const known = this.cache.get(streamId);

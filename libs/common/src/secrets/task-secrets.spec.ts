@@ -39,6 +39,13 @@ describe('TaskSecrets: a task’s plain secrets from the vault or its envelope',
     expect((error as Error).message).toMatch(/^Secrets TOKEN, OTHER cannot be opened: the sealed secrets are not valid/);
   });
 
+  it('redacts text of a task whose secrets it had not opened yet, opening them from the task', () => {
+    const secrets = new TaskSecrets(new SecretVault(), new SecretsKeyring(key));
+    expect(secrets.redact('task_1', 'p-tok-0123456789: a FIFO')).toBe('p-tok-0123456789: a FIFO');
+    expect(secrets.redact('task_1', 'p-tok-0123456789: a FIFO', sealed)).toBe('p-[REDACTED:TOKEN]: a FIFO');
+    expect(new TaskSecrets(new SecretVault(), new SecretsKeyring(generateSecretsKey())).redact('task_1', 'x', sealed)).toBe('x');
+  });
+
   it('says a task from before durable secrets has lost them', () => {
     const error = catchError(() => new TaskSecrets(new SecretVault(), new SecretsKeyring(key)).open('task_1', { secretNames: ['TOKEN'] }));
     expect(error).toBeInstanceOf(SecretsUnavailableError);

@@ -74,4 +74,20 @@ export class TaskSecrets {
     this.vault.put(taskId, secrets);
     return secrets;
   }
+
+  /**
+   * Redacts a task's text; a process that has not opened the task's secrets yet (a workspace left
+   * from before a restart, snapshotted before any call) opens them from `task` first. Secrets that
+   * cannot be opened are not known here, so nothing of them can be masked.
+   */
+  redact(taskId: string, text: string, task?: SealedTaskSecrets): string {
+    if (task && !this.vault.has(taskId)) {
+      try {
+        this.open(taskId, task);
+      } catch (error) {
+        if (!(error instanceof SecretsUnavailableError)) throw error;
+      }
+    }
+    return this.vault.redact(taskId, text);
+  }
 }
