@@ -418,5 +418,25 @@ describe('API: hostile input is refused in the error envelope, and no connection
       expect(res.status).toBe(201);
       expect(res.body).toEqual({ success: true, data: { id: expect.any(String), status: 'pending' } });
     });
+
+    it('refuses a multipart boundary over 70 characters with 400 (one of 300 was a 500)', async () => {
+      const b = 'b'.repeat(300);
+      const res = await createRaw(`--${b}\r\nContent-Disposition: form-data; name="message"\r\n\r\nhi\r\n--${b}--\r\n`, `multipart/form-data; boundary=${b}`);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(envelope('VALIDATION_ERROR'));
+      expect(res.body.error.message).toContain('boundary');
+    });
+
+    it('reads a multipart part sent as application/json as JSON: env as an object is taken, invalid JSON is a 400 (was a 500)', async () => {
+      const part = (name: string, value: string, json = false) =>
+        `--B\r\nContent-Disposition: form-data; name="${name}"\r\n${json ? 'Content-Type: application/json\r\n' : ''}\r\n${value}\r\n`;
+      const ok = await createRaw(`${part('message', 'hi')}${part('autoExecute', 'false', true)}${part('env', '{"REGION":"eu"}', true)}--B--\r\n`, 'multipart/form-data; boundary=B');
+      expect(ok.status).toBe(201);
+      expect((await h.api(`/api/v1/tasks/${ok.body.data.id}`)).body.data).toMatchObject({ autoExecute: false, envKeys: ['REGION'] });
+      for (const body of [`${part('message', 'not json', true)}--B--\r\n`, `${part('message', 'hi')}${part('env', '{"A":', true)}--B--\r\n`, `${part('message', '{"a":1}', true)}--B--\r\n`]) {
+        const res = await createRaw(body, 'multipart/form-data; boundary=B');
+        expect({ body, status: res.status, envelope: res.body }).toEqual({ body, status: 400, envelope: envelope('VALIDATION_ERROR') });
+      }
+    });
   });
 });

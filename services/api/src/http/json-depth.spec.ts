@@ -1,4 +1,4 @@
-import { exceedsJsonDepth } from './json-depth';
+import { exceedsJsonDepth, exceedsValueDepth } from './json-depth';
 
 const nested = (levels: number, open = '{"a":', close = '}') => open.repeat(levels) + '1' + close.repeat(levels);
 
@@ -37,5 +37,14 @@ describe('exceedsJsonDepth', () => {
     expect(exceedsJsonDepth('['.repeat(1_000_000), 32)).toBe(true);
     expect(exceedsJsonDepth(`"${'['.repeat(1_000_000)}"`, 32)).toBe(false);
     expect(Date.now() - started).toBeLessThan(1_000);
+  });
+});
+
+describe('exceedsValueDepth', () => {
+  it('bounds a parsed value as exceedsJsonDepth bounds its text, without recursing', () => {
+    expect(exceedsValueDepth(JSON.parse(nested(32)), 32)).toBe(false);
+    expect(exceedsValueDepth(JSON.parse(nested(33, '[', ']')), 32)).toBe(true);
+    expect(exceedsValueDepth(JSON.parse(nested(100_000)), 32)).toBe(true);
+    expect(exceedsValueDepth('text', 0)).toBe(false);
   });
 });

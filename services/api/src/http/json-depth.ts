@@ -31,3 +31,15 @@ export function exceedsJsonDepth(text: string | Buffer, maxDepth: number): boole
   }
   return false;
 }
+
+/** The same bound for a value already parsed (a multipart part sent as application/json), walked without recursion. */
+export function exceedsValueDepth(value: unknown, maxDepth: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth + 1 > maxDepth) return true;
+    for (const inner of Object.values(item)) stack.push([inner, depth + 1]);
+  }
+  return false;
+}

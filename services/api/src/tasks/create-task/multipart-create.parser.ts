@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { FastifyRequest } from 'fastify';
 import { PayloadTooLargeError, ValidationError } from '@app/common';
 import { MAX_JSON_DEPTH } from '../../http/body-parsers';
-import { exceedsJsonDepth } from '../../http/json-depth';
+import { exceedsJsonDepth, exceedsValueDepth } from '../../http/json-depth';
 
 /** An uploaded file as received, on this process's disk until it is put into the object store. */
 export interface StagedUpload {
@@ -36,9 +36,11 @@ const INTEGER_FIELDS = new Set(['maxTokens']);
  * over the limit a 413, before any of it is read.
  */
 export async function parseMultipartCreate(request: FastifyRequest, stagingDir: string, limits: UploadLimits): Promise<ParsedMultipart> {
-  if (!/;\s*boundary=/i.test(request.headers['content-type'] ?? '')) {
-    throw new ValidationError('Content-Type multipart/form-data needs a boundary parameter (multipart/form-data; boundary=...)');
-  }
+  const boundary = /;\s*boundary=(?:"([^"]*)"|([^;\s]*))/i.exec(request.headers['content-type'] ?? '');
+  if (!boundary) throw new ValidationError('Content-Type multipart/form-data needs a boundary parameter (multipart/form-data; boundary=...)');
+  // RFC 2046: 1 to 70 characters. busboy throws on one over ~250 (it was a 500).
+  const boundaryLength = (boundary[1] ?? boundary[2]).length;
+  if (boundaryLength < 1 || boundaryLength > 70) throw new ValidationError(`the multipart boundary must be 1 to 70 characters, not ${boundaryLength}`);
   // Refused before reading, as the JSON parser does: a body declared over the limit was read up
   // to it, and one that then stalled was never answered.
   const declared = Number(request.headers['content-length']);
@@ -50,7 +52,8 @@ export async function parseMultipartCreate(request: FastifyRequest, stagingDir: 
   try {
     for await (const part of request.parts()) {
       if (part.type === 'field') {
-        fields[part.fieldname] = fieldValue(part.fieldname, String(part.value));
+        // @fastify/multipart parses a part sent as application/json: its JSON value is the field's.
+        fields[part.fieldname] = part.mimetype === 'application/json' ? jsonPartValue(part.fieldname, part.value) : fieldValue(part.fieldname, String(part.value));
         continue;
       }
       if (part.fieldname !== 'files') throw new ValidationError(`unexpected file field "${part.fieldname}": upload files as "files"`);
@@ -80,6 +83,9 @@ export async function parseMultipartCreate(request: FastifyRequest, stagingDir: 
     await rm(stagingDir, { recursive: true, force: true });
     if (isFastifyLimitError(error)) throw new PayloadTooLargeError(`request exceeds the upload limits (UPLOAD_MAX_BYTES, UPLOAD_MAX_FILES)`);
     if (isCutShort(error)) throw new ValidationError('the multipart body ends inside a part, before its closing boundary');
+    if ((error as { code?: string }).code === 'FST_INVALID_JSON_FIELD_ERROR') {
+      throw new ValidationError('a multipart field sent as Content-Type application/json is not valid JSON (or is over 1 MiB)');
+    }
     throw error;
   }
   const duplicates = files.map((f) => f.name).filter((n, i, all) => all.indexOf(n) !== i);
@@ -110,6 +116,14 @@ function fieldValue(name: string, raw: string): unknown {
     }
   }
   return raw;
+}
+
+/** A part sent as application/json, already parsed: the same fields, as JSON values. */
+function jsonPartValue(name: string, value: unknown): unknown {
+  if (BOOLEAN_FIELDS.has(name) && typeof value !== 'boolean') throw new ValidationError(`${name} must be true or false`);
+  if (INTEGER_FIELDS.has(name) && !(Number.isSafeInteger(value) && (value as number) >= 0)) throw new ValidationError(`${name} must be a whole number`);
+  if (exceedsValueDepth(value, MAX_JSON_DEPTH)) throw new ValidationError(`${name} is nested deeper than ${MAX_JSON_DEPTH} levels`);
+  return value;
 }
 
 /** The bare file name; anything path-like is refused rather than guessed at. */
