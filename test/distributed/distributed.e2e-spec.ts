@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createBus } from '@app/bus';
@@ -211,5 +212,73 @@ describe('The distributed deployment (separate processes over NATS, PostgreSQL, 
     expect(result.output).toMatch(/\[output cut to fit one bus message\]$/);
     expect(result.output.length).toBeGreaterThan(100_000);
     expect(blocks.at(-1)!.data.status).toBe('completed');
+  });
+
+  describe('durable secrets: every process opens the task’s envelope with its own SECRETS_KEY', () => {
+    const TOKEN = `tok-${randomBytes(6).toString('hex')}-dist`;
+    const restartAll = (service: ServiceInstance['service'], override?: Record<string, string>) =>
+      Promise.all(instancesOf(service).map(async (i) => {
+        await i.process.kill9();
+        await d.restart(i, override);
+      }));
+
+    it('works on orchestrator and sandbox instances that did not exist when the task was created', async () => {
+      model.script(
+        { toolCalls: [{ name: 'shell', arguments: { command: 'printf %s "$TOKEN" | sha256sum; echo "plain: $TOKEN"' } }] },
+        { text: `Done with ${TOKEN}.` },
+      );
+      const id = (await api(0, '/api/v1/tasks', { method: 'POST', json: { message: 'use the token', autoExecute: false, secrets: { TOKEN } } })).body.data.id;
+      const callId = await pendingCall(1, id);
+      // Every orchestrator and sandbox process that could have seen the task is gone (kill -9).
+      await Promise.all([restartAll('orchestrator'), restartAll('sandbox')]);
+      await api(1, `/api/v1/tasks/${id}/tools/${callId}/approve`, { method: 'POST', json: { outcome: 'proceed_once' } });
+      const blocks = await history(0, id);
+      const result = blocks.find((b) => b.event === 'tool_result')!.data;
+      expect(result.status).toBe('success');
+      expect(result.output).toContain(createHash('sha256').update(TOKEN).digest('hex'));
+      expect(result.output).toContain('plain: [REDACTED:TOKEN]');
+      expect(blocks.find((b) => b.event === 'content')!.data.text).toBe('Done with [REDACTED:TOKEN].');
+      expect(blocks.at(-1)!.data.status).toBe('completed');
+      expect(JSON.stringify(blocks)).not.toContain(TOKEN);
+    });
+
+    it('a sandbox with a wrong key runs nothing: the turn fails saying the sandbox cannot open them', async () => {
+      await restartAll('sandbox', { SECRETS_KEY: randomBytes(32).toString('base64') });
+      try {
+        const modelCalls = model.requests.length;
+        const id = (await api(0, '/api/v1/tasks', { method: 'POST', json: { message: 'use the token', secrets: { TOKEN } } })).body.data.id;
+        const blocks = await history(1, id);
+        expect(blocks.map((b) => b.event)).toEqual(['message', 'status', 'notice', 'done']);
+        const done = blocks.at(-1)!.data;
+        expect(done.status).toBe('failed');
+        expect(done.error).toMatch(/^In the sandbox service: Secrets TOKEN cannot be opened: they were sealed with key id [0-9a-f]{16}, and this process has only key id/);
+        expect(blocks[2].data).toMatchObject({ code: 'SECRETS_UNAVAILABLE', names: ['TOKEN'] });
+        // Listing the tools failed before the model was asked: no call could even be requested.
+        expect(model.requests.length).toBe(modelCalls);
+      } finally {
+        await restartAll('sandbox');
+      }
+    });
+
+    it('an API instance without SECRETS_KEY refuses a create with secrets (400) and accepts one without', async () => {
+      const [apiInstance] = instancesOf('api').filter((i) => i.index === 1);
+      await apiInstance.process.stop();
+      await d.restart(apiInstance, { SECRETS_KEY: '' });
+      try {
+        expect(apiInstance.process.output()).toContain('No SECRETS_KEY or SECRETS_KEY_FILE set: this process can neither seal nor open task secrets');
+        const refused = await api(1, '/api/v1/tasks', { method: 'POST', json: { message: 'x', secrets: { TOKEN } } });
+        expect(refused.status).toBe(400);
+        expect(refused.body.error.code).toBe('VALIDATION_ERROR');
+        expect(refused.body.error.message).toMatch(/secrets need SECRETS_KEY/);
+        expect(JSON.stringify(refused.body)).not.toContain(TOKEN);
+        model.script({ text: 'No secrets, no problem.' });
+        const accepted = await api(1, '/api/v1/tasks', { method: 'POST', json: { message: 'x' } });
+        expect(accepted.status).toBe(201);
+        expect((await history(1, accepted.body.data.id)).at(-1)!.data.status).toBe('completed');
+      } finally {
+        await apiInstance.process.stop();
+        await d.restart(apiInstance);
+      }
+    });
   });
 });

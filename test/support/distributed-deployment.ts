@@ -5,6 +5,7 @@ import { Client as TemporalClient, Connection } from '@temporalio/client';
 import { createObjectStore, objectStoreConfigFromEnv } from '@app/object-store';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect as connectNats } from 'nats';
 import { Client } from 'pg';
 import { PersistedItem, persistedFiles } from './persisted-files';
 import { ServiceProcess, freePort, startEntryProcess } from './service-process';
@@ -36,17 +37,21 @@ export interface DistributedDeployment {
   /** Base URLs of the API instances. */
   readonly apiUrls: string[];
   readonly instances: ServiceInstance[];
-  /** Env every instance shares (stores, bus, runner); secrets of tests never go here. */
+  /**
+   * Env every instance shares (stores, bus, runner, and SECRETS_KEY: every process must open the
+   * same envelopes); the secrets of tests never go here.
+   */
   readonly sharedEnv: Record<string, string>;
   /** The sandbox instances' shared DATA_DIR: `workspaces/<taskId>` lives here. */
   readonly sandboxVolume: string;
-  /** Restarts one instance (same env, same DATA_DIR), e.g. after kill -9. */
-  restart(instance: ServiceInstance): Promise<void>;
+  /** Restarts one instance (same env, same DATA_DIR), e.g. after kill -9; `override` changes its env for this start only. */
+  restart(instance: ServiceInstance, override?: Record<string, string>): Promise<void>;
   output(): string;
   /**
    * Stops every instance (gracefully, so what they write is flushed), then returns everything the
    * deployment persisted, for leak checks: each file under every instance's DATA_DIR, each row of
-   * the event store, each object in MinIO, each Temporal workflow history, each instance's log.
+   * the event store, each object in MinIO, each Temporal workflow history, each message of the
+   * deployment's NATS JetStream streams (its coordination buckets), each instance's log.
    */
   stopAndCollectPersisted(): Promise<PersistedItem[]>;
   close(): Promise<void>;
@@ -83,14 +88,16 @@ export async function startDistributedDeployment(shape: DeploymentShape, extraEn
     MINIO_BUCKET: `ats-dist-${run}`,
     RUNNER: 'temporal',
     TEMPORAL_TASK_QUEUE: `agent-loop-${run}`,
+    // One key for every api, orchestrator and sandbox process, as a real deployment needs.
+    SECRETS_KEY: randomBytes(32).toString('base64'),
     ...extraEnv,
   };
   const instances: ServiceInstance[] = [];
   const envOf = new Map<ServiceInstance, Record<string, string>>();
   const apiUrls: string[] = [];
 
-  const launch = async (instance: ServiceInstance) => {
-    const env = envOf.get(instance)!;
+  const launch = async (instance: ServiceInstance, override: Record<string, string> = {}) => {
+    const env = { ...envOf.get(instance)!, ...override };
     instance.process = await startEntryProcess(
       ENTRIES[instance.service],
       env,
@@ -113,7 +120,7 @@ export async function startDistributedDeployment(shape: DeploymentShape, extraEn
         envOf.set(instance, env);
         batch.push(instance);
       }
-      const launched = await Promise.allSettled(batch.map(launch));
+      const launched = await Promise.allSettled(batch.map((instance) => launch(instance)));
       instances.push(...batch.filter((_, i) => launched[i].status === 'fulfilled'));
       const failed = launched.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failed) throw failed.reason;
@@ -138,6 +145,7 @@ export async function startDistributedDeployment(shape: DeploymentShape, extraEn
         ...(await eventRows(infra.DATABASE_URL, sharedEnv.EVENT_STORE_SCHEMA)),
         ...(await bucketObjects(sharedEnv)),
         ...(await workflowHistories(sharedEnv)),
+        ...(await jetStreamMessages(sharedEnv.NATS_URL, run)),
         ...instances.map((i) => ({ where: `log of ${i.service}#${i.index}`, bytes: Buffer.from(i.process.output()) })),
       ];
     },
@@ -190,6 +198,34 @@ async function workflowHistories(env: Record<string, string>): Promise<Persisted
       const history = await client.workflow.getHandle(workflow.workflowId, workflow.runId).fetchHistory();
       const text = JSON.stringify(history, (_, v) => (v instanceof Uint8Array ? Buffer.from(v).toString('utf8') : v));
       items.push({ where: `workflow history ${workflow.workflowId}/${workflow.runId}`, bytes: Buffer.from(text) });
+    }
+    return items;
+  } finally {
+    await connection.close();
+  }
+}
+
+/**
+ * Every message of the deployment's JetStream streams (the coordination buckets, named after its
+ * NATS_SUBJECT_PREFIX); core NATS messages are never stored, so these are all NATS keeps.
+ */
+async function jetStreamMessages(natsUrl: string, run: string): Promise<PersistedItem[]> {
+  const connection = await connectNats({ servers: natsUrl.split(',').map((s) => s.trim()) });
+  try {
+    const manager = await connection.jetstreamManager();
+    const items: PersistedItem[] = [];
+    for await (const stream of manager.streams.list()) {
+      if (!stream.config.name.includes(run)) continue;
+      items.push({ where: `jetstream stream ${stream.config.name} (config)`, bytes: Buffer.from(JSON.stringify(stream.config)) });
+      const count = stream.state.messages;
+      if (count === 0) continue;
+      const consumer = await connection.jetstream().consumers.get(stream.config.name);
+      const messages = await consumer.fetch({ max_messages: count, expires: 5_000 });
+      let seen = 0;
+      for await (const m of messages) {
+        items.push({ where: `jetstream ${stream.config.name} #${m.seq} ${m.subject}`, bytes: Buffer.concat([Buffer.from(`${m.subject} `), Buffer.from(m.data)]) });
+        if (++seen >= count) break;
+      }
     }
     return items;
   } finally {

@@ -23,7 +23,8 @@ describe('secret canary through every shell output path', () => {
     process.stdout.write = capture(writes.out);
     process.stderr.write = capture(writes.err);
     h = await startHarness({ SANDBOX_MAX_OUTPUT_BYTES: '4096', SANDBOX_IDLE_TTL_MS: '300' }, true, ['log', 'warn', 'error', 'debug', 'verbose']);
-  });
+    // A distributed deployment (seven processes) may take longer than this suite's 60 s to start.
+  }, 180_000);
   afterAll(async () => {
     process.stdout.write = writes.out;
     process.stderr.write = writes.err;
@@ -68,6 +69,8 @@ describe('secret canary through every shell output path', () => {
     const persisted = await h.stopAndCollectPersisted();
     const logs = [{ where: 'this process’s output', bytes: Buffer.from(logged.join('')) }, ...persisted.filter((p) => p.where.startsWith('log of '))];
     expect(logs.some((l) => l.bytes.length > 0)).toBe(true);
+    // Distributed: NATS keeps only the JetStream streams (the sandbox leases' bucket); they are searched too.
+    if (process.env.ATS_E2E_MODE === 'distributed') expect(persisted.some((p) => p.where.startsWith('jetstream '))).toBe(true);
     for (const { where, bytes } of [...persisted, ...logs]) {
       for (const form of FORMS) expect({ where, form, leaked: bytes.includes(form) }).toEqual({ where, form, leaked: false });
     }

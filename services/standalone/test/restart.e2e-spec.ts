@@ -75,7 +75,8 @@ describe('A task’s secrets across a crash (kill -9) and restart on the same DA
     port = await freePort();
     // No SECRETS_KEY: the all-in-one mode generates one under DATA_DIR on first start.
     env = { DATA_DIR: dataDir, API_KEYS: 'restart-key', LLM_BASE_URL: model.url, LLM_MODEL: 'scripted', LLM_MAX_RETRIES: '0' };
-    model.script({ text: 'Ready.' });
+    // A FIFO named after the secret: a snapshot leaves it out and names it in the event.
+    model.script({ toolCalls: [{ name: 'shell', arguments: { command: 'mkfifo "p-$TOKEN"' } }] }, { text: 'Ready.' });
     const first = await startServiceProcess(env, port);
     try {
       const created = await fetch(`${first.url}/api/v1/tasks`, { method: 'POST', headers: auth, body: JSON.stringify({ message: 'keep the token', secrets: { TOKEN } }) });
@@ -108,14 +109,24 @@ describe('A task’s secrets across a crash (kill -9) and restart on the same DA
     expect(logs[0]).not.toContain(key);
   });
 
-  it('keeps them: after kill -9 a follow-up’s shell sees the right value, and `echo $TOKEN` is redacted', async () => {
+  it('keeps them: after kill -9 the sandbox masks the secret in what its snapshot skipped, a follow-up’s shell sees the right value, and `echo $TOKEN` is redacted', async () => {
     model.script(
       { toolCalls: [{ name: 'shell', arguments: { command: 'printf %s "$TOKEN" | sha256sum' } }] },
       { toolCalls: [{ name: 'shell', arguments: { command: 'echo $TOKEN' } }] },
       { text: 'Checked.' },
     );
-    const second = await startServiceProcess(env, port);
+    // The workspace left by the killed process is snapshotted before any call opened the secrets here.
+    const second = await startServiceProcess({ ...env, SANDBOX_IDLE_TTL_MS: '1000' }, port);
     try {
+      const until = Date.now() + 30_000;
+      while (((await (await fetch(`${second.url}/api/v1/tasks/${id}`, { headers: auth })).json()) as any).data.sandbox !== 'expired') {
+        if (Date.now() > until) throw new Error(`the sandbox never expired:\n${second.output()}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      const all = parseSseBlocks((await readRawStream(`${second.url}/api/v1/tasks/${id}/stream?after=0`, { authorization: 'Bearer restart-key' })).text);
+      const expired = JSON.parse(all.find((b) => b.event === 'sandbox')!.data).data;
+      expect(expired.status).toBe('expired');
+      expect(expired.skipped).toEqual([expect.stringMatching(/^p-\[REDACTED:TOKEN\]: /)]);
       expect((await followUp(second, 'check the token')).status).toBe(201);
       const blocks = await turnBlocks(second);
       const results = blocks.filter((b) => b.event === 'tool_result').map((b) => b.data);
@@ -125,6 +136,7 @@ describe('A task’s secrets across a crash (kill -9) and restart on the same DA
       expect(results[1]).toMatchObject({ status: 'success', output: '[REDACTED:TOKEN]\n' });
       expect(blocks.at(-1)).toEqual({ event: 'done', data: { status: 'completed', turn: 2 } });
       expect(blocks.some((b) => b.event === 'notice')).toBe(false);
+      expect(blocks.find((b) => b.event === 'sandbox')!.data.status).toBe('restored');
     } finally {
       logs.push(second.output());
       await second.kill9();
