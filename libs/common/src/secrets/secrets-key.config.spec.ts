@@ -53,7 +53,7 @@ describe('loadSecretsKeyring (SECRETS_KEY, SECRETS_KEY_FILE, SECRETS_KEY_PREVIOU
   it('has no key and says what that means when nothing is set outside the all-in-one mode', async () => {
     const keyring = await loadSecretsKeyring({}, { dataDir: dir, generateIfMissing: false, log });
     expect(keyring.canSeal).toBe(false);
-    expect(logs.join('\n')).toMatch(/warn: No SECRETS_KEY or SECRETS_KEY_FILE set: a task with secrets is refused/);
+    expect(logs.join('\n')).toMatch(/warn: No SECRETS_KEY or SECRETS_KEY_FILE set: this process can neither seal nor open task secrets/);
   });
 
   it('all-in-one: generates DATA_DIR/secrets.key (0600) on first start, says so once, and reuses it', async () => {

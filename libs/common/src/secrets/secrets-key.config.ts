@@ -27,7 +27,11 @@ export async function loadSecretsKeyring(env: NodeJS.ProcessEnv, options: Secret
   const current = await currentKey(env, options, log);
   const keyring = new SecretsKeyring(current, previous);
   if (!current) {
-    log('warn', 'No SECRETS_KEY or SECRETS_KEY_FILE set: a task with secrets is refused on create, and no task’s secrets can be opened by this process');
+    log(
+      'warn',
+      'No SECRETS_KEY or SECRETS_KEY_FILE set: this process can neither seal nor open task secrets (an API refuses creates with secrets; ' +
+        'an orchestrator or sandbox fails the turns of tasks that have them)',
+    );
   } else {
     const older = keyring.keyIds.slice(1);
     log('log', `secrets at rest: sealed with key id ${current.id}${older.length > 0 ? `; also opening key id ${older.join(', ')}` : ''}`);

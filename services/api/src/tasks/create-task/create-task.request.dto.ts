@@ -40,7 +40,7 @@ export class CreateTaskRequestDto {
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: { type: 'string' },
-    description: `Credentials for this task only, as environment variables; never stored, logged or returned. Values of at least ${MIN_SECRET_LENGTH} characters. In multipart: a JSON-encoded text field.`,
+    description: `Credentials for this task only, as environment variables; never logged or returned, stored only encrypted (SECRETS_KEY). Values of at least ${MIN_SECRET_LENGTH} characters. In multipart: a JSON-encoded text field.`,
   })
   @IsOptional()
   @IsStringRecord({ maxEntries: 50, maxValueLength: 16_384, minValueLength: MIN_SECRET_LENGTH })
