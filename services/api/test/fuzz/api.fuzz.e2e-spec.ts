@@ -1,0 +1,302 @@
+import fc from 'fast-check';
+import { API_KEY, Harness, OTHER_API_KEY, startHarness, waitFor } from '../../../../test/support/service-harness';
+import type { ChatCompletionsBody, ScriptedReply } from '@app/model-provider/testing/scripted-openai-server';
+import { ENDPOINTS, Endpoint, fuzzRequest, Pools, toWire, WireRequest } from './request-arbitraries';
+import { RawExchange, RawResponse, rawExchange } from './raw-http-client';
+
+// Property-based fuzz of the whole HTTP API (README "Tests"): generated requests to every
+// endpoint, unknown routes and bytes that are not HTTP, each sent over a raw socket to the real
+// all-in-one service. After every one: never a 5xx, never a hang or a dropped connection, every
+// error in the contract's envelope with the status of its code, every success in its shape, no
+// 2xx without a valid key or on another tenant's task. Valid requests are mixed in (real tasks,
+// real pending tool calls, real artifacts), so the fuzz reaches the handlers past validation.
+//
+//   FUZZ_SEED=<n>            replay a run (the seed is printed first; fast-check prints it on failure)
+//   FUZZ_PATH=<path>         with FUZZ_SEED, replay just the counterexample fast-check reported
+//   FUZZ_RUNS=<n>            generated requests (default 10,000)
+//   FUZZ_TIME_LIMIT_MS=<ms>  budget for the runs; running out before FUZZ_RUNS is a failure (default 200,000)
+
+const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000);
+const SEED = process.env.FUZZ_SEED === undefined ? (Date.now() ^ (Math.random() * 2 ** 31)) | 0 : Number(process.env.FUZZ_SEED);
+const REPLAY_PATH = process.env.FUZZ_PATH;
+const TIME_LIMIT_MS = Number(process.env.FUZZ_TIME_LIMIT_MS ?? 200_000);
+/** No answer in this long is a hang. */
+const HANG_MS = 10_000;
+/** A stream of a running task stays open: read this long, then hang up. */
+const SSE_READ_MS = 50;
+
+/** CONTRACT.md "Errors": the statuses of each code (431 for headers too large, README "API in short"). */
+const STATUSES_OF_CODE: Record<string, readonly number[]> = {
+  VALIDATION_ERROR: [400],
+  AUTH_REQUIRED: [401],
+  INVALID_API_KEY: [401],
+  NOT_FOUND: [404],
+  CONFLICT: [409],
+  PAYLOAD_TOO_LARGE: [413, 431],
+  RATE_LIMITED: [429],
+};
+
+type SuccessShape = 'health' | 'openapi' | 'docs-ui' | 'created' | 'list' | 'task' | 'follow-up' | 'cancel' | 'approve' | 'sse' | 'files' | 'download';
+const ROUTES: readonly (readonly [string, RegExp, SuccessShape])[] = [
+  ['GET', /^\/healthz$/, 'health'],
+  ['GET', /^\/api\/docs-json$/, 'openapi'],
+  ['GET', /^\/api\/docs(\/swagger-ui\.css|\/swagger-ui-bundle\.js|\/swagger-ui-standalone-preset\.js)?$/, 'docs-ui'],
+  ['POST', /^\/api\/v1\/tasks$/, 'created'],
+  ['GET', /^\/api\/v1\/tasks$/, 'list'],
+  ['GET', /^\/api\/v1\/tasks\/[^/]+$/, 'task'],
+  ['POST', /^\/api\/v1\/tasks\/[^/]+\/messages$/, 'follow-up'],
+  ['POST', /^\/api\/v1\/tasks\/[^/]+\/cancel$/, 'cancel'],
+  ['POST', /^\/api\/v1\/tasks\/[^/]+\/tools\/[^/]+\/approve$/, 'approve'],
+  ['GET', /^\/api\/v1\/tasks\/[^/]+\/stream$/, 'sse'],
+  ['GET', /^\/api\/v1\/tasks\/[^/]+\/artifacts$/, 'files'],
+  ['GET', /^\/api\/v1\/tasks\/[^/]+\/artifacts\/download$/, 'download'],
+];
+const TASK_STATUSES = ['pending', 'running', 'awaiting_approval', 'completed', 'failed', 'cancelled'];
+
+/** Why this response breaks the contract, or undefined. `first`: the response to the request we built (not a pipelined extra). */
+function contractBreach(wire: WireRequest, res: RawResponse, first: boolean): string | undefined {
+  if (!Number.isInteger(res.status)) return 'the answer is not an HTTP response';
+  if (res.status >= 500) return `${res.status}: a server error`;
+  const isHead = wire.heads[first ? 0 : 1] ?? false;
+  if (res.status >= 400) {
+    if (!(res.headers['content-type'] ?? '').startsWith('application/json')) return `error ${res.status} with Content-Type "${res.headers['content-type']}", not the JSON envelope`;
+    if (isHead) return undefined; // a HEAD answer has no body to hold the envelope
+    const body = parseJson(res.body);
+    if (body === undefined) return `error ${res.status} with a body that is not JSON`;
+    if (!isPlainObject(body) || !sameKeys(body, ['success', 'error']) || body.success !== false || !isPlainObject(body.error) || !sameKeys(body.error, ['code', 'message'])) {
+      return `error ${res.status} not in the envelope {"success":false,"error":{"code","message"}}`;
+    }
+    const { code, message } = body.error as { code: unknown; message: unknown };
+    if (typeof code !== 'string' || !(code in STATUSES_OF_CODE)) return `error ${res.status} with code ${JSON.stringify(code)}, not a contract code`;
+    if (!STATUSES_OF_CODE[code].includes(res.status)) return `error code ${code} sent with status ${res.status}`;
+    if (typeof message !== 'string' || message === '') return `error ${res.status} without a message`;
+    if (/\n\s+at /.test(message)) return `error ${res.status} with a stack trace in its message`;
+    return undefined;
+  }
+  if (!first) return res.status === 200 || res.status === 201 ? undefined : `unexpected status ${res.status}`;
+
+  const pathname = wire.pathname.replace(/^https?:\/\/[^/]*/i, '').split('#')[0];
+  const method = wire.method === 'HEAD' ? 'GET' : wire.method;
+  const route = ROUTES.find(([m, pattern]) => m === method && pattern.test(pathname));
+  if (!route) return `${res.status} for ${wire.method} ${pathname.slice(0, 100)}, a route the API does not have`;
+  const shape = route[2];
+  const guarded = pathname.startsWith('/api/v1/');
+  if (guarded && wire.grants === 'none') return `${res.status} without a valid API key`;
+  if (guarded && wire.owner && (wire.grants === 'A' || wire.grants === 'B') && wire.owner !== wire.grants) return `${res.status} for another tenant's task`;
+  const expected = shape === 'created' || shape === 'follow-up' ? 201 : 200;
+  if (res.status !== expected) return `status ${res.status} for ${shape}, expected ${expected}`;
+  if (isHead) return undefined;
+
+  if (shape === 'sse') {
+    if (!res.headers['content-type']?.startsWith('text/event-stream')) return 'stream without Content-Type text/event-stream';
+    const text = res.body.toString('utf8');
+    return text === '' || /^(event|data|id|retry|):/.test(text) ? undefined : `stream that does not start with an SSE field: ${JSON.stringify(text.slice(0, 80))}`;
+  }
+  if (shape === 'docs-ui') return /^(text\/html|text\/css|application\/javascript)/.test(res.headers['content-type'] ?? '') ? undefined : 'docs page with an odd Content-Type';
+  if (shape === 'download') {
+    if (!(res.headers['content-disposition'] ?? '').startsWith('attachment')) return 'download without Content-Disposition: attachment';
+    return Number(res.headers['content-length']) === res.body.length ? undefined : 'download whose Content-Length is not its size';
+  }
+  const body = parseJson(res.body);
+  if (!isPlainObject(body)) return `${shape} answer that is not a JSON object`;
+  if (shape === 'health') return sameKeys(body, ['status']) && body.status === 'ok' ? undefined : 'healthz answer is not {"status":"ok"}';
+  if (shape === 'openapi') return typeof body.openapi === 'string' && isPlainObject(body.paths) ? undefined : 'OpenAPI document without openapi and paths';
+  if (shape === 'files') return sameKeys(body, ['files']) && Array.isArray(body.files) ? undefined : 'artifact list is not {files: [...]}';
+  if (!sameKeys(body, ['success', 'data']) || body.success !== true || !isPlainObject(body.data)) return `${shape} answer not in the envelope {"success":true,"data":{...}}`;
+  const data = body.data;
+  const ok =
+    shape === 'created' ? sameKeys(data, ['id', 'status']) && /^task_/.test(String(data.id)) && data.status === 'pending'
+    : shape === 'list' ? sameKeys(data, ['tasks', 'nextCursor']) && Array.isArray(data.tasks) && (data.nextCursor === null || typeof data.nextCursor === 'string')
+    : shape === 'task' ? typeof data.id === 'string' && TASK_STATUSES.includes(String(data.status)) && Array.isArray(data.pendingApprovals)
+    : shape === 'follow-up' ? sameKeys(data, ['id', 'messageId', 'status']) && TASK_STATUSES.includes(String(data.status))
+    : shape === 'cancel' ? sameKeys(data, ['id', 'status']) && TASK_STATUSES.includes(String(data.status))
+    : /* approve */ sameKeys(data, ['callId', 'outcome', 'approved']) && ['proceed_once', 'proceed_always', 'cancel'].includes(String(data.outcome)) && data.approved === (data.outcome !== 'cancel');
+  return ok ? undefined : `${shape} data of an unexpected shape: ${JSON.stringify(data).slice(0, 200)}`;
+}
+
+/** A problem with the exchange as a whole: no answer at all, or one cut off. */
+function exchangeBreach(ex: RawExchange): string | undefined {
+  if (ex.responses.length > 0) return undefined;
+  if (ex.timedOut) return `no answer within ${HANG_MS} ms: the connection hangs`;
+  return ex.leftover > 0 ? `an answer cut off after ${ex.leftover} bytes` : `the connection was closed without an answer (${ex.socketError ?? 'closed'})`;
+}
+
+const parseJson = (bytes: Buffer): unknown => {
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+};
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const sameKeys = (v: Record<string, unknown>, keys: readonly string[]) => Object.keys(v).sort().join() === [...keys].sort().join();
+
+/**
+ * The scripted model: a task whose latest message says FUZZ:ask / FUZZ:write / FUZZ:shell gets a
+ * tool call (waiting for a decision when the task was created with autoExecute false), anything
+ * else a short answer; after a tool result, a short answer ends the turn.
+ */
+function modelReply(body: ChatCompletionsBody): ScriptedReply {
+  const messages = body.messages ?? [];
+  const last = messages[messages.length - 1];
+  if (last?.role !== 'user') return { text: 'done' };
+  const text = String(last.content);
+  if (text.includes('FUZZ:ask')) return { toolCalls: [{ name: 'list_files', arguments: {} }] };
+  if (text.includes('FUZZ:write')) return { toolCalls: [{ name: 'write_file', arguments: { path: 'downloads/report.md', content: '# fuzz\n' } }] };
+  if (text.includes('FUZZ:shell')) return { toolCalls: [{ name: 'shell', arguments: { command: 'echo fuzz > downloads/shell.txt' } }] };
+  return { text: 'ok' };
+}
+
+describe('API fuzz: generated requests to every endpoint are answered within the contract', () => {
+  let h: Harness;
+  let host: string;
+  let port: number;
+  const own: string[] = [];
+  const other: string[] = [];
+  const pendingCalls: { taskId: string; callId: string }[] = [];
+  const knownCalls = new Set<string>();
+  const artifacts: { taskId: string; path: string }[] = [];
+  const knownArtifacts = new Set<string>();
+
+  const pools: Pools = {
+    keys: { A: API_KEY, B: OTHER_API_KEY },
+    task: (tenant, pick) => {
+      const list = tenant === 'A' ? own : other;
+      return list.length === 0 ? undefined : list[pick % list.length];
+    },
+    // The newest calls are the ones most likely still waiting.
+    pending: (pick) => (pendingCalls.length === 0 ? undefined : pendingCalls[pendingCalls.length - 1 - (pick % Math.min(pendingCalls.length, 40))]),
+    artifact: (pick) => (artifacts.length === 0 ? undefined : artifacts[pick % artifacts.length]),
+  };
+
+  const addCalls = (tasks: unknown[]) => {
+    for (const t of tasks) {
+      if (!isPlainObject(t) || !Array.isArray(t.pendingApprovals)) continue;
+      for (const p of t.pendingApprovals as { callId: string }[]) {
+        const key = `${t.id}/${p.callId}`;
+        if (!knownCalls.has(key)) knownCalls.add(key), pendingCalls.push({ taskId: String(t.id), callId: p.callId });
+      }
+    }
+  };
+
+  /** Real ids from real answers: created tasks, their pending calls, their artifacts. */
+  const harvest = (wire: WireRequest, res: RawResponse | undefined) => {
+    if (!res || res.sse || (res.status !== 200 && res.status !== 201) || (wire.method !== 'POST' && wire.method !== 'GET')) return;
+    const parsed = parseJson(res.body);
+    if (!isPlainObject(parsed) || wire.grants === 'none' || wire.grants === 'unknown') return;
+    const body = parsed as { data?: { id?: unknown; tasks?: unknown }; files?: unknown };
+    const path = wire.pathname;
+    if (wire.method === 'POST' && path === '/api/v1/tasks' && typeof body.data?.id === 'string') (wire.grants === 'A' ? own : other).push(body.data.id);
+    if (wire.grants !== 'A') return;
+    if (wire.method === 'GET' && path === '/api/v1/tasks' && Array.isArray(body.data?.tasks)) addCalls(body.data.tasks);
+    if (wire.method === 'GET' && /^\/api\/v1\/tasks\/task_[0-9a-f]+$/.test(path)) addCalls([body.data]);
+    const filesOf = /^\/api\/v1\/tasks\/(task_[0-9a-f]+)\/artifacts$/.exec(path)?.[1];
+    if (filesOf && Array.isArray(body.files)) {
+      for (const f of body.files as { path: string }[]) {
+        if (!knownArtifacts.has(`${filesOf}/${f.path}`)) knownArtifacts.add(`${filesOf}/${f.path}`), artifacts.push({ taskId: filesOf, path: f.path });
+      }
+    }
+  };
+
+  const sent: Record<string, number> = Object.fromEntries(ENDPOINTS.map((e) => [e, 0]));
+  const statuses: Record<string, number> = {};
+  const statusesOf: Record<string, Record<string, number>> = Object.fromEntries(ENDPOINTS.map((e) => [e, {}]));
+  let serverErrors = 0;
+  const count = (tally: Record<string, number>, key: string | number) => void (tally[key] = (tally[key] ?? 0) + 1);
+  const tallyText = (tally: Record<string, number>) => Object.entries(tally).sort(([a], [b]) => a.localeCompare(b)).map(([s, n]) => `${s}×${n}`).join(' ');
+
+  /** Sends one request and checks what came back; throws (a fast-check failure) on any breach. */
+  const exchangeAndCheck = async (endpoint: Endpoint, wire: WireRequest) => {
+    const ex = await rawExchange(host, port, wire.chunks, {
+      timeoutMs: HANG_MS,
+      expectedResponses: 1,
+      lingerMs: wire.responses > 1 ? 150 : 0,
+      sseReadMs: SSE_READ_MS,
+      headRequests: wire.heads,
+    });
+    sent[endpoint] += 1;
+    for (const res of ex.responses) {
+      count(statuses, res.status);
+      count(statusesOf[endpoint], res.status);
+      if (res.status >= 500) serverErrors += 1;
+    }
+    if (ex.responses.length === 0) count(statuses, 'no answer');
+    harvest(wire, ex.responses[0]);
+    const breach = exchangeBreach(ex) ?? ex.responses.map((res, i) => contractBreach(wire, res, i === 0)).find((b) => b !== undefined);
+    if (breach) {
+      const answers = ex.responses.map((r) => `${r.status} ${JSON.stringify(r.headers['content-type'])} ${JSON.stringify(r.body.toString('utf8').slice(0, 300))}`);
+      throw new Error(`${breach}\n  request: ${JSON.stringify(wire.line)} (auth: ${wire.grants}, task owner: ${wire.owner ?? '-'})\n  answers: ${answers.join(' | ') || '-'}`);
+    }
+  };
+
+  beforeAll(async () => {
+    // A 1 MiB body limit and 5 files, so that 413s are cheap to reach.
+    h = await startHarness({ UPLOAD_MAX_BYTES: '1048576', UPLOAD_MAX_FILES: '5' });
+    const url = new URL(h.url);
+    host = url.hostname;
+    port = Number(url.port);
+    // Re-queued by itself: every model request gets the marker-driven answer.
+    const reply = (body: ChatCompletionsBody): ScriptedReply => {
+      h.model.script(reply);
+      return modelReply(body);
+    };
+    h.model.script(reply);
+
+    // A few real tasks to start from: waiting calls of both tenants, an artifact, a finished task.
+    const create = async (key: string, message: string, autoExecute: boolean) => (await h.api('/api/v1/tasks', { method: 'POST', key, json: { message, autoExecute } })).body.data.id as string;
+    for (const [message, autoExecute] of [['FUZZ:ask seed 1', false], ['FUZZ:write seed', true], ['FUZZ:plain seed', true], ['FUZZ:ask seed 2', false], ['FUZZ:write seed ask', false]] as const) own.push(await create(API_KEY, message, autoExecute));
+    other.push(await create(OTHER_API_KEY, 'FUZZ:ask other', false), await create(OTHER_API_KEY, 'FUZZ:write other', true));
+    await waitFor(async () => {
+      const { body } = await h.api('/api/v1/tasks?limit=100');
+      addCalls(body.data.tasks);
+      return pendingCalls.length >= 3 || undefined;
+    }, 15_000, 'the seed tasks to ask for approval');
+    const files = await waitFor(async () => (await h.api(`/api/v1/tasks/${own[1]}/artifacts`)).body.files?.[0], 15_000, 'the seed artifact');
+    artifacts.push({ taskId: own[1], path: files.path });
+    knownArtifacts.add(`${own[1]}/${files.path}`);
+  }, 60_000);
+  afterAll(async () => h?.close());
+
+  it(
+    `answers ${RUNS} generated requests without a 5xx, a hang or a breach of the error envelope, and is still serving afterwards`,
+    async () => {
+      process.stdout.write(`API fuzz: seed ${SEED}${REPLAY_PATH ? `, path ${REPLAY_PATH}` : ''}, ${RUNS} runs (replay with FUZZ_SEED=${SEED})\n`);
+      const started = Date.now();
+      const total = () => Object.values(sent).reduce((a, b) => a + b, 0);
+      // Printed whatever the outcome: what was sent, what came back.
+      const summary = () =>
+        process.stdout.write(
+          `API fuzz summary: ${total()} requests in ${((Date.now() - started) / 1000).toFixed(1)} s (seed ${SEED}); statuses: ${tallyText(statuses)}; 5xx = ${serverErrors}; ` +
+            `pools: ${own.length} own tasks, ${other.length} other-tenant tasks, ${pendingCalls.length} tool calls, ${artifacts.length} artifacts; per endpoint:\n` +
+            ENDPOINTS.map((e) => `  ${e}: ${sent[e]} (${tallyText(statusesOf[e])})\n`).join(''),
+        );
+      let runs = 0;
+      await fc.assert(
+        fc.asyncProperty(fuzzRequest, async (request) => {
+          await exchangeAndCheck(request.endpoint, toWire(request, pools));
+          // Now and then a plain list: picks up the calls now waiting (and is fuzzed traffic too).
+          if (++runs % 100 === 0) await exchangeAndCheck('GET /tasks', toWire({ endpoint: 'GET /tasks', method: 'GET', path: ['api', 'v1', 'tasks'], query: [['limit', '100']], auth: { values: ['Bearer {A}'], grants: 'A' }, headers: [], framing: { kind: 'length' }, version: 'HTTP/1.1', close: true }, pools));
+        }),
+        {
+          seed: SEED,
+          numRuns: RUNS,
+          ...(REPLAY_PATH ? { path: REPLAY_PATH } : {}),
+          includeErrorInReport: true,
+          plugins: [fc.interruptAfterTimeLimit(TIME_LIMIT_MS, { failOnInterrupt: true })],
+        },
+      ).finally(summary);
+
+      // Still serving: health, and a valid create that can be read back.
+      const health = await h.api('/healthz', { key: null });
+      expect({ status: health.status, body: health.body }).toEqual({ status: 200, body: { status: 'ok' } });
+      const created = await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'FUZZ:plain after the fuzz' } });
+      expect(created.status).toBe(201);
+      expect((await h.api(`/api/v1/tasks/${created.body.data.id}`)).status).toBe(200);
+
+      expect(serverErrors).toBe(0);
+      if (!REPLAY_PATH) expect(total()).toBeGreaterThanOrEqual(RUNS);
+      for (const endpoint of ENDPOINTS) if (!REPLAY_PATH && RUNS >= 1_000) expect({ endpoint, reached: sent[endpoint] > RUNS / 200 }).toEqual({ endpoint, reached: true });
+    },
+    TIME_LIMIT_MS + 60_000,
+  );
+});
