@@ -364,6 +364,17 @@ describe('API: hostile input is refused in the error envelope, and no connection
       }
     });
 
+    it('refuses a "__proto__" key in a multipart JSON field with 400, as a JSON body does (it is no longer dropped silently)', async () => {
+      const form = new FormData();
+      form.append('message', 'x');
+      form.append('env', '{"__proto__":"abcdef"}');
+      const res = await postForm(form);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(envelope('VALIDATION_ERROR'));
+      expect(res.body.error.message).toMatch(/^env: a key "__proto__" is not allowed/);
+      expect((await createRaw('{"message":"x","env":{"__proto__":"abcdef"}}')).status).toBe(400);
+    });
+
     it('answers an HTTP/1.1 request without Host with 400 in the envelope (was a bare 400 from Node); HTTP/1.0 needs none', async () => {
       const res = await rawExchange(h.url, ['GET /healthz HTTP/1.1\r\n\r\n'], { waitForClose: false });
       expect(res.status).toBe(400);

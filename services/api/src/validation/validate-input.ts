@@ -11,11 +11,14 @@ import { cut } from './text-fault';
  * body such as {"env":{"constructor":"x"}} (a valid variable name) threw a TypeError, a 500.
  * Nested objects and arrays are set as parsed and checked by class-validator as before. A
  * top-level `constructor` or `__proto__`, which class-transformer drops without a word, is
- * refused like any unknown field.
+ * refused like any unknown field, and so is a `__proto__` key at any depth (it dropped those
+ * too; a JSON body with one is already refused by the parser, multipart JSON text was not).
  */
 export async function validateInput<T extends object>(type: ClassConstructor<T>, plain: unknown): Promise<T> {
   if (plain === null || typeof plain !== 'object' || Array.isArray(plain)) throw new ValidationError('request body must be a JSON object, sent as Content-Type: application/json');
   for (const key of ['constructor', '__proto__']) if (Object.hasOwn(plain, key)) throw new ValidationError(`property ${key} should not exist`);
+  const poisoned = protoKeyPath(plain);
+  if (poisoned) throw new ValidationError(`${poisoned}: a key "__proto__" is not allowed`);
   const entries = Object.entries(plain);
   const nested = (value: unknown) => value !== null && typeof value === 'object';
   const instance = plainToInstance(type, Object.fromEntries(entries.filter(([, value]) => !nested(value))));
@@ -23,6 +26,21 @@ export async function validateInput<T extends object>(type: ClassConstructor<T>,
   const errors = await validate(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true });
   if (errors.length > 0) throw new ValidationError(describeErrors(errors));
   return instance;
+}
+
+/** Where an own `__proto__` key sits inside `value` (e.g. `env`), walked without recursion; undefined if nowhere. */
+function protoKeyPath(value: object): string | undefined {
+  const stack: [object, string][] = [];
+  const pushObjects = (of: object, path?: string) => {
+    for (const [key, inner] of Object.entries(of)) if (inner !== null && typeof inner === 'object') stack.push([inner, path === undefined ? cut(key) : `${path}.${cut(key)}`]);
+  };
+  pushObjects(value);
+  while (stack.length > 0) {
+    const [item, path] = stack.pop()!;
+    if (Object.hasOwn(item, '__proto__')) return path;
+    pushObjects(item, path);
+  }
+  return undefined;
 }
 
 export function describeErrors(errors: ClassValidatorError[], parent = ''): string {
