@@ -24,6 +24,8 @@ export interface ExecuteToolReply {
   readonly durationMs: number;
   /** Every file under `downloads/` after the call, its bytes already in the object store (absent: not scanned). */
   readonly artifacts?: readonly ArtifactManifestEntry[];
+  /** Symlinks under `downloads/` leading out of the workspace (with `artifacts`). */
+  readonly escapingLinks?: readonly string[];
 }
 
 /** Published when a task is cancelled during a tool call; the instance running it kills its processes. */

@@ -120,3 +120,21 @@ describe('task decider: an MCP server the task cannot use', () => {
   it('says it again when the reason changes', () =>
     spec.given([created(), refused]).when(report('connection refused')).then([{ type: 'McpServerUnavailable', data: { server: 'internal', reason: 'connection refused' } }]));
 });
+
+describe('task decider: symlinks leading out of the workspace', () => {
+  const finishWith = (escapingLinks: string[]): TaskCommand => ({
+    type: 'FinishToolCall',
+    data: { callId: 'c1', status: 'success', output: 'ok', exitCode: 0, durationMs: 5, artifacts: [], escapingLinks },
+  });
+  const changed = (links: string[]): TaskEvent => ({ type: 'ArtifactLinksChanged', data: { callId: 'c1', links } });
+
+  it('records the links the scan found', () => spec.given(runningCall).when(finishWith(['downloads/x', 'downloads'])).then([finished, changed(['downloads', 'downloads/x'])]));
+
+  it('records nothing when they are the ones already known, in any order', () =>
+    spec.given([...runningCall.slice(0, 1), changed(['downloads', 'downloads/x']), ...runningCall.slice(1)]).when(finishWith(['downloads/x', 'downloads'])).then([finished]));
+
+  it('records that they are gone', () =>
+    spec.given([...runningCall.slice(0, 1), changed(['downloads/x']), ...runningCall.slice(1)]).when(finishWith([])).then([finished, changed([])]));
+
+  it('leaves them as they were when the call was not scanned', () => spec.given([...runningCall.slice(0, 1), changed(['downloads/x']), ...runningCall.slice(1)]).when(finish()).then([finished]));
+});

@@ -70,6 +70,8 @@ export type FinishToolCall = Command<
     readonly durationMs: number;
     /** Every file under `downloads/` after the call (absent: not scanned); changes become artifact events. */
     readonly artifacts?: readonly ArtifactRecord[];
+    /** Symlinks under downloads/ leading out of the workspace, when the call's scan ran. */
+    readonly escapingLinks?: readonly string[];
   }
 >;
 export type RecordSandboxExpired = Command<'RecordSandboxExpired', SandboxExpired['data']>;
@@ -149,9 +151,10 @@ export function decide(command: TaskCommand, state: TaskState, policy: DecidePol
       if (!isTurnRunning(s.status) || call?.phase !== 'running') {
         throw new ConflictError(`tool call ${command.data.callId} is not running`);
       }
-      const { artifacts, ...result } = command.data;
+      const { artifacts, escapingLinks, ...result } = command.data;
       const finished: TaskEvent = { type: 'ToolCallFinished', data: { ...result, toolName: call.toolName } };
-      return [finished, ...(artifacts ? diffArtifacts(s.artifacts, artifacts, result.callId) : [])];
+      const links = escapingLinks && !sameItems(escapingLinks, s.escapingLinks) ? [{ type: 'ArtifactLinksChanged' as const, data: { callId: result.callId, links: [...escapingLinks].sort() } }] : [];
+      return [finished, ...(artifacts ? diffArtifacts(s.artifacts, artifacts, result.callId) : []), ...links];
     }
     case 'FailTurn':
       if (!isTurnRunning(s.status) || command.data.turn !== s.turn) throw new ConflictError(`turn ${command.data.turn} is not running`);
@@ -279,4 +282,9 @@ function endTurn(s: ExistingTask, end: TaskEvent, policy: DecidePolicy): TaskEve
   const next = s.queued[0];
   if (!next || policy.turnsWaitForAdmission) return [end];
   return [end, { type: 'TurnStarted', data: { turn: s.turn + 1, messageId: next.messageId } }];
+}
+
+function sameItems(a: readonly string[], b: readonly string[]): boolean {
+  const [x, y] = [[...a].sort(), [...b].sort()];
+  return x.length === y.length && x.every((item, i) => item === y[i]);
 }

@@ -170,6 +170,12 @@ export type SandboxRestored = Event<'SandboxRestored', { readonly snapshotKey: s
 export type SecretsUnavailable = Event<'SecretsUnavailable', { readonly names: readonly string[]; readonly reason: string }>;
 
 /**
+ * The symlinks under `downloads/` that lead out of the workspace changed with this call: they are
+ * never artifacts, and a download whose path goes through one is refused as outside the
+ * workspace (400) rather than unknown (404). Paths only, secrets masked; at most 100.
+ */
+export type ArtifactLinksChanged = Event<'ArtifactLinksChanged', { readonly callId: string; readonly links: readonly string[] }>;
+/**
  * One of the task's MCP servers (its own, or the service's) could not be used: it was refused
  * (a private address not in MCP_ALLOW_HOSTS), or failed to connect or to list its tools. Its tools
  * are left out of the turn; the caller sees why (SSE `notice`, `notices` on GET). Once per server
@@ -200,7 +206,8 @@ export type TaskEvent =
   | SandboxExpired
   | SandboxRestored
   | SecretsUnavailable
-  | McpServerUnavailable;
+  | McpServerUnavailable
+  | ArtifactLinksChanged;
 
 export type TaskEventType = TaskEvent['type'];
 export type TaskEventData<T extends TaskEventType> = Extract<TaskEvent, { type: T }>['data'];
@@ -225,6 +232,7 @@ export const TASK_EVENT_SCHEMA_VERSIONS: Record<TaskEventType, number> = {
   SandboxRestored: 1,
   SecretsUnavailable: 1,
   McpServerUnavailable: 1,
+  ArtifactLinksChanged: 1,
 };
 
 export const taskStreamId = (taskId: string): string => `task-${taskId}`;

@@ -50,6 +50,8 @@ export interface ExistingTask {
   readonly artifacts: Readonly<Record<string, ArtifactRecord>>;
   /** Set while the sandbox is torn down and its files wait in a snapshot. */
   readonly expiredSnapshotKey?: string;
+  /** Symlinks under downloads/ that lead out of the workspace, as the last call left them. */
+  readonly escapingLinks: readonly string[];
   /** The last reason reported for each MCP server that could not be used. */
   readonly mcpUnavailable: Readonly<Record<string, string>>;
 }
@@ -104,6 +106,7 @@ export function evolve(state: TaskState, event: TaskEvent): TaskState {
       mcpServers: d.mcpServers ?? {},
       artifacts: {},
       mcpUnavailable: {},
+      escapingLinks: [],
       ...(d.sealedSecrets ? { sealedSecrets: d.sealedSecrets } : {}),
       ...(d.maxTokens !== undefined ? { maxTokens: d.maxTokens } : {}),
     };
@@ -182,6 +185,8 @@ export function evolve(state: TaskState, event: TaskEvent): TaskState {
     }
     case 'SecretsUnavailable':
       return s; // nothing to fold: the TaskFailed appended with it ends the turn
+    case 'ArtifactLinksChanged':
+      return { ...s, escapingLinks: event.data.links };
     case 'McpServerUnavailable':
       return { ...s, mcpUnavailable: { ...s.mcpUnavailable, [event.data.server]: event.data.reason } };
     default: {

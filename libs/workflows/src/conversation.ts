@@ -79,6 +79,7 @@ export function buildConversation(events: readonly TaskEvent[]): ChatMessage[] {
       case 'ToolCallStarted':
       case 'ArtifactRecorded':
       case 'ArtifactRemoved':
+      case 'ArtifactLinksChanged':
       case 'SandboxExpired':
       case 'SandboxRestored':
       case 'TurnCompleted':

@@ -29,14 +29,15 @@ describe('escapes through artifacts (bubblewrap, whole service)', () => {
   const download = (id: string, path: string, key = API_KEY) =>
     fetch(`${h.url}/api/v1/tasks/${id}/artifacts/download?path=${encodeURIComponent(path)}`, { headers: { authorization: `Bearer ${key}` } });
 
-  it('records nothing of the host when downloads is a link to /etc, and serves none of it', async () => {
+  it('records nothing of the host when downloads is a link to /etc, and refuses a download through it as outside the workspace', async () => {
     const { id, events } = await runTask(['rm -rf downloads; ln -s /etc downloads && ls downloads/ | head -3']);
     expect(artifactEvents(events)).toEqual([]);
     expect(outputs(events)[0]).toContain('[artifacts: downloads is a symlink (never followed), not a folder: nothing under it is recorded]');
     expect((await h.api(`/api/v1/tasks/${id}/artifacts`)).body).toEqual({ files: [] });
     for (const path of ['downloads/shadow', 'downloads/passwd', 'downloads/hostname']) {
       const res = await download(id, path);
-      expect({ path, status: res.status }).toEqual({ path, status: 404 });
+      expect({ path, status: res.status }).toEqual({ path, status: 400 });
+      expect(((await res.json()) as { error: unknown }).error).toEqual({ code: 'VALIDATION_ERROR', message: `path "${path}" is outside the workspace: downloads is a symlink leading out of it` });
     }
   });
 
@@ -50,7 +51,7 @@ describe('escapes through artifacts (bubblewrap, whole service)', () => {
     expect(outputs(events).join('\n')).not.toContain(CANARY);
     expect(artifactEvents(events)).toEqual([]);
     expect((await h.api(`/api/v1/tasks/${id}/artifacts`)).body).toEqual({ files: [] });
-    expect((await download(id, 'downloads/secret.txt')).status).toBe(404);
+    expect((await download(id, 'downloads/secret.txt')).status).toBe(400);
   });
 
   it('masks a secret in a file name in the artifact event, the listing and the download headers', async () => {
@@ -76,7 +77,8 @@ describe('escapes through artifacts (bubblewrap, whole service)', () => {
       expect.objectContaining({ path: 'downloads/r.txt', status: 'recorded' }),
       expect.objectContaining({ path: 'downloads/r.txt', status: 'removed' }),
     ]);
-    expect((await download(id, 'downloads/r.txt')).status).toBe(404);
+    // The name now is a link leading out of the workspace: outside, never the host file.
+    expect((await download(id, 'downloads/r.txt')).status).toBe(400);
   });
 
   it('cannot hard-link a host file into downloads', async () => {

@@ -80,7 +80,8 @@ describe('shell tool and artifacts (bubblewrap)', () => {
     expect(download.status).toBe(200);
     expect(download.headers.get('content-type')).toBe('text/csv');
     expect(await download.text()).toBe('a,b\n1,2\n');
-    for (const [path, status] of [['downloads/link', 404], ['../../etc/passwd', 400], ['/etc/passwd', 400], ['downloads/r.md', 404]] as const) {
+    // downloads/link leads out of the workspace (to /etc/hostname): outside, like `..`.
+    for (const [path, status] of [['downloads/link', 400], ['../../etc/passwd', 400], ['/etc/passwd', 400], ['downloads/r.md', 404], ['downloads/nothing.txt', 404]] as const) {
       const res = await h.api(`/api/v1/tasks/${id}/artifacts/download?path=${encodeURIComponent(path)}`);
       expect({ path, status: res.status }).toEqual({ path, status });
     }

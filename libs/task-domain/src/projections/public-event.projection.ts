@@ -52,6 +52,8 @@ export function toPublicEvent(event: TaskEvent): PublicEvent {
       return { kind: 'sandbox', data: { status: 'restored', durationMs: event.data.durationMs } };
     case 'SecretsUnavailable':
       return { kind: 'notice', data: { code: 'SECRETS_UNAVAILABLE', names: event.data.names, message: event.data.reason } };
+    case 'ArtifactLinksChanged':
+      return { kind: 'artifact_links', data: { callId: event.data.callId, links: event.data.links } };
     case 'McpServerUnavailable':
       return { kind: 'notice', data: { code: 'MCP_SERVER_UNAVAILABLE', server: event.data.server, message: mcpNotice(event.data) } };
     default: {

@@ -38,6 +38,8 @@ export interface TaskView {
   readonly files: readonly UploadedFile[];
   /** Files under downloads/, by path order. */
   readonly artifacts: readonly ArtifactRecord[];
+  /** Symlinks under downloads/ leading out of the workspace (internal: downloads through them are refused). */
+  readonly escapingLinks: readonly string[];
   /** Names of the task's secrets (never their values). */
   readonly secretNames: readonly string[];
   /** Things the caller should know that are not errors, e.g. secrets lost in a restart. */
@@ -83,6 +85,7 @@ export const TASK_VIEW_HANDLES: readonly TaskEvent['type'][] = [
   'SandboxRestored',
   'SecretsUnavailable',
   'McpServerUnavailable',
+  'ArtifactLinksChanged',
 ];
 
 const ACTIVE: readonly TaskStatus[] = ['pending', 'running', 'awaiting_approval'];
@@ -121,6 +124,7 @@ export function projectTaskView(view: TaskView | undefined, { event, revision, r
       envKeys: Object.keys(d.env),
       files: d.files,
       artifacts: [],
+      escapingLinks: [],
       secretNames: d.secretNames,
       notices: [],
       sandbox: 'active',
@@ -195,6 +199,8 @@ export function projectTaskView(view: TaskView | undefined, { event, revision, r
       return { ...v, notices: [...v.notices, event.data.reason] };
     case 'McpServerUnavailable':
       return { ...v, notices: [...v.notices, mcpNotice(event.data)] };
+    case 'ArtifactLinksChanged':
+      return { ...v, escapingLinks: event.data.links };
     default: {
       const _exhaustive: never = event;
       return _exhaustive;

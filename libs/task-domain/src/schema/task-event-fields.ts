@@ -26,6 +26,7 @@ export const TASK_EVENT_FIELDS = {
   SandboxRestored: ['snapshotKey', 'durationMs'],
   SecretsUnavailable: ['names', 'reason'],
   McpServerUnavailable: ['server', 'reason'],
+  ArtifactLinksChanged: ['callId', 'links'],
 } as const satisfies FieldList;
 
 type Listed<T extends TaskEventType> = (typeof TASK_EVENT_FIELDS)[T][number];

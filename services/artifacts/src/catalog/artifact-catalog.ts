@@ -9,7 +9,9 @@ export const DOWNLOADS_DIR = 'downloads';
 /**
  * A task's artifacts as its events recorded them (the task view projection), never a look at a
  * workspace: the list survives an expired sandbox, and a path can only name a recorded file, so
- * traversal and symlink tricks have nothing to reach. The bytes are in the object store.
+ * traversal and symlink tricks have nothing to reach; a path through one of the symlinks the
+ * scans saw leading out of the workspace is refused as outside it (400), as `..` is. The bytes
+ * are in the object store.
  */
 export class ArtifactCatalog {
   constructor(private readonly views: TaskViewsStore) {}
@@ -23,7 +25,11 @@ export class ArtifactCatalog {
     if (isAbsolute(path) || path.includes('\0') || normalized === '..' || normalized.startsWith('../')) {
       throw new ValidationError(`path "${path}" is outside the workspace`);
     }
-    const record = this.views.get(taskId)?.artifacts.find((a) => a.path === normalized);
+    const view = this.views.get(taskId);
+    // Through a symlink that leads out of the workspace: outside, not merely unknown.
+    const link = view?.escapingLinks.find((l) => normalized === l || normalized.startsWith(`${l}/`));
+    if (link) throw new ValidationError(`path "${path}" is outside the workspace: ${link} is a symlink leading out of it`);
+    const record = view?.artifacts.find((a) => a.path === normalized);
     if (!record) throw new NotFoundError(`artifact "${path}"`);
     return { file: toFile(record), objectKey: record.objectKey };
   }

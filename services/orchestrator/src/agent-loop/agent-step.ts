@@ -175,6 +175,7 @@ export class AgentStep {
         ...(reply.exitCode === undefined ? {} : { exitCode: reply.exitCode }),
         durationMs: reply.durationMs,
         ...(reply.artifacts ? { artifacts: reply.artifacts } : {}),
+        ...(reply.escapingLinks ? { escapingLinks: reply.escapingLinks } : {}),
       },
     });
   }

@@ -88,6 +88,21 @@ describe('ArtifactScanner', () => {
     expect(notes).toEqual(['downloads/f-[REDACTED:TOKEN].txt is recorded under this name: its real name contains a secret']);
   });
 
+  it('lists the links that lead out of the workspace (read as text, never followed), downloads itself included', async () => {
+    await ws.file('notes.txt', 'n');
+    await ws.link('downloads/abs', '/etc');
+    await ws.link('downloads/climb', '../../outside');
+    await ws.link('downloads/sub/deep', '../../../x');
+    await ws.link('downloads/inside-abs', '/workspace/notes.txt');
+    await ws.link('downloads/inside-rel', '../notes.txt');
+    const { escapingLinks } = await scanner.scan(TASK, ws.root, {});
+    expect(escapingLinks.sort()).toEqual(['downloads/abs', 'downloads/climb', 'downloads/sub/deep']);
+    await ws.cleanup();
+    ws = await createTempWorkspace();
+    await ws.link('downloads', '/');
+    expect((await scanner.scan(TASK, ws.root, {})).escapingLinks).toEqual(['downloads']);
+  });
+
   it('says when it stops at its bounds', async () => {
     for (let i = 0; i < 7; i++) await ws.file(`downloads/f${i}.txt`, String(i));
     await ws.file('downloads/a/b/c/d/deep.txt', 'deep');

@@ -19,6 +19,8 @@ export interface ScanResult {
   readonly records: ArtifactRecord[];
   /** What was left out or renamed, and why: one line each, already redacted, for the tool output. */
   readonly notes: string[];
+  /** Symlinks (downloads itself included) whose target leads out of the workspace, redacted, at most MAX_LINKS. */
+  readonly escapingLinks: string[];
 }
 
 /** Masks secret values in a string derived from the workspace (a file name, a path). */
@@ -34,6 +36,9 @@ interface FoundFile {
 }
 
 const MAX_NOTES = 20;
+const MAX_LINKS = 100;
+/** Where the workspace is inside the sandbox: an absolute link there stays inside. */
+const SANDBOX_ROOT = '/workspace';
 
 /**
  * Lists the regular files under the workspace's `downloads/` and makes sure each one's bytes are
@@ -62,15 +67,17 @@ export class ArtifactScanner {
     const root = await NoFollowDir.open(workspaceRoot);
     const opened: NoFollowDir[] = [root];
     try {
+      const links = new EscapingLinks(redact);
       const downloads = await root.openDir(DOWNLOADS_DIR);
       if (!downloads) {
         const entry = await root.entry(DOWNLOADS_DIR);
         if (entry) notes.add(entry, `${DOWNLOADS_DIR} is ${describe(entry.kind, entry.special)}, not a folder: nothing under it is recorded`);
-        return { records: [], notes: notes.lines() };
+        if (entry?.kind === 'symlink') links.consider(DOWNLOADS_DIR, await root.readLink(DOWNLOADS_DIR));
+        return { records: [], notes: notes.lines(), escapingLinks: links.list() };
       }
       opened.push(downloads);
       const files = new Map<string, FoundFile>();
-      await this.walk(downloads, DOWNLOADS_DIR, 0, files, opened, notes, redact);
+      await this.walk(downloads, DOWNLOADS_DIR, 0, files, opened, notes, redact, links);
       const records: ArtifactRecord[] = [];
       for (const file of files.values()) {
         const before = known[file.path];
@@ -81,7 +88,7 @@ export class ArtifactScanner {
         const stored = await this.store(taskId, file, before);
         if (stored) records.push({ path: file.path, name: posix.basename(file.path), ...artifactTypeOf(file.path), ...stored });
       }
-      return { records, notes: notes.lines() };
+      return { records, notes: notes.lines(), escapingLinks: links.list() };
     } finally {
       await Promise.all(opened.map((d) => d.close().catch(() => undefined)));
     }
@@ -108,7 +115,7 @@ export class ArtifactScanner {
     }
   }
 
-  private async walk(dir: NoFollowDir, rel: string, depth: number, out: Map<string, FoundFile>, opened: NoFollowDir[], notes: Notes, redact: Redact): Promise<void> {
+  private async walk(dir: NoFollowDir, rel: string, depth: number, out: Map<string, FoundFile>, opened: NoFollowDir[], notes: Notes, redact: Redact, links: EscapingLinks): Promise<void> {
     for (const entry of await dir.list()) {
       const path = `${rel}/${entry.name}`;
       if (out.size >= this.limits.maxFiles) {
@@ -123,7 +130,7 @@ export class ArtifactScanner {
         const sub = await dir.openDir(entry.name);
         if (!sub) continue;
         opened.push(sub);
-        await this.walk(sub, path, depth + 1, out, opened, notes, redact);
+        await this.walk(sub, path, depth + 1, out, opened, notes, redact, links);
       } else if (entry.kind === 'file' && entry.stats) {
         const recorded = redact(path);
         if (out.has(recorded)) {
@@ -134,6 +141,7 @@ export class ArtifactScanner {
         out.set(recorded, { dir, name: entry.name, path: recorded, size: entry.stats.size, modifiedAt: entry.stats.mtime.toISOString() });
       } else {
         notes.add(entry, `${path} is ${describe(entry.kind, entry.special)}: not recorded`);
+        if (entry.kind === 'symlink') links.consider(path, await dir.readLink(entry.name).catch(() => ''));
       }
     }
   }
@@ -177,4 +185,30 @@ class Notes {
   lines(): string[] {
     return this.dropped > 0 ? [...this.items, `… and ${this.dropped} more`] : [...this.items];
   }
+}
+
+/** The links under downloads/ whose target, read as text (never followed), leads out of the workspace. */
+class EscapingLinks {
+  private readonly found: string[] = [];
+
+  constructor(private readonly redact: Redact) {}
+
+  consider(path: string, target: string): void {
+    if (this.found.length >= MAX_LINKS || !leadsOutside(path, target)) return;
+    this.found.push(this.redact(path));
+  }
+
+  list(): string[] {
+    return [...this.found];
+  }
+}
+
+/** Whether `target`, the text of the link at workspace-relative `path`, names something outside the workspace. */
+export function leadsOutside(path: string, target: string): boolean {
+  if (target.startsWith('/')) {
+    const inside = posix.normalize(target);
+    return inside !== SANDBOX_ROOT && !inside.startsWith(`${SANDBOX_ROOT}/`);
+  }
+  const resolved = posix.normalize(posix.join(posix.dirname(path), target));
+  return resolved === '..' || resolved.startsWith('../');
 }

@@ -171,7 +171,7 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
     });
     const notes = scan?.notes.length ? `\n${scan.notes.map((n) => `[artifacts: ${n}]`).join('\n')}` : '';
     const output = redact(result.output) + notes;
-    return fitReply({ ...result, output, durationMs: Date.now() - startedAt, ...(scan ? { artifacts: scan.records } : {}) });
+    return fitReply({ ...result, output, durationMs: Date.now() - startedAt, ...(scan ? { artifacts: scan.records, escapingLinks: scan.escapingLinks } : {}) });
   }
 
   /** Places the uploads at the workspace root (ZIPs extracted), all or nothing, on the instance holding the task. */
