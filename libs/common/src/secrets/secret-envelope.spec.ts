@@ -8,6 +8,7 @@ import {
   parseSecretsKey,
   secretsKeyId,
 } from './secret-envelope';
+import { catchError } from '../testing/catch-error';
 
 const SECRETS = { TOKEN: 'tok-0123456789', PASSWORD: 'p@ss wörd/+"\n' };
 
@@ -149,12 +150,3 @@ describe('secret envelope (AES-256-GCM, a data key per task wrapped by SECRETS_K
     });
   });
 });
-
-function catchError(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected an error');
-}

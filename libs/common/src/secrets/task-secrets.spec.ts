@@ -1,6 +1,7 @@
 import { SecretsKeyring, generateSecretsKey } from './secret-envelope';
 import { SecretVault } from './secret-vault';
 import { SecretsUnavailableError, TaskSecrets } from './task-secrets';
+import { catchError } from '../testing/catch-error';
 
 const SECRETS = { TOKEN: 'tok-0123456789', OTHER: 'other-value' };
 
@@ -52,12 +53,3 @@ describe('TaskSecrets: a task’s plain secrets from the vault or its envelope',
     expect((error as Error).message).toMatch(/^Secrets TOKEN cannot be used: this task was created before secrets were durable/);
   });
 });
-
-function catchError(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected an error');
-}
