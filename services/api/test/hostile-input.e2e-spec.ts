@@ -278,6 +278,30 @@ describe('API: hostile input is refused in the error envelope, and no connection
       expect(res.endedByServer).toBe(true);
     });
 
+    it('drains a small declared body refused midway (413): the client still sending it gets the answer, and the connection stays usable', async () => {
+      const part = (i: number) => `--B\r\nContent-Disposition: form-data; name="files"; filename="f${i}.txt"\r\nContent-Type: text/plain\r\n\r\n${'x'.repeat(1024)}\r\n`;
+      // More files than UPLOAD_MAX_FILES (3 here): refused at the fourth while the rest is still to come.
+      const sent = `--B\r\nContent-Disposition: form-data; name="message"\r\n\r\nhi\r\n${[0, 1, 2, 3].map(part).join('')}`;
+      const rest = `${part(4)}--B--\r\n`;
+      const head = `POST /api/v1/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${API_KEY}\r\nContent-Type: multipart/form-data; boundary=B\r\nContent-Length: ${Buffer.byteLength(sent + rest)}\r\n\r\n`;
+      const { hostname, port } = new URL(h.url);
+      const socket = connect(Number(port), hostname);
+      let response = '';
+      let ended = false;
+      socket.on('data', (d) => (response += d.toString('latin1')));
+      socket.on('end', () => (ended = true));
+      socket.on('error', () => (ended = true));
+      socket.write(head + sent);
+      await waitFor(() => response.includes('\r\n\r\n') || undefined, 5_000, 'the 413');
+      // The client goes on sending its body, then asks again on the same connection.
+      socket.write(`${rest}GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n`);
+      await waitFor(() => (response.match(/HTTP\/1\.1 \d+/g)?.length === 2 || ended) || undefined, 5_000, 'the second answer');
+      socket.destroy();
+      expect(response.match(/HTTP\/1\.1 \d+/g)).toEqual(['HTTP/1.1 413', 'HTTP/1.1 200']);
+      expect(response.toLowerCase()).not.toContain('connection: close');
+      expect(ended).toBe(false);
+    });
+
     it('keeps the connection usable after refusing a body nobody started reading', async () => {
       const id = await newTask();
       const body = '--B\r\nContent-Disposition: form-data; name="message"\r\n\r\nhi\r\n--B--\r\n';

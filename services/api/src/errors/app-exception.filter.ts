@@ -34,10 +34,15 @@ export class AppExceptionFilter implements ExceptionFilter {
   respond(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
     const { status, code, message } = this.describe(exception);
     if (reply.sent || reply.raw.headersSent) return;
-    // Its reader gave up on a body still arriving: Node drains only bodies nobody read, so the
-    // connection would wait forever for the rest to be read and answer no next request. A body
-    // refused as too large before it all arrived is not worth draining either.
-    if (bodyAbandoned(request) || (status === 413 && bodyPending(request))) void reply.header('connection', 'close');
+    if (bodyPending(request)) {
+      // A small rest is read and dropped while the answer goes out: a client still sending its
+      // body gets the answer instead of a broken pipe, and the connection stays usable.
+      if (smallRest(request)) drainRest(request);
+      // Its reader gave up on a big or endless body still arriving: Node drains only bodies
+      // nobody read, so the connection would wait for the rest forever. A body refused as too
+      // large is not worth receiving either: the connection closes after the answer.
+      else if (bodyAbandoned(request) || status === 413) void reply.header('connection', 'close');
+    }
     if (exception instanceof RateLimitedError) void reply.header('retry-after', String(exception.retryAfterSeconds));
     void reply.status(status).header('content-type', 'application/json; charset=utf-8').send({ success: false, error: { code, message } });
   }
@@ -90,6 +95,28 @@ export class AppExceptionFilter implements ExceptionFilter {
  */
 function bodyAbandoned(request: FastifyRequest): boolean {
   return bodyPending(request) && request.raw.readableDidRead;
+}
+
+/** A declared body this small is drained rather than cut off; a chunked one never is (its size is unknown). */
+const DRAIN_MAX_BYTES = 4 * 1024 * 1024;
+/** A client that stops sending the rest of a drained body loses its connection after this long. */
+const DRAIN_TIMEOUT_MS = 10_000;
+
+function smallRest(request: FastifyRequest): boolean {
+  const declared = Number(request.raw.headers['content-length']);
+  return request.raw.headers['transfer-encoding'] === undefined && Number.isFinite(declared) && declared <= DRAIN_MAX_BYTES;
+}
+
+/** Reads what is left of the body and drops it, detached from whoever was reading it, within a time bound. */
+function drainRest(request: FastifyRequest): void {
+  const raw = request.raw;
+  raw.unpipe();
+  raw.on('data', () => undefined);
+  raw.resume();
+  const timer = setTimeout(() => raw.socket.destroy(), DRAIN_TIMEOUT_MS);
+  timer.unref();
+  raw.once('end', () => clearTimeout(timer));
+  raw.once('close', () => clearTimeout(timer));
 }
 
 /** The request has a body, and not all of it has arrived. */
