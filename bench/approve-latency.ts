@@ -138,7 +138,7 @@ export async function benchApproveLatency(service: InProcessService, options: Ap
           failures++;
           if (failureReasons.length < 5) failureReasons.push(reason);
         }
-        if (++consecutiveFailures >= MAX_CONSECUTIVE_FAILURES) throw new Error(`${consecutiveFailures} runs in a row failed; last: ${reason}`);
+        if (++consecutiveFailures >= MAX_CONSECUTIVE_FAILURES) throw new Error(`${consecutiveFailures} runs in a row failed; last: ${reason}`, { cause: error });
       } finally {
         current = undefined;
       }

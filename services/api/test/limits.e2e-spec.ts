@@ -211,6 +211,7 @@ describe('Running turns per tenant (MAX_RUNNING_TASKS_PER_TENANT=1)', () => {
     const other = await create('other tenant', OTHER_API_KEY);
     await waitFor(async () => ((await task(other, OTHER_API_KEY)).status === 'completed' ? true : undefined), 15_000, 'the other tenant');
     expect(await statusOf(b)).toBe('pending');
+    expect(await statusOf(c)).toBe('pending');
 
     h.model.script(slowly(300), slowly(300), slowly(300), slowly(300));
     await waitFor(async () => ((await task(b)).turn === 2 && (await statusOf(b)) === 'completed' ? true : undefined), 15_000, 'b turn 2');

@@ -1,4 +1,5 @@
 import * as protobuf from 'protobufjs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TASK_EVENT_SCHEMA_VERSIONS, TaskEventType } from '../task.events';
 import { APPROVAL_RULE_FIELDS, SEALED_SECRETS_FIELDS, TASK_EVENT_FIELDS } from './task-event-fields';
@@ -32,7 +33,7 @@ describe('task_events.proto matches the TypeScript event types', () => {
   });
 
   it('states each event schema version the code writes', () => {
-    const text = require('node:fs').readFileSync(PROTO, 'utf8') as string;
+    const text = readFileSync(PROTO, 'utf8');
     for (const type of types) {
       expect(text).toMatch(new RegExp(`// schema_version ${TASK_EVENT_SCHEMA_VERSIONS[type]}\\nmessage ${type} \\{`));
     }

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 
 interface DicerPrototype {
@@ -20,7 +21,7 @@ const patched = new WeakSet<object>();
  */
 export function releaseMultipartParserOnFinish(): void {
   const busboy = require.resolve('@fastify/busboy', { paths: [dirname(require.resolve('@fastify/multipart'))] });
-  const { Dicer } = require(busboy) as { Dicer?: { prototype: DicerPrototype } };
+  const { Dicer } = createRequire(__filename)(busboy) as { Dicer?: { prototype: DicerPrototype } };
   const proto = Dicer?.prototype;
   if (!proto || typeof proto._unpause !== 'function' || patched.has(proto)) return;
   patched.add(proto);

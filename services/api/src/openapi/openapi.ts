@@ -1,6 +1,7 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
 const UI_ASSETS: Record<string, string> = {
@@ -33,7 +34,7 @@ export function setupOpenApi(app: NestFastifyApplication): void {
   SwaggerModule.setup('api/docs', app, document, { ui: false, raw: ['json'], jsonDocumentUrl: 'api/docs-json' });
 
   const fastify = app.getHttpAdapter().getInstance();
-  const assetsDir = (require('swagger-ui-dist') as { getAbsoluteFSPath(): string }).getAbsoluteFSPath();
+  const assetsDir = (createRequire(__filename)('swagger-ui-dist') as { getAbsoluteFSPath(): string }).getAbsoluteFSPath();
   fastify.get('/api/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(UI_PAGE));
   for (const [file, type] of Object.entries(UI_ASSETS)) {
     fastify.get(`/api/docs/${file}`, async (_request, reply) => reply.type(type).send(await readFile(join(assetsDir, file))));

@@ -174,7 +174,9 @@ describe('API fuzz: generated requests to every endpoint are answered within the
       if (!isPlainObject(t) || !Array.isArray(t.pendingApprovals)) continue;
       for (const p of t.pendingApprovals as { callId: string }[]) {
         const key = `${t.id}/${p.callId}`;
-        if (!knownCalls.has(key)) knownCalls.add(key), pendingCalls.push({ taskId: String(t.id), callId: p.callId });
+        if (knownCalls.has(key)) continue;
+        knownCalls.add(key);
+        pendingCalls.push({ taskId: String(t.id), callId: p.callId });
       }
     }
   };
@@ -193,7 +195,10 @@ describe('API fuzz: generated requests to every endpoint are answered within the
     const filesOf = /^\/api\/v1\/tasks\/(task_[0-9a-f]+)\/artifacts$/.exec(path)?.[1];
     if (filesOf && Array.isArray(body.files)) {
       for (const f of body.files as { path: string }[]) {
-        if (!knownArtifacts.has(`${filesOf}/${f.path}`)) knownArtifacts.add(`${filesOf}/${f.path}`), artifacts.push({ taskId: filesOf, path: f.path });
+        const key = `${filesOf}/${f.path}`;
+        if (knownArtifacts.has(key)) continue;
+        knownArtifacts.add(key);
+        artifacts.push({ taskId: filesOf, path: f.path });
       }
     }
   };

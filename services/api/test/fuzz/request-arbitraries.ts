@@ -43,8 +43,6 @@ const hostileText: fc.Arbitrary<string> = fc.oneof(
   ),
 );
 
-const smallInt = fc.integer({ min: -5, max: 5 });
-
 // ---------------------------------------------------------------------------------------------
 // JSON bodies, as data: `{$object: [[k, v]…]}` keeps duplicate and __proto__ keys, `{$raw}` is
 // sent verbatim (invalid JSON, exact escapes), `{$bytes}` inserts raw bytes (invalid UTF-8).

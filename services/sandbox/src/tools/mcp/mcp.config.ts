@@ -22,7 +22,7 @@ export function mcpSettingsFromEnv(env: NodeJS.ProcessEnv): McpSettings {
   try {
     raw = env.MCP_SERVERS?.trim() ? JSON.parse(env.MCP_SERVERS) : undefined;
   } catch (error) {
-    throw new Error(`MCP_SERVERS is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`MCP_SERVERS is not valid JSON: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
   return {
     servers: parseMcpServers(raw, { allowStdio: true, where: 'MCP_SERVERS' }),
