@@ -21,7 +21,7 @@ export class ApproveToolCallHttpController {
     summary: 'Approve or reject a tool call awaiting approval.',
     description:
       'proceed_once runs the call; proceed_always runs it and approves similar later calls of the task (shell: every program of the ' +
-      'line already approved, never with output redirection, substitutions or code-running programs; write_file/edit_file: same path; ' +
+      'line already approved, never with output redirection, substitutions or code-running programs; write_file/edit_file: the whole tool, any path, as "allow all edits"; ' +
       'MCP: same server and tool; others: same tool); cancel declines it (a cancelled tool_result follows). A call undecided for ' +
       'APPROVAL_TIMEOUT_MS (default 24 h) is treated as declined (tool_decision with outcome "expired").',
   })
