@@ -101,8 +101,10 @@ module.exports = {
     tsConfig: { fileName: 'tsconfig.json' },
     // Type-only imports count: a cycle or a reach through types is still a dependency of the source.
     tsPreCompilationDeps: true,
-    // require.resolve('...') names a file too (the runner hands the workflow file to Temporal's bundler that way).
-    exoticRequireStrings: ['require.resolve'],
+    // Calls that load a module by a literal name without import: require.resolve('...') (the runner hands the
+    // workflow file to Temporal's bundler that way) and the embedded event store's nodeRequire (createRequire).
+    // A require of a computed name (multipart-stall.ts's require(busboy)) stays invisible.
+    exoticRequireStrings: ['require.resolve', 'nodeRequire'],
     // Packages' `exports` maps, so a subpath import (dependency-cruiser/config-utl/...) resolves like Node does.
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
   },
