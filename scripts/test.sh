@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite on a fresh machine: installs dependencies, starts the servers the tests
 # need (PostgreSQL, NATS, MinIO, a Temporal dev server; bubblewrap for the sandbox), typechecks,
-# then runs the unit, integration and end-to-end tiers, and the end-to-end suites again against
-# a distributed deployment (e2e-distributed).
+# checks the dependency rules (.dependency-cruiser.js), then runs the unit, integration and
+# end-to-end tiers, and the end-to-end suites again against a distributed deployment (e2e-distributed).
 # The assignment on its own line keeps a failure of ensure-test-servers.sh fatal.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +16,9 @@ echo "servers for tests: PostgreSQL $DATABASE_URL, NATS $NATS_URL, Temporal $TEM
 
 npx tsc -p tsconfig.json --noEmit
 echo "typecheck: ok"
+# The layering rules (.dependency-cruiser.js) on resolved imports; any violation stops the run here.
+npx depcruise --config .dependency-cruiser.js services libs test bench
+echo "dependency rules: ok"
 
 results="$(mktemp -d)"
 status=0

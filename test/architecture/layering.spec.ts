@@ -1,48 +1,95 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 
-// The layering the folder tree promises, checked on every import (STYLE.md rule 24).
+// The layering the folder tree promises (STYLE.md rule 24) is checked by dependency-cruiser on
+// resolved imports, with the rules in .dependency-cruiser.js; scripts/test.sh runs it too. Here:
+// each rule catches what it should, on fixture trees under fixtures/ that break it on purpose (one
+// folder each, laid out like the repo), and the real tree breaks none.
 
 const ROOT = join(__dirname, '..', '..');
+const FIXTURES = ['service-to-service', 'lib-to-service', 'domain-node-fs', 'cycle', 'workflow-node-builtin', 'allowed'];
+const CRUISE_TIMEOUT_MS = 180_000;
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile() && e.name.endsWith('.ts') && !/\.(spec|int-spec|e2e-spec)\.ts$/.test(e.name))
-    .map((e) => relative(ROOT, join(e.parentPath ?? (e as unknown as { path: string }).path, e.name)))
-    .filter((f) => !f.includes('/testing/'));
+interface Violation {
+  readonly rule: string;
+  readonly from: string;
+  readonly to: string;
 }
 
-function importsOf(file: string): string[] {
-  const text = readFileSync(join(ROOT, file), 'utf8');
-  return [...text.matchAll(/^\s*(?:import|export)[^'"]*from\s+['"]([^'"]+)['"]/gm)].map((m) => m[1]);
+interface CruiseResult {
+  readonly modules: number;
+  readonly violations: Violation[];
 }
 
-function violations(dir: string, forbidden: (specifier: string) => boolean): string[] {
-  const files = sourceFiles(dir);
-  if (files.length === 0) throw new Error(`no source files under ${dir}: the check would prove nothing`);
-  return files.flatMap((file) => importsOf(file).filter(forbidden).map((s) => `${file} imports ${s}`));
+/** One child process cruises every tree: loading dependency-cruiser and TypeScript takes seconds. */
+async function cruise(baseDirs: string[]): Promise<CruiseResult[]> {
+  const script = join(__dirname, 'cruise.mjs');
+  const { stdout } = await promisify(execFile)(process.execPath, [script, ...baseDirs], { maxBuffer: 64 * 1024 * 1024 });
+  return JSON.parse(stdout);
 }
 
-describe('layering', () => {
-  it('keeps the task domain pure: no Node, no Nest, no adapters', () => {
-    // mvdan-sh is a pure parser (no I/O): the approval rules read shell commands with it.
-    const allowed = (s: string) => s.startsWith('.') || s === '@app/common' || s === 'mvdan-sh';
-    expect(violations('libs/task-domain/src', (s) => !allowed(s))).toEqual([]);
+let realTree: CruiseResult;
+const fixtures = new Map<string, CruiseResult>();
+
+beforeAll(async () => {
+  const [root, ...results] = await cruise([ROOT, ...FIXTURES.map((name) => join(__dirname, 'fixtures', name))]);
+  realTree = root;
+  FIXTURES.forEach((name, i) => fixtures.set(name, results[i]));
+}, CRUISE_TIMEOUT_MS);
+
+function fixture(name: string): { rules: string[]; violations: Violation[] } {
+  const { modules, violations } = fixtures.get(name)!;
+  if (modules === 0) throw new Error(`fixture ${name} has no files: the check would prove nothing`);
+  return { rules: [...new Set(violations.map((v) => v.rule))].sort(), violations };
+}
+
+const edge = (from: string, to: string) => expect.objectContaining({ from, to });
+
+describe('dependency rules', () => {
+  it('refuse a service importing another service', () => {
+    const { rules, violations } = fixture('service-to-service');
+    expect(rules).toEqual(['no-service-to-service']);
+    expect(violations).toEqual([edge('services/api/src/tasks.controller.ts', 'services/orchestrator/src/agent-runner.ts')]);
   });
 
-  it('keeps workflow code bundleable: relative imports only, no Node or Nest', () => {
-    // @temporalio/workflow is the one package made for Temporal's deterministic workflow sandbox.
-    expect(violations('libs/workflows/src', (s) => !s.startsWith('.') && s !== '@temporalio/workflow')).toEqual([]);
+  it('refuse a library importing a service', () => {
+    expect(fixture('lib-to-service').rules).toEqual(['no-lib-to-service']);
   });
 
-  it('keeps libraries independent of services', () => {
-    expect(violations('libs', (s) => /(^|\/)services\//.test(s))).toEqual([]);
+  it('refuse a task-domain file reaching a Node built-in, directly or through another lib', () => {
+    const { rules, violations } = fixture('domain-node-fs');
+    expect(rules).toEqual(['task-domain-is-pure']);
+    expect(violations).toEqual(
+      expect.arrayContaining([
+        edge('libs/task-domain/src/snapshot.ts', 'fs'),
+        // through libs/common's index, which re-exports a module using node:crypto
+        edge('libs/task-domain/src/task.decider.ts', 'crypto'),
+      ]),
+    );
   });
 
-  it('keeps services from importing one another (they talk over the bus)', () => {
-    for (const service of ['api', 'orchestrator', 'sandbox', 'artifacts']) {
-      const others = ['api', 'orchestrator', 'sandbox', 'artifacts'].filter((s) => s !== service);
-      expect(violations(`services/${service}/src`, (s) => others.some((o) => s.includes(`${o}/src`)))).toEqual([]);
-    }
+  it('refuse a cycle, even when one side imports a type only', () => {
+    expect(fixture('cycle').rules).toEqual(['no-circular']);
+  });
+
+  it('refuse workflow code reaching a Node built-in or another lib (a type-only import included)', () => {
+    const { rules, violations } = fixture('workflow-node-builtin');
+    expect(rules).toEqual(['workflow-is-sandbox-safe']);
+    expect(violations).toEqual(
+      expect.arrayContaining([
+        edge('libs/workflows/src/agent.workflow.ts', 'crypto'),
+        edge('libs/workflows/src/agent.workflow.ts', 'libs/runner/src/runner.port.ts'),
+      ]),
+    );
+  });
+
+  it('allow the composition root, tests reaching across services, @temporalio/workflow and the pure domain', () => {
+    expect(fixture('allowed').violations).toEqual([]);
+  });
+
+  it('hold on the real tree', () => {
+    expect(realTree.modules).toBeGreaterThan(100);
+    expect(realTree.violations).toEqual([]);
   });
 });

@@ -1,13 +1,8 @@
-/** What one step of a task's agent loop reported. */
-export type StepOutcome =
-  /** Made progress; run the next step. */
-  | 'continue'
-  /** Waiting on something outside (an approval, a tool in flight); a notify() wakes it. */
-  | 'wait'
-  /** Nothing to do until the task gets new work. */
-  | 'idle'
-  /** Like 'wait', but look again at this time (epoch ms) even if nothing notifies: a deadline. */
-  | { readonly waitUntil: number };
+import type { StepOutcome } from '@app/workflows';
+
+// StepOutcome is the agent turn workflow's activity result, so it is defined next to the workflow
+// (which may import nothing of this lib); every runner reports steps with it.
+export type { StepOutcome };
 
 /**
  * Runs one step of a task; must be safe to call again after a crash at any point. A runner that
@@ -16,7 +11,7 @@ export type StepOutcome =
  */
 export type StepFunction = (taskId: string, signal: AbortSignal, turn?: number) => Promise<StepOutcome>;
 
-/** The turn a task is on (see turnOf in @app/workflows): how a per-turn runner addresses it. */
+/** The turn a task is on (turnOf in the orchestrator's agent loop): how a per-turn runner addresses it. */
 export type TurnOf = (taskId: string) => Promise<number>;
 
 /**

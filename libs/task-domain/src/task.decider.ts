@@ -1,4 +1,5 @@
-import { ConflictError, NotFoundError, ValidationError } from '@app/common';
+// The error types only: the @app/common index also re-exports modules that use Node (fs, crypto).
+import { ConflictError, NotFoundError, ValidationError } from '@app/common/errors/app-error';
 import { findMatchingRule, ruleFor } from './approvals/approval-rules';
 import { diffArtifacts } from './artifacts/artifact-diff';
 import {

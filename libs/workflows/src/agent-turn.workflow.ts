@@ -1,6 +1,5 @@
 import { ActivityCancellationType, ApplicationFailure, condition, continueAsNew, isCancellation, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { StepOutcome } from '../../runner/src/durable-runner.port';
-import type { AgentTurn, AgentTurnActivities } from './activities.types';
+import type { AgentTurn, AgentTurnActivities, StepOutcome } from './activities.types';
 import { wakeSignal } from './agent.signals';
 
 // One workflow per turn of a task, with a stable id from the task id and the turn number

@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { API_KEY, Harness, startHarness, waitFor } from '../../../test/support/service-harness';
-import { writeZip } from '../../sandbox/src/uploads/zip-fixtures';
+import { writeZip } from '../../sandbox/src/uploads/testing/zip-fixtures';
 
 /** What a raw socket got back: the response text, and whether the server ended the connection. */
 interface RawExchange {

@@ -4,7 +4,7 @@ import { Harness, startHarness } from '../../../test/support/service-harness';
 import { followStream } from '../../../test/support/sse-client';
 import { readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { writeZip } from '../../sandbox/src/uploads/zip-fixtures';
+import { writeZip } from '../../sandbox/src/uploads/testing/zip-fixtures';
 
 describe('Multipart create with files', () => {
   let h: Harness;

@@ -1,4 +1,5 @@
-import { ValidationError } from '@app/common';
+// The error types only: the @app/common index also re-exports modules that use Node (fs, crypto).
+import { ValidationError } from '@app/common/errors/app-error';
 import type { TaskMcpServer } from '../task.events';
 
 /**

@@ -7,10 +7,10 @@ import { TaskViewsStore } from '@app/read-models';
 import { DurableRunner, createDurableRunner, runnerConfigFromEnv } from '@app/runner';
 import { RUNTIME_ENV } from '@app/runtime';
 import { TaskCommandExecutor } from '@app/task-commands';
-import { turnOf } from '@app/workflows';
 import { agentLoopConfigFromEnv } from './agent-loop.config';
 import { AgentStep } from './agent-step';
 import { TurnAdmission } from './turn-admission';
+import { turnOf } from './turn-of';
 
 /** Events after which a task's loop may have new work. */
 const WAKING_EVENTS = new Set(['TaskCreated', 'TurnStarted', 'ToolCallDecided', 'UserMessageAdded']);

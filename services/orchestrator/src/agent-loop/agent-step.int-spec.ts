@@ -8,8 +8,8 @@ import { EventStore, createEmbeddedEventStore } from '@app/event-store';
 import { OpenAiChatProvider } from '@app/model-provider';
 import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { TaskCommandExecutor } from '@app/task-commands';
-import { INTERRUPTED_OUTPUT } from '@app/workflows';
 import { AgentStep } from './agent-step';
+import { INTERRUPTED_OUTPUT } from './next-action';
 
 describe('AgentStep after a crash (embedded store on a real DATA_DIR)', () => {
   let dir: string;

@@ -6,9 +6,11 @@ import { ModelProvider, ToolDefinition } from '@app/model-provider';
 import { StepOutcome } from '@app/runner';
 import { TaskCommand } from '@app/task-domain';
 import { TaskCommandExecutor, toTaskEvent } from '@app/task-commands';
-import { INTERRUPTED_OUTPUT, buildConversation, nextAction, turnOf } from '@app/workflows';
 import { AgentLoopConfig } from './agent-loop.config';
+import { buildConversation } from './conversation';
+import { INTERRUPTED_OUTPUT, nextAction } from './next-action';
 import { TurnAdmission } from './turn-admission';
+import { turnOf } from './turn-of';
 
 /**
  * One step of a task's agent loop: read the task, do the single next thing (start the turn, call

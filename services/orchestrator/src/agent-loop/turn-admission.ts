@@ -1,11 +1,11 @@
 import { TaskViewsStore } from '@app/read-models';
 import { turnQueuePlace } from '@app/task-domain';
-import { mayStartTurn } from '@app/workflows';
+import { mayStartTurn } from './turn-admission.rule';
 
 /**
  * MAX_RUNNING_TASKS_PER_TENANT in the agent loop: whether a waiting turn may start, and which
  * tasks to wake when a turn ends, from the tenant's line in this process's read model (rule and
- * reasoning in libs/workflows/src/turn-admission.ts). The read model is first brought up to what
+ * reasoning in turn-admission.rule.ts). The read model is first brought up to what
  * the store holds, so a turn that ended anywhere before the question is seen.
  */
 export class TurnAdmission {

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { SnapshotOptions } from './workspace-archive';
+import type { OnSkipped } from '../workspace/no-follow-tar';
 
 /**
  * The sandbox provider port: where a task's untrusted commands run. The sandbox service owns it;
@@ -68,6 +68,18 @@ export interface ProviderHealth {
 export interface FileOwner {
   readonly uid: number;
   readonly gid: number;
+}
+
+export interface ArchiveBounds {
+  readonly maxBytes: number;
+  readonly timeoutMs: number;
+}
+
+export interface SnapshotOptions extends ArchiveBounds {
+  /** Fires to stop the snapshot at once (the task needs its sandbox again). */
+  readonly signal?: AbortSignal;
+  /** Told about every entry left out (FIFOs, sockets, devices, names that are not UTF-8, …). */
+  readonly onSkipped?: OnSkipped;
 }
 
 export interface SandboxProvider {

@@ -5,20 +5,8 @@ import { PassThrough, Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import * as tar from 'tar';
 import { NoFollowDir } from '../workspace/no-follow-dir';
-import { OnSkipped, tarWithoutFollowing } from '../workspace/no-follow-tar';
-import { FileOwner } from './sandbox-provider.port';
-
-export interface ArchiveBounds {
-  readonly maxBytes: number;
-  readonly timeoutMs: number;
-}
-
-export interface SnapshotOptions extends ArchiveBounds {
-  /** Fires to stop the snapshot at once (the task needs its sandbox again). */
-  readonly signal?: AbortSignal;
-  /** Told about every entry left out (FIFOs, sockets, devices, names that are not UTF-8, …). */
-  readonly onSkipped?: OnSkipped;
-}
+import { tarWithoutFollowing } from '../workspace/no-follow-tar';
+import { ArchiveBounds, FileOwner, SnapshotOptions } from './sandbox-provider.port';
 
 /** Uncompressed bytes a restore may write, per compressed byte allowed: caps a decompression bomb. */
 const RESTORE_EXPANSION = 10;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PayloadTooLargeError, ValidationError } from '@app/common';
 import { placeUploads } from './place-uploads';
 import { UploadLimits } from './upload-limits';
-import { writeZip } from './zip-fixtures';
+import { writeZip } from './testing/zip-fixtures';
 
 const LIMITS: UploadLimits = { uploadMaxBytes: 1024 * 1024, uploadMaxFiles: 5, zipMaxEntries: 50, zipMaxUncompressedBytes: 20 * 1024 * 1024, zipMaxRatio: 100 };
 const OWNER = { uid: 200123, gid: 200123 };

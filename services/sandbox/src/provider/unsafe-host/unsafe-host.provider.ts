@@ -4,8 +4,8 @@ import { PRLIMIT } from '../bubblewrap/bwrap-args';
 import { assertSettable, UnsettableVariableError, unsettableResult } from '../process/settable-env';
 import { runLimited } from '../process/run-limited';
 import { SandboxConfig } from '../sandbox.config';
-import { ExecRequest, ExecResult, FileOwner, ProviderHealth, SandboxProvider } from '../sandbox-provider.port';
-import { archiveDirectory, restoreDirectory, SnapshotOptions } from '../workspace-archive';
+import { ExecRequest, ExecResult, FileOwner, ProviderHealth, SandboxProvider, SnapshotOptions } from '../sandbox-provider.port';
+import { archiveDirectory, restoreDirectory } from '../workspace-archive';
 import { WorkspaceDirs } from '../workspace-dirs';
 
 /**

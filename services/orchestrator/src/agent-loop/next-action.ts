@@ -1,9 +1,8 @@
-import type { ExistingTask, TaskState } from '../../task-domain/src/task.state';
-import { openCallsOf } from '../../task-domain/src/task.state';
+import { ExistingTask, TaskState, openCallsOf } from '@app/task-domain';
 
 // What the agent loop must do next for a task, decided from its state alone. Because the state is
 // folded from the event stream, a restarted runner asks the same question and carries on where
-// the last one stopped. (Relative imports: workflow code must bundle without path aliases.)
+// the last one stopped.
 
 export type NextAction =
   | { readonly kind: 'idle' }

@@ -1,5 +1,4 @@
-import type { TaskEvent } from '../../task-domain/src/task.events';
-import { TaskState, evolve, initialTaskState } from '../../task-domain/src/task.state';
+import { TaskEvent, TaskState, evolve, initialTaskState } from '@app/task-domain';
 import { turnOf } from './turn-of';
 
 const fold = (events: TaskEvent[]): TaskState => events.reduce(evolve, initialTaskState());

@@ -1,8 +1,5 @@
-import { TaskCommand, decide } from '../../task-domain/src/task.decider';
-import type { TaskEvent } from '../../task-domain/src/task.events';
-import { TurnQueueEntry, outOfLine, projectTurnQueue, turnQueuePlace } from '../../task-domain/src/projections/turn-queue.projection';
-import { TaskState, evolve, initialTaskState } from '../../task-domain/src/task.state';
-import { mayStartTurn } from './turn-admission';
+import { TaskCommand, TaskEvent, TaskState, TurnQueueEntry, decide, evolve, initialTaskState, outOfLine, projectTurnQueue, turnQueuePlace } from '@app/task-domain';
+import { mayStartTurn } from './turn-admission.rule';
 
 const policy = { turnsWaitForAdmission: true };
 

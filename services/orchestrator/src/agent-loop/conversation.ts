@@ -1,5 +1,5 @@
-import type { ChatMessage, ModelToolCall } from '../../model-provider/src/model-provider.port';
-import type { TaskEvent } from '../../task-domain/src/task.events';
+import type { ChatMessage, ModelToolCall } from '@app/model-provider';
+import type { TaskEvent } from '@app/task-domain';
 
 // The model's context is rebuilt from the task's events before every call, so a follow-up, a
 // restart or another worker sees exactly the conversation the stream records.

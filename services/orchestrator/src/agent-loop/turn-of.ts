@@ -1,4 +1,4 @@
-import type { TaskState } from '../../task-domain/src/task.state';
+import type { TaskState } from '@app/task-domain';
 
 /**
  * The turn a task's agent loop is on: the running (or last) turn, or, while a message waits to

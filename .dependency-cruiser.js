@@ -1,0 +1,111 @@
+// The layering the folder tree promises, checked on resolved imports (STYLE.md rule 24).
+// dependency-cruiser follows the tsconfig path aliases (@app/*) to real files and, with
+// tsPreCompilationDeps, counts type-only imports too; `npx depcruise --config .dependency-cruiser.js
+// services libs test bench` runs it (scripts/test.sh does), test/architecture/layering.spec.ts proves
+// each rule fires.
+
+// Test code: specs of every tier, testing/ helpers, services' test/ folders, the repo-level test/.
+// It is held more loosely: it may reach across services and use devDependencies, and the domain and
+// workflow rules look at production files only. Cycles, libs importing services, orphans and
+// unresolvable imports are refused in tests too.
+const TEST = ['\\.(spec|int-spec|e2e-spec|server-spec)\\.ts$', '/testing/', '^services/[^/]+/test/', '^test/'];
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-service-to-service',
+      comment:
+        'Services talk over the bus (libs/bus, libs/contracts), never through each other\'s files: each one is deployed on its ' +
+        'own. services/standalone is the all-in-one composition root that wires every service into one process, so it alone ' +
+        'may import them; no service imports it. Test code may reach across (an end-to-end suite drives the whole system).',
+      severity: 'error',
+      from: { path: '^services/([^/]+)/', pathNot: ['^services/standalone/', ...TEST] },
+      to: { path: '^services/', pathNot: '^services/$1/' },
+    },
+    {
+      name: 'no-lib-to-service',
+      comment: 'Libraries are the layer services are built on; a library importing a service would tie every user of it to that service.',
+      severity: 'error',
+      from: { path: '^libs/' },
+      to: { path: '^services/' },
+    },
+    {
+      name: 'task-domain-is-pure',
+      comment:
+        'The task domain (decider, events, state, projections) is pure logic: no Node built-in, no framework, no adapter, ' +
+        'checked on everything it reaches, not just what it imports. Its only package is mvdan-sh, a shell parser without ' +
+        'I/O that the approval rules read commands with; its only other lib file is the error types of @app/common.',
+      severity: 'error',
+      from: { path: '^libs/task-domain/src/', pathNot: TEST },
+      to: {
+        reachable: true,
+        pathNot: ['^libs/task-domain/src/', '^libs/common/src/errors/app-error\\.ts$', '(^|/)node_modules/mvdan-sh/'],
+      },
+    },
+    {
+      name: 'workflow-is-sandbox-safe',
+      comment:
+        'libs/workflows is what Temporal bundles into its deterministic workflow sandbox (the runner\'s WORKFLOWS_PATH): it ' +
+        'may reach only @temporalio/workflow and its own files. A Node built-in, Nest, or another lib (runner, model ' +
+        'provider) would fail the bundle or break replay; a type-only import of another lib is refused too, so the ' +
+        'workflow\'s contract types live here and the runner imports them from here (no runner <-> workflows cycle).',
+      severity: 'error',
+      from: { path: '^libs/workflows/src/', pathNot: TEST },
+      to: { reachable: true, pathNot: ['^libs/workflows/src/', '(^|/)node_modules/@temporalio/workflow/'] },
+    },
+    {
+      name: 'no-circular',
+      comment: 'A cycle makes load order matter and the two ends one unit in all but name; type-only cycles count too.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'no-orphans',
+      comment:
+        'A file nothing imports and that imports nothing is dead code, or an entry point a tool loads by name: those are ' +
+        'listed here (ambient .d.ts declarations, jest setup files, the preload benchmarks start node with).',
+      severity: 'error',
+      from: {
+        orphan: true,
+        pathNot: ['\\.d\\.ts$', '^test/support/(slow-tier-timeout|distributed-e2e-mode)\\.ts$', '^bench/lib/exit-on-sigterm\\.js$'],
+      },
+      to: {},
+    },
+    {
+      name: 'not-to-unresolvable',
+      comment: 'An import the resolver cannot find (a mistyped alias, a missing package) would hide from every rule above.',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+    {
+      name: 'not-to-dev-dep',
+      comment: 'Production code runs where only `dependencies` are installed; devDependencies are for tests and tooling.',
+      severity: 'error',
+      from: { path: '^(services|libs)/[^/]+/src/', pathNot: TEST },
+      to: { dependencyTypes: ['npm-dev'] },
+    },
+    {
+      name: 'not-to-test',
+      comment: 'Production code never imports specs or testing/ helpers: they are left out of the build (tsconfig.app.json).',
+      severity: 'error',
+      from: { path: '^(services|libs)/[^/]+/src/', pathNot: TEST },
+      to: { path: TEST },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // The fixtures break each rule on purpose (layering.spec.ts cruises them on their own).
+    exclude: { path: ['^test/architecture/fixtures/'] },
+    tsConfig: { fileName: 'tsconfig.json' },
+    // Type-only imports count: a cycle or a reach through types is still a dependency of the source.
+    tsPreCompilationDeps: true,
+    // Calls that load a module by a literal name without import: require.resolve('...') (the runner hands the
+    // workflow file to Temporal's bundler that way) and the embedded event store's nodeRequire (createRequire).
+    // A require of a computed name (multipart-stall.ts's require(busboy)) stays invisible.
+    exoticRequireStrings: ['require.resolve', 'nodeRequire'],
+    // Packages' `exports` maps, so a subpath import (dependency-cruiser/config-utl/...) resolves like Node does.
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+  },
+};
