@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite on a fresh machine: installs dependencies, starts the servers the tests
 # need (PostgreSQL, NATS, MinIO, a Temporal dev server; bubblewrap for the sandbox), typechecks,
-# checks the dependency rules (.dependency-cruiser.js), then runs the unit, integration and
-# end-to-end tiers, and the end-to-end suites again against a distributed deployment (e2e-distributed).
+# checks the dependency rules (.dependency-cruiser.js), lint (ESLint) and format (Prettier), then
+# runs the unit, integration and end-to-end tiers, and the end-to-end suites again against a distributed deployment (e2e-distributed).
 # The assignment on its own line keeps a failure of ensure-test-servers.sh fatal.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,15 +10,21 @@ cd "$(dirname "$0")/.."
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
 fi
+# The static checks come first: each takes seconds, and any finding stops the run before a server starts.
+npx tsc -p tsconfig.json --noEmit
+echo "typecheck: ok"
+# The layering rules (.dependency-cruiser.js) on resolved imports.
+npx depcruise --config .dependency-cruiser.js services libs test bench
+echo "dependency rules: ok"
+npx eslint .
+echo "lint: ok"
+# `npm run format` fixes what this finds.
+npx prettier --check --log-level warn "**/*.{ts,js,mjs,json}"
+echo "format: ok"
+
 servers_env="$(bash infra/dev/ensure-test-servers.sh)"
 set -a; eval "$servers_env"; set +a
 echo "servers for tests: PostgreSQL $DATABASE_URL, NATS $NATS_URL, Temporal $TEMPORAL_ADDRESS, MinIO $MINIO_ENDPOINT"
-
-npx tsc -p tsconfig.json --noEmit
-echo "typecheck: ok"
-# The layering rules (.dependency-cruiser.js) on resolved imports; any violation stops the run here.
-npx depcruise --config .dependency-cruiser.js services libs test bench
-echo "dependency rules: ok"
 
 results="$(mktemp -d)"
 status=0

@@ -70,9 +70,10 @@ export function buildConversation(events: readonly TaskEvent[]): ChatMessage[] {
           messages.push({ role: 'tool', toolCallId: event.data.callId, content: toolMessage(event.data.status, event.data.output, event.data.exitCode) });
         }
         break;
-      // The turn it ended failed before the model heard of it; a later turn has the secrets again.
+      // SecretsUnavailable: the turn it ended failed before the model heard of it; a later turn has
+      // the secrets again. McpServerUnavailable: the model simply is not offered that server's
+      // tools; the caller reads why.
       case 'SecretsUnavailable':
-      // The model simply is not offered that server's tools; the caller reads why.
       case 'McpServerUnavailable':
       case 'ToolCallDecided':
       case 'ToolCallApprovalExpired':
