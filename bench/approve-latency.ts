@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { SUBJECTS } from '@app/contracts';
 import { MESSAGE_BUS, MessageBus } from '@app/bus';
 import { EventStore } from '@app/event-store';
-import { taskStreamId } from '@app/task-domain';
+import { taskStreamId } from '@app/common';
 import { InProcessService } from './lib/in-process-service';
 import { summarize, Summary } from './lib/stats';
 import { sleep, waitUntil } from './lib/timing';

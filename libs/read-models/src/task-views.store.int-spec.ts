@@ -2,7 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventStore, createEmbeddedEventStore } from '@app/event-store';
-import { TASK_EVENT_SCHEMA_VERSIONS, TaskEvent, taskStreamId } from '@app/task-domain';
+import { taskStreamId } from '@app/common';
+import { TASK_EVENT_SCHEMA_VERSIONS, TaskEvent } from '@app/task-domain';
 import { ProjectionCheckpointFile, SnapshotState, TaskViewsStore } from '.';
 
 const created = (taskId: string, tenantId = 't1'): TaskEvent => ({

@@ -1,3 +1,4 @@
+import { taskStreamId } from '@app/common';
 import { EventStore, ExpectedRevisionConflictError, StoredEvent } from '@app/event-store';
 import {
   DecidePolicy,
@@ -9,7 +10,6 @@ import {
   decide,
   evolve,
   initialTaskState,
-  taskStreamId,
 } from '@app/task-domain';
 import { StreamCache } from './stream-cache';
 
