@@ -1,6 +1,7 @@
 export * from './task.events';
 export * from './task.state';
 export * from './task.decider';
+export * from './task.errors';
 export * from './approvals/approval-rules';
 export * from './approvals/shell-command';
 export * from './projections/task-view.projection';

@@ -4,7 +4,7 @@ import { ExpectedRevisionConflictError, StoredEvent } from '@app/event-store';
 import { DEFAULT_REQUEST_TIMEOUT_MS, MessageBus, RemoteError, requestUntilDelivered } from '@app/bus';
 import { ModelProvider, ToolDefinition } from '@app/model-provider';
 import { StepOutcome } from '@app/runner';
-import { TaskCommand } from '@app/task-domain';
+import { TaskCommand, TaskConflictError } from '@app/task-domain';
 import { TaskCommandExecutor, toTaskEvent } from '@app/task-commands';
 import { INTERRUPTED_OUTPUT, buildConversation, nextAction, turnOf } from '@app/workflows';
 import { AgentLoopConfig } from './agent-loop.config';
@@ -186,7 +186,7 @@ export class AgentStep {
       await this.commands.execute(taskId, command, { retries: 5 });
       return 'continue';
     } catch (error) {
-      if (error instanceof ExpectedRevisionConflictError || (error as { code?: string }).code === 'CONFLICT') return 'continue';
+      if (error instanceof ExpectedRevisionConflictError || error instanceof TaskConflictError) return 'continue';
       throw error;
     }
   }
