@@ -10,6 +10,7 @@ import {
   decide,
   evolve,
   initialTaskState,
+  toTaskEvent,
 } from '@app/task-domain';
 import { StreamCache } from './stream-cache';
 
@@ -103,5 +104,3 @@ export class TaskCommandExecutor {
 }
 
 const foldStored = (state: TaskState, events: readonly StoredEvent[]): TaskState => events.map(toTaskEvent).reduce(evolve, state);
-
-export const toTaskEvent = (e: StoredEvent): TaskEvent => ({ type: e.type, data: e.data }) as TaskEvent;

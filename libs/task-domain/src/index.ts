@@ -2,6 +2,7 @@ export * from './task.events';
 export * from './task.state';
 export * from './task.decider';
 export * from './task.errors';
+export * from './task-event.decoder';
 export * from './approvals/approval-rules';
 export * from './approvals/shell-command';
 export * from './projections/task-view.projection';
