@@ -3,11 +3,30 @@ import { TASK_EVENT_SCHEMA_VERSIONS, TaskEventData, TaskEventType } from './task
 import { RecordedEvent, toTaskEvent } from './task-event.decoder';
 
 const usage = { inputTokens: 1, outputTokens: 2, totalTokens: 3 };
-const artifact = { path: 'downloads/a.txt', name: 'a.txt', size: 1, sha256: 'ab', category: 'text', mimeType: 'text/plain', modifiedAt: '2026-01-01T00:00:00.000Z', objectKey: 'k' };
+const artifact = {
+  path: 'downloads/a.txt',
+  name: 'a.txt',
+  size: 1,
+  sha256: 'ab',
+  category: 'text',
+  mimeType: 'text/plain',
+  modifiedAt: '2026-01-01T00:00:00.000Z',
+  objectKey: 'k',
+};
 
 /** One event of every type: a new type fails to compile until it has one here. */
 const SAMPLES: { readonly [T in TaskEventType]: TaskEventData<T> } = {
-  TaskCreated: { taskId: 't', tenantId: 'ten', messageId: 'm1', text: 'hi', autoExecute: true, showInHistory: true, env: { A: '1' }, secretNames: [], files: [] },
+  TaskCreated: {
+    taskId: 't',
+    tenantId: 'ten',
+    messageId: 'm1',
+    text: 'hi',
+    autoExecute: true,
+    showInHistory: true,
+    env: { A: '1' },
+    secretNames: [],
+    files: [],
+  },
   UserMessageAdded: { messageId: 'm2', text: 'more', queued: true, maxTokens: 5 },
   TurnStarted: { turn: 1, messageId: 'm1' },
   ModelResponded: { turn: 1, step: 1, model: 'x', finishReason: 'stop', usage },
@@ -29,7 +48,13 @@ const SAMPLES: { readonly [T in TaskEventType]: TaskEventData<T> } = {
   ArtifactLinksChanged: { callId: 'c1', links: ['downloads/out'] },
 };
 
-const stored = (type: string, data: unknown, schemaVersion = 1): RecordedEvent => ({ streamId: 'task-t', revision: 7, type, schemaVersion, data });
+const stored = (type: string, data: unknown, schemaVersion = 1): RecordedEvent => ({
+  streamId: 'task-t',
+  revision: 7,
+  type,
+  schemaVersion,
+  data,
+});
 
 const refusal = (event: RecordedEvent): unknown => {
   try {

@@ -47,7 +47,10 @@ describe('task decider', () => {
     it('starts the first turn with the first message', () => spec.given([created()]).when({ type: 'StartTurn', data: {} }).then([turnStarted()]));
     it('refuses to start a turn while one runs', () => spec.given(running).when({ type: 'StartTurn', data: {} }).thenThrows(NoTurnWaitingError));
     it('refuses to start the turn of a message that is not first in line', () =>
-      spec.given([created()]).when({ type: 'StartTurn', data: { messageId: 'm9' } }).thenThrows(MessageNotNextError, /message m9 is not the next/));
+      spec
+        .given([created()])
+        .when({ type: 'StartTurn', data: { messageId: 'm9' } })
+        .thenThrows(MessageNotNextError, /message m9 is not the next/));
     it('answers NOT_FOUND for a task that does not exist', () => spec.given([]).when({ type: 'CancelTask', data: {} }).thenThrows(NotFoundError));
   });
 

@@ -12,16 +12,28 @@ import {
 import { publicErrorOf } from './public-error';
 
 describe('publicErrorOf', () => {
-  it.each([new CallNotAwaitingApprovalError('c1'), new TaskAlreadyExistsError('t'), new NoTurnWaitingError(), new TurnNotRunningError(2), new SandboxNotInSnapshotError('s')])(
-    'answers the task conflict %s as CONFLICT, in its own words',
+  const conflicts = [
+    new CallNotAwaitingApprovalError('c1'),
+    new TaskAlreadyExistsError('t'),
+    new NoTurnWaitingError(),
+    new TurnNotRunningError(2),
+    new SandboxNotInSnapshotError('s'),
+  ];
+  it.each(conflicts)('answers the task conflict %s as CONFLICT, in its own words',
     (error) => expect(publicErrorOf(error)).toEqual({ code: 'CONFLICT', message: error.message }),
   );
 
   it('answers a second approval exactly as the contract shows it', () =>
-    expect(publicErrorOf(new CallNotAwaitingApprovalError('call_1'))).toEqual({ code: 'CONFLICT', message: 'tool call call_1 is not awaiting approval' }));
+    expect(publicErrorOf(new CallNotAwaitingApprovalError('call_1'))).toEqual({
+      code: 'CONFLICT',
+      message: 'tool call call_1 is not awaiting approval',
+    }));
 
   it('answers a lost race with concurrent writers as CONFLICT without naming streams or revisions', () =>
-    expect(publicErrorOf(new ExpectedRevisionConflictError('task-t', 3, 4))).toEqual({ code: 'CONFLICT', message: 'The task changed concurrently; retry the request' }));
+    expect(publicErrorOf(new ExpectedRevisionConflictError('task-t', 3, 4))).toEqual({
+      code: 'CONFLICT',
+      message: 'The task changed concurrently; retry the request',
+    }));
 
   it('keeps the public code an AppError already has', () => {
     expect(publicErrorOf(new NotFoundError('task'))).toEqual({ code: 'NOT_FOUND', message: 'task not found' });

@@ -160,7 +160,8 @@ export class SseSession {
   }
 
   private fail(error: unknown): void {
-    if (!this.closed) logger.error(`stream ${this.options.streamId} ended after event ${this.lastSent}: ${error instanceof Error ? error.message : String(error)}`);
+    const reason = error instanceof Error ? error.message : String(error);
+    if (!this.closed) logger.error(`stream ${this.options.streamId} ended after event ${this.lastSent}: ${reason}`);
     this.end();
   }
 
