@@ -3,7 +3,8 @@ import { performance } from 'node:perf_hooks';
 import { SUBJECTS } from '@app/contracts';
 import { MESSAGE_BUS, MessageBus } from '@app/bus';
 import { EventStore } from '@app/event-store';
-import { taskStreamId } from '@app/task-domain';
+import { taskStreamId } from '@app/common';
+import { toTaskEvent } from '@app/task-domain';
 import { InProcessService } from './lib/in-process-service';
 import { summarize, Summary } from './lib/stats';
 import { sleep, waitUntil } from './lib/timing';
@@ -92,8 +93,10 @@ export async function benchApproveLatency(service: InProcessService, options: Ap
   const stopObserving = store.onAppended((events) => {
     const now = performance.now();
     if (!current) return;
-    for (const e of events) {
-      if (e.streamId !== current.streamId || (e.data as { callId?: string }).callId !== current.callId) continue;
+    for (const stored of events) {
+      if (stored.streamId !== current.streamId) continue;
+      const e = toTaskEvent(stored);
+      if (!('callId' in e.data) || e.data.callId !== current.callId) continue;
       if (e.type === 'ToolCallDecided') current.times.decided ??= now;
       else if (e.type === 'ToolCallStarted') current.times.started ??= now;
       else if (e.type === 'ToolCallFinished') current.times.finished ??= now;

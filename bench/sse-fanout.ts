@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { taskStreamId } from '@app/task-domain';
+import { taskStreamId } from '@app/common';
 import { InProcessService } from './lib/in-process-service';
 import { SseRecorder } from './lib/sse-recorder';
 import { summarize, Summary } from './lib/stats';

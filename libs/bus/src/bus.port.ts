@@ -47,8 +47,8 @@ export class BusUnavailableError extends Error {
 
 /** A handler's failure, carried back to the requester with its code and message. */
 export class RemoteError extends Error {
-  constructor(readonly subject: string, readonly remoteCode: string, message: string) {
-    super(message);
+  constructor(readonly subject: string, readonly remoteCode: string, message: string, options?: ErrorOptions) {
+    super(message, options);
     this.name = 'RemoteError';
   }
 }

@@ -78,15 +78,3 @@ export interface EventStore {
 
   close(): Promise<void>;
 }
-
-export class ExpectedRevisionConflictError extends Error {
-  readonly code = 'EVENT_STORE.EXPECTED_REVISION_CONFLICT';
-  constructor(
-    readonly streamId: string,
-    readonly expected: ExpectedRevision,
-    readonly actual: number,
-  ) {
-    super(`stream ${streamId}: expected revision ${String(expected)}, actual ${actual}`);
-    this.name = 'ExpectedRevisionConflictError';
-  }
-}

@@ -5,5 +5,4 @@ export * from './event-store.config';
 export * from './embedded/embedded-event-store';
 export * from './postgres/postgres-event-store';
 export * from './esdb/esdb-event-store';
-export { UnreadableStoredEventError } from './esdb/esdb-event-store.errors';
 export * from './append-notifications';

@@ -1,6 +1,6 @@
 export * from './model-provider.port';
 export * from './model-provider.tokens';
-export * from './model-call-aborted.error';
+export * from './model-provider.errors';
 export * from './not-configured.provider';
 export * from './model-provider.config';
 export * from './openai-compatible/openai-chat.provider';

@@ -3,7 +3,7 @@ import {
   startScriptedOpenAiServer,
 } from '@app/model-provider/testing/scripted-openai-server';
 import { createModelProviderFromEnv, describeModelConfig, resolveModelConfig } from './model-provider.config';
-import { ModelNotConfiguredError } from './model-provider.port';
+import { ModelNotConfiguredError } from './model-provider.errors';
 import { NotConfiguredModelProvider } from './not-configured.provider';
 import { OpenAiChatProvider } from './openai-compatible/openai-chat.provider';
 

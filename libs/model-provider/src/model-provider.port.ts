@@ -48,24 +48,3 @@ export interface ModelProvider {
   readonly name: string;
   complete(request: ModelRequest): Promise<ModelResponse>;
 }
-
-export class ModelProviderError extends Error {
-  readonly code = 'MODEL_PROVIDER.FAILED';
-  constructor(
-    message: string,
-    readonly retryable: boolean,
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-    this.name = 'ModelProviderError';
-  }
-}
-
-/** Raised when no model is configured; its message names the variables to set. */
-export class ModelNotConfiguredError extends Error {
-  readonly code = 'MODEL_PROVIDER.NOT_CONFIGURED';
-  constructor(message: string) {
-    super(message);
-    this.name = 'ModelNotConfiguredError';
-  }
-}

@@ -1,4 +1,5 @@
-import { ModelNotConfiguredError, ModelProvider, ModelResponse } from './model-provider.port';
+import { ModelNotConfiguredError } from './model-provider.errors';
+import { ModelProvider, ModelResponse } from './model-provider.port';
 
 /**
  * Stands in when no usable model is configured, so the service still starts and accepts tasks;

@@ -2,7 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventStore, createEmbeddedEventStore } from '@app/event-store';
-import { TASK_EVENT_SCHEMA_VERSIONS, TaskEvent, taskStreamId } from '@app/task-domain';
+import { taskStreamId } from '@app/common';
+import { TASK_EVENT_SCHEMA_VERSIONS, TaskEvent, UnreadableTaskEventError } from '@app/task-domain';
 import { ProjectionCheckpointFile, SnapshotState, TaskViewsStore } from '.';
 
 const created = (taskId: string, tenantId = 't1'): TaskEvent => ({
@@ -109,5 +110,28 @@ describe('TaskViewsStore (projection checkpointed to a file)', () => {
     await views.refresh();
     expect(views.get('e')?.status).toBe('pending');
     await views.stop();
+  });
+
+  it('stops just before an event it cannot read, never skipping it, and fails every read with it', async () => {
+    const own = await createEmbeddedEventStore({ dataDir: join(dir, 'es-unreadable') });
+    try {
+      await own.appendToStream(taskStreamId('f'), [asNew(created('f'))], 'no_stream');
+      const views = new TaskViewsStore(own);
+      await views.start();
+      const unknown = { type: 'TaskArchived', data: {}, schemaVersion: 1 };
+      const { lastGlobalPosition } = await own.appendToStream(taskStreamId('f'), [unknown, asNew(started())], 1);
+      await expect(views.refresh()).rejects.toBeInstanceOf(UnreadableTaskEventError);
+      await expect(views.waitForPosition(lastGlobalPosition, 100)).rejects.toThrow('event 2 (TaskArchived) of stream task-f');
+      // The TurnStarted after it is not applied either: the views stay where the stream was readable.
+      expect(views.get('f')?.status).toBe('pending');
+      expect(views.position).toBe(lastGlobalPosition - 2);
+      await views.stop();
+
+      const restarted = new TaskViewsStore(own);
+      await expect(restarted.start()).rejects.toBeInstanceOf(UnreadableTaskEventError);
+      await restarted.stop();
+    } finally {
+      await own.close();
+    }
   });
 });

@@ -1,5 +1,16 @@
+import { taskIdOf } from '@app/common';
 import type { EventStore, StoredEvent } from '@app/event-store';
-import { TaskEvent, TaskView, TurnQueueEntry, outOfLine, projectTaskView, projectTurnQueue, turnQueuePlace } from '@app/task-domain';
+import {
+  TaskEvent,
+  TaskView,
+  TurnQueueEntry,
+  UnreadableTaskEventError,
+  outOfLine,
+  projectTaskView,
+  projectTurnQueue,
+  toTaskEvent,
+  turnQueuePlace,
+} from '@app/task-domain';
 import { ProjectionCheckpointFile } from './projection-checkpoint-file';
 
 export interface TaskListPage {
@@ -21,6 +32,10 @@ export const TASK_VIEW_SNAPSHOT_VERSION = 5;
  * The task views (GET task, task list, pending approvals), projected from the event store into
  * memory and checkpointed to a file, so a restart catches up from the checkpoint instead of
  * replaying everything. Deliveries are gap-checked against the global position.
+ *
+ * An event it cannot read (toTaskEvent) stops the views just before it, never skipped: from then
+ * on start, refresh and waitForPosition fail with that error (a request answers 500 and the
+ * error is logged), until a release that reads it runs.
  */
 export class TaskViewsStore {
   private readonly views = new Map<string, TaskView>();
@@ -32,6 +47,8 @@ export class TaskViewsStore {
   private unsubscribe?: () => void;
   private queuedRefresh?: Promise<void>;
   private readonly waiters = new Set<{ position: number; resolve: () => void }>();
+  /** The event the views stopped at, once one could not be read. */
+  private unreadable?: UnreadableTaskEventError;
 
   constructor(
     private readonly store: EventStore,
@@ -43,6 +60,7 @@ export class TaskViewsStore {
     if (snapshot?.version === TASK_VIEW_SNAPSHOT_VERSION) this.restore(snapshot);
     this.unsubscribe = this.store.onAppended((events) => this.enqueue(() => this.applyLive(events)));
     await this.enqueue(() => this.catchUp());
+    this.throwIfStopped();
     this.checkpointFile?.startAutosave(() => this.snapshot());
   }
 
@@ -67,22 +85,24 @@ export class TaskViewsStore {
    * arrive while a refresh is still queued share it; one already reading may have missed their
    * writes, so they queue the next.
    */
-  refresh(): Promise<void> {
+  async refresh(): Promise<void> {
     this.queuedRefresh ??= this.enqueue(async () => {
       this.queuedRefresh = undefined;
       await this.catchUp();
     });
-    return this.queuedRefresh;
+    await this.queuedRefresh;
+    this.throwIfStopped();
   }
 
   /** Resolves once every event up to `position` is applied: read-your-writes for commands. */
   waitForPosition(position: number, timeoutMs = 5000): Promise<void> {
     if (this.checkpoint >= position) return Promise.resolve();
+    if (this.unreadable) return Promise.reject(this.unreadable);
     return new Promise((resolve, reject) => {
       const waiter = { position, resolve: () => (clearTimeout(timer), resolve()) };
       const timer = setTimeout(() => {
         this.waiters.delete(waiter);
-        reject(new Error(`read model did not reach position ${position} within ${timeoutMs} ms`));
+        reject(this.unreadable ?? new Error(`read model did not reach position ${position} within ${timeoutMs} ms`));
       }, timeoutMs);
       this.waiters.add(waiter);
     });
@@ -114,8 +134,16 @@ export class TaskViewsStore {
   }
 
   private enqueue(work: () => Promise<void>): Promise<void> {
-    this.queue = this.queue.then(work).catch(() => undefined);
+    this.queue = this.queue.then(work).catch((error: unknown) => {
+      if (error instanceof UnreadableTaskEventError) this.unreadable ??= error;
+      // Whatever was applied before the failure still counts for those waiting on it.
+      this.release();
+    });
     return this.queue;
+  }
+
+  private throwIfStopped(): void {
+    if (this.unreadable) throw this.unreadable;
   }
 
   private async catchUp(): Promise<void> {
@@ -136,10 +164,11 @@ export class TaskViewsStore {
   }
 
   private apply(stored: StoredEvent): void {
+    const taskId = taskIdOf(stored.streamId);
+    // Read before the checkpoint moves past it: an unreadable event is never skipped.
+    const event = taskId === undefined ? undefined : toTaskEvent(stored);
     this.checkpoint = Math.max(this.checkpoint, stored.globalPosition);
-    if (!stored.streamId.startsWith('task-')) return;
-    const event = { type: stored.type, data: stored.data } as TaskEvent;
-    const taskId = stored.streamId.slice('task-'.length);
+    if (taskId === undefined || event === undefined) return;
     const before = this.views.get(taskId);
     const after = projectTaskView(before, { event, revision: stored.revision, recordedAt: stored.recordedAt });
     if (!after || after === before) return;

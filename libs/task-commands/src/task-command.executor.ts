@@ -1,3 +1,4 @@
+import { taskStreamId } from '@app/common';
 import { EventStore, ExpectedRevisionConflictError, StoredEvent } from '@app/event-store';
 import {
   DecidePolicy,
@@ -9,7 +10,7 @@ import {
   decide,
   evolve,
   initialTaskState,
-  taskStreamId,
+  toTaskEvent,
 } from '@app/task-domain';
 import { StreamCache } from './stream-cache';
 
@@ -103,5 +104,3 @@ export class TaskCommandExecutor {
 }
 
 const foldStored = (state: TaskState, events: readonly StoredEvent[]): TaskState => events.map(toTaskEvent).reduce(evolve, state);
-
-export const toTaskEvent = (e: StoredEvent): TaskEvent => ({ type: e.type, data: e.data }) as TaskEvent;

@@ -1,6 +1,6 @@
-import { ConflictError } from '@app/common';
 import { DeciderSpecification } from '@app/common/testing/decider-spec';
 import { TaskCommand, decide } from './task.decider';
+import { SandboxAlreadyExpiredError, SandboxNotInSnapshotError, TurnNotRunningError } from './task.errors';
 import { ArtifactRecord, TaskCreated, TaskEvent } from './task.events';
 import { TaskState, evolve, initialTaskState } from './task.state';
 
@@ -63,15 +63,15 @@ describe('task decider: sandbox expiry', () => {
   const expired: TaskEvent = { type: 'SandboxExpired', data: { snapshotKey: 'snap/1', sizeBytes: 10, idleMs: 1000 } };
   it('records an expiry', () => spec.given([created()]).when({ type: 'RecordSandboxExpired', data: expired.data as never }).then([expired]));
   it('refuses a second expiry before a restore', () =>
-    spec.given([created(), expired]).when({ type: 'RecordSandboxExpired', data: { snapshotKey: 'snap/2', sizeBytes: 1, idleMs: 1 } }).thenThrows(ConflictError));
+    spec.given([created(), expired]).when({ type: 'RecordSandboxExpired', data: { snapshotKey: 'snap/2', sizeBytes: 1, idleMs: 1 } }).thenThrows(SandboxAlreadyExpiredError));
   it('records the restore of the snapshot it expired into', () =>
     spec
       .given([created(), expired])
       .when({ type: 'RecordSandboxRestored', data: { snapshotKey: 'snap/1', durationMs: 42 } })
       .then([{ type: 'SandboxRestored', data: { snapshotKey: 'snap/1', durationMs: 42 } }]));
   it('refuses a restore from another snapshot, or when nothing expired', () => {
-    spec.given([created(), expired]).when({ type: 'RecordSandboxRestored', data: { snapshotKey: 'snap/0', durationMs: 1 } }).thenThrows(ConflictError);
-    spec.given([created()]).when({ type: 'RecordSandboxRestored', data: { snapshotKey: 'snap/1', durationMs: 1 } }).thenThrows(ConflictError);
+    spec.given([created(), expired]).when({ type: 'RecordSandboxRestored', data: { snapshotKey: 'snap/0', durationMs: 1 } }).thenThrows(SandboxNotInSnapshotError);
+    spec.given([created()]).when({ type: 'RecordSandboxRestored', data: { snapshotKey: 'snap/1', durationMs: 1 } }).thenThrows(SandboxNotInSnapshotError);
   });
 });
 
@@ -98,9 +98,9 @@ describe('task decider: secrets a process cannot open', () => {
       .then([unavailable, failed, { type: 'TurnStarted', data: { turn: 2, messageId: 'm2' } }]));
 
   it('refuses a report for a turn that is not running (not started, another turn, or over)', () => {
-    spec.given([created(['TOKEN'])]).when(report(0)).thenThrows(ConflictError);
-    spec.given(withSecrets.slice(0, 2)).when(report(2)).thenThrows(ConflictError);
-    spec.given([...withSecrets.slice(0, 2), failed]).when(report()).thenThrows(ConflictError);
+    spec.given([created(['TOKEN'])]).when(report(0)).thenThrows(TurnNotRunningError);
+    spec.given(withSecrets.slice(0, 2)).when(report(2)).thenThrows(TurnNotRunningError);
+    spec.given([...withSecrets.slice(0, 2), failed]).when(report()).thenThrows(TurnNotRunningError);
   });
 
   it('says nothing for a task without secrets', () => spec.given(runningCall).when(report()).then([]));

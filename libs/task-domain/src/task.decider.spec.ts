@@ -1,6 +1,17 @@
-import { ConflictError, NotFoundError, ValidationError } from '@app/common';
+import { NotFoundError, ValidationError } from '@app/common';
 import { DeciderSpecification } from '@app/common/testing/decider-spec';
 import { DECLINED_OUTPUT, TaskCommand, decide, expiredOutput } from './task.decider';
+import {
+  CallNotAwaitingApprovalError,
+  CallNotNextApprovedError,
+  CallNotRunningError,
+  MessageNotNextError,
+  NoTurnWaitingError,
+  StaleModelResponseError,
+  TaskAlreadyExistsError,
+  TaskConflictError,
+  TurnNotRunningError,
+} from './task.errors';
 import { TaskCreated, TaskEvent } from './task.events';
 import { TaskState, evolve, initialTaskState } from './task.state';
 
@@ -32,9 +43,14 @@ const waiting = (toolName = 'shell', args: Record<string, unknown> = { command: 
 describe('task decider', () => {
   describe('creating and starting', () => {
     it('creates a pending task', () => spec.given([]).when({ type: 'CreateTask', data: created().data }).then([created()]));
-    it('refuses to create a task twice', () => spec.given([created()]).when({ type: 'CreateTask', data: created().data }).thenThrows(ConflictError));
+    it('refuses to create a task twice', () => spec.given([created()]).when({ type: 'CreateTask', data: created().data }).thenThrows(TaskAlreadyExistsError));
     it('starts the first turn with the first message', () => spec.given([created()]).when({ type: 'StartTurn', data: {} }).then([turnStarted()]));
-    it('refuses to start a turn while one runs', () => spec.given(running).when({ type: 'StartTurn', data: {} }).thenThrows(ConflictError));
+    it('refuses to start a turn while one runs', () => spec.given(running).when({ type: 'StartTurn', data: {} }).thenThrows(NoTurnWaitingError));
+    it('refuses to start the turn of a message that is not first in line', () =>
+      spec
+        .given([created()])
+        .when({ type: 'StartTurn', data: { messageId: 'm9' } })
+        .thenThrows(MessageNotNextError, /message m9 is not the next/));
     it('answers NOT_FOUND for a task that does not exist', () => spec.given([]).when({ type: 'CancelTask', data: {} }).thenThrows(NotFoundError));
   });
 
@@ -91,10 +107,10 @@ describe('task decider', () => {
     });
     it('refuses what belonged to the ended turn while the next one waits', () => {
       const ended = [...waiting(), { type: 'UserMessageAdded', data: { messageId: 'm2', text: 'x', queued: true } } as TaskEvent, { type: 'TaskFailed', data: { turn: 1, error: 'x' } } as TaskEvent];
-      queuedSpec.given(ended).when({ type: 'FailTurn', data: { turn: 1, error: 'again' } }).thenThrows(ConflictError);
-      queuedSpec.given(ended).when({ type: 'DecideToolCall', data: { callId: 'c1', outcome: 'proceed_once' } }).thenThrows(ConflictError);
-      queuedSpec.given(ended).when({ type: 'ExpireApproval', data: { callId: 'c1', timeoutMs: 1 } }).thenThrows(ConflictError);
-      queuedSpec.given(ended).when(response([], 'late')).thenThrows(ConflictError);
+      queuedSpec.given(ended).when({ type: 'FailTurn', data: { turn: 1, error: 'again' } }).thenThrows(TurnNotRunningError);
+      queuedSpec.given(ended).when({ type: 'DecideToolCall', data: { callId: 'c1', outcome: 'proceed_once' } }).thenThrows(CallNotAwaitingApprovalError);
+      queuedSpec.given(ended).when({ type: 'ExpireApproval', data: { callId: 'c1', timeoutMs: 1 } }).thenThrows(CallNotAwaitingApprovalError);
+      queuedSpec.given(ended).when(response([], 'late')).thenThrows(StaleModelResponseError);
     });
   });
 
@@ -138,18 +154,18 @@ describe('task decider', () => {
         .then([responded(), requested('a', 'approved'), { type: 'ToolCallRequested', data: { turn: 1, step: 1, callId: 'b', toolName: 'read_file', args: { path: 'x' }, status: 'approved' } }]));
     it('asks for approval when autoExecute is off', () =>
       spec.given([created(false), turnStarted()]).when(response([{ callId: 'a', toolName: 'list_files', args: {} }])).then([responded(), requested('a', 'awaiting_approval')]));
-    it('refuses a response for the wrong step', () => spec.given(running).when(response([], 'x', 2)).thenThrows(ConflictError));
-    it('refuses a response while calls are unfinished', () => spec.given([...running, responded(), requested('a', 'approved')]).when(response([], 'x', 2)).thenThrows(ConflictError));
+    it('refuses a response for the wrong step', () => spec.given(running).when(response([], 'x', 2)).thenThrows(StaleModelResponseError));
+    it('refuses a response while calls are unfinished', () => spec.given([...running, responded(), requested('a', 'approved')]).when(response([], 'x', 2)).thenThrows(StaleModelResponseError));
   });
 
   describe('running tools', () => {
     const approved = [...running, responded(), requested('a', 'approved'), requested('b', 'approved')];
     it('starts the next approved call', () => spec.given(approved).when({ type: 'StartToolCall', data: { callId: 'a' } }).then([{ type: 'ToolCallStarted', data: { callId: 'a', toolName: 'list_files' } }]));
-    it('keeps the model order: a later call cannot start first', () => spec.given(approved).when({ type: 'StartToolCall', data: { callId: 'b' } }).thenThrows(ConflictError));
+    it('keeps the model order: a later call cannot start first', () => spec.given(approved).when({ type: 'StartToolCall', data: { callId: 'b' } }).thenThrows(CallNotNextApprovedError));
     it('refuses to finish a call that has not started', () =>
-      spec.given(approved).when({ type: 'FinishToolCall', data: { callId: 'a', status: 'success', output: '', durationMs: 1 } }).thenThrows(ConflictError));
+      spec.given(approved).when({ type: 'FinishToolCall', data: { callId: 'a', status: 'success', output: '', durationMs: 1 } }).thenThrows(CallNotRunningError));
     it('never starts a call twice', () =>
-      spec.given([...approved, { type: 'ToolCallStarted', data: { callId: 'a', toolName: 'list_files' } }]).when({ type: 'StartToolCall', data: { callId: 'a' } }).thenThrows(ConflictError));
+      spec.given([...approved, { type: 'ToolCallStarted', data: { callId: 'a', toolName: 'list_files' } }]).when({ type: 'StartToolCall', data: { callId: 'a' } }).thenThrows(CallNotNextApprovedError));
   });
 
   describe('approvals', () => {
@@ -169,11 +185,16 @@ describe('task decider', () => {
           { type: 'ToolCallFinished', data: { callId: 'c1', toolName: 'shell', status: 'cancelled', output: DECLINED_OUTPUT, durationMs: 0 } },
         ]));
     it('answers NOT_FOUND for an unknown call', () => spec.given(waiting()).when({ type: 'DecideToolCall', data: { callId: 'nope', outcome: 'cancel' } }).thenThrows(NotFoundError));
-    it('refuses a second decision with CONFLICT', () =>
+    it('refuses a second decision: the call is no longer awaiting approval', () =>
       spec
         .given([...waiting(), { type: 'ToolCallDecided', data: { callId: 'c1', outcome: 'proceed_once', approved: true } }])
         .when({ type: 'DecideToolCall', data: { callId: 'c1', outcome: 'cancel' } })
-        .thenThrows(ConflictError));
+        .thenThrows(CallNotAwaitingApprovalError, /^tool call c1 is not awaiting approval$/));
+    it('names the condition in the error code, which the API answers as CONFLICT', () => {
+      const error = new CallNotAwaitingApprovalError('c1');
+      expect(error).toBeInstanceOf(TaskConflictError);
+      expect(error).toMatchObject({ name: 'CallNotAwaitingApprovalError', code: 'TASK.CALL_NOT_AWAITING_APPROVAL' });
+    });
 
     describe('after proceed_always on `ls` (a rule recorded before `programs` existed)', () => {
       const always = [
@@ -209,18 +230,18 @@ describe('task decider', () => {
       spec
         .given([...waiting(), { type: 'ToolCallDecided', data: { callId: 'c1', outcome: 'proceed_once', approved: true } }])
         .when(expire)
-        .thenThrows(ConflictError));
+        .thenThrows(CallNotAwaitingApprovalError));
     it('refuses a decision after the call expired', () =>
       spec
         .given([...waiting(), ...spec.given(waiting()).when(expire).events()])
         .when({ type: 'DecideToolCall', data: { callId: 'c1', outcome: 'proceed_once' } })
-        .thenThrows(ConflictError));
+        .thenThrows(CallNotAwaitingApprovalError));
   });
 
   describe('failing and cancelling', () => {
     it('fails the running turn', () =>
       spec.given(running).when({ type: 'FailTurn', data: { turn: 1, error: 'boom' } }).then([{ type: 'TaskFailed', data: { turn: 1, error: 'boom' } }]));
-    it('refuses to fail a turn that is not running', () => spec.given(running).when({ type: 'FailTurn', data: { turn: 2, error: 'x' } }).thenThrows(ConflictError));
+    it('refuses to fail a turn that is not running', () => spec.given(running).when({ type: 'FailTurn', data: { turn: 2, error: 'x' } }).thenThrows(TurnNotRunningError));
     it('cancels: closes unfinished calls and drops queued follow-ups', () =>
       spec
         .given([...waiting(), { type: 'UserMessageAdded', data: { messageId: 'm2', text: 'later', queued: true } }])

@@ -1,5 +1,5 @@
 // The error types only: the @app/common index also re-exports modules that use Node (fs, crypto).
-import { ConflictError, NotFoundError, ValidationError } from '@app/common/errors/app-error';
+import { NotFoundError, ValidationError } from '@app/common/errors/app-error';
 import { findMatchingRule, ruleFor } from './approvals/approval-rules';
 import { diffArtifacts } from './artifacts/artifact-diff';
 import {
@@ -13,10 +13,22 @@ import {
   ToolCallRequested,
   ToolResultStatus,
 } from './task.events';
+import {
+  CallNotAwaitingApprovalError,
+  CallNotNextApprovedError,
+  CallNotRunningError,
+  MessageNotNextError,
+  NoTurnWaitingError,
+  SandboxAlreadyExpiredError,
+  SandboxNotInSnapshotError,
+  StaleModelResponseError,
+  TaskAlreadyExistsError,
+  TurnNotRunningError,
+} from './task.errors';
 import { ExistingTask, TaskState, isTurnActive, isTurnRunning, openCallsOf } from './task.state';
 
 // ─── Commands ────────────────────────────────────────────────────────────────────────────────
-// Pure business rules: decide(command, state) → events, or a typed error. Ids and the clock
+// Pure business rules: decide(command, state) → events, or a typed error (task.errors.ts). Ids and the clock
 // arrive in the command; nothing here does I/O.
 
 export interface Command<Type extends string, Data> {
@@ -119,7 +131,7 @@ export const TURNS_START_AT_ONCE: DecidePolicy = { turnsWaitForAdmission: false 
 
 export function decide(command: TaskCommand, state: TaskState, policy: DecidePolicy = TURNS_START_AT_ONCE): TaskEvent[] {
   if (command.type === 'CreateTask') {
-    if (state.exists) throw new ConflictError(`task ${command.data.taskId} already exists`);
+    if (state.exists) throw new TaskAlreadyExistsError(command.data.taskId);
     if (command.data.maxTokens !== undefined) assertTokenBudget(command.data.maxTokens);
     return [{ type: 'TaskCreated', data: command.data }];
   }
@@ -129,9 +141,9 @@ export function decide(command: TaskCommand, state: TaskState, policy: DecidePol
     case 'AddUserMessage':
       return addUserMessage(command.data, s, policy);
     case 'StartTurn':
-      if (s.status !== 'pending' || s.queued.length === 0) throw new ConflictError('no turn is waiting to start');
+      if (s.status !== 'pending' || s.queued.length === 0) throw new NoTurnWaitingError();
       if (command.data.messageId !== undefined && command.data.messageId !== s.queued[0].messageId) {
-        throw new ConflictError(`message ${command.data.messageId} is not the next to start a turn`);
+        throw new MessageNotNextError(command.data.messageId);
       }
       return [{ type: 'TurnStarted', data: { turn: s.turn + 1, messageId: s.queued[0].messageId } }];
     case 'RecordModelResponse':
@@ -143,14 +155,14 @@ export function decide(command: TaskCommand, state: TaskState, policy: DecidePol
     case 'StartToolCall': {
       const next = openCallsOf(s).find((c) => c.phase !== 'finished');
       if (!isTurnRunning(s.status) || next?.callId !== command.data.callId || next.phase !== 'approved') {
-        throw new ConflictError(`tool call ${command.data.callId} is not the next approved call`);
+        throw new CallNotNextApprovedError(command.data.callId);
       }
       return [{ type: 'ToolCallStarted', data: { callId: next.callId, toolName: next.toolName } }];
     }
     case 'FinishToolCall': {
       const call = openCallsOf(s).find((c) => c.callId === command.data.callId);
       if (!isTurnRunning(s.status) || call?.phase !== 'running') {
-        throw new ConflictError(`tool call ${command.data.callId} is not running`);
+        throw new CallNotRunningError(command.data.callId);
       }
       const { artifacts, escapingLinks, ...result } = command.data;
       const finished: TaskEvent = { type: 'ToolCallFinished', data: { ...result, toolName: call.toolName } };
@@ -158,15 +170,15 @@ export function decide(command: TaskCommand, state: TaskState, policy: DecidePol
       return [finished, ...(artifacts ? diffArtifacts(s.artifacts, artifacts, result.callId) : []), ...links];
     }
     case 'FailTurn':
-      if (!isTurnRunning(s.status) || command.data.turn !== s.turn) throw new ConflictError(`turn ${command.data.turn} is not running`);
+      if (!isTurnRunning(s.status) || command.data.turn !== s.turn) throw new TurnNotRunningError(command.data.turn);
       return endTurn(s, { type: 'TaskFailed', data: { turn: s.turn, error: command.data.error } }, policy);
     case 'CancelTask':
       return cancelTask(s);
     case 'RecordSandboxExpired':
-      if (s.expiredSnapshotKey !== undefined) throw new ConflictError('the sandbox has already expired');
+      if (s.expiredSnapshotKey !== undefined) throw new SandboxAlreadyExpiredError();
       return [{ type: 'SandboxExpired', data: command.data }];
     case 'RecordSandboxRestored':
-      if (s.expiredSnapshotKey !== command.data.snapshotKey) throw new ConflictError(`the sandbox is not waiting in snapshot ${command.data.snapshotKey}`);
+      if (s.expiredSnapshotKey !== command.data.snapshotKey) throw new SandboxNotInSnapshotError(command.data.snapshotKey);
       return [{ type: 'SandboxRestored', data: command.data }];
     case 'ReportSecretsUnavailable':
       return reportSecretsUnavailable(command.data, s, policy);
@@ -195,7 +207,7 @@ function addUserMessage(data: AddUserMessage['data'], s: ExistingTask, policy: D
 function recordModelResponse(data: RecordModelResponse['data'], s: ExistingTask, policy: DecidePolicy): TaskEvent[] {
   const unfinished = openCallsOf(s).some((c) => c.phase !== 'finished');
   if (!isTurnRunning(s.status) || data.turn !== s.turn || data.step !== s.step + 1 || unfinished) {
-    throw new ConflictError(`a model response for turn ${data.turn} step ${data.step} is stale`);
+    throw new StaleModelResponseError(data.turn, data.step);
   }
   const { turn, step } = data;
   const events: TaskEvent[] = [
@@ -219,7 +231,7 @@ function decideToolCall(data: DecideToolCall['data'], s: ExistingTask): TaskEven
   const call = s.calls.find((c) => c.callId === data.callId);
   if (!call) throw new NotFoundError('tool call');
   if (call.phase !== 'awaiting_approval' || !openCallsOf(s).includes(call) || !isTurnRunning(s.status)) {
-    throw new ConflictError(`tool call ${data.callId} is not awaiting approval`);
+    throw new CallNotAwaitingApprovalError(data.callId);
   }
   if (data.outcome === 'cancel') {
     return [
@@ -237,7 +249,7 @@ function decideToolCall(data: DecideToolCall['data'], s: ExistingTask): TaskEven
 function expireApproval(data: ExpireApproval['data'], s: ExistingTask): TaskEvent[] {
   const call = openCallsOf(s).find((c) => c.callId === data.callId);
   if (!call || call.phase !== 'awaiting_approval' || !isTurnRunning(s.status)) {
-    throw new ConflictError(`tool call ${data.callId} is not awaiting approval`);
+    throw new CallNotAwaitingApprovalError(data.callId);
   }
   return [
     { type: 'ToolCallApprovalExpired', data: { callId: call.callId, toolName: call.toolName, timeoutMs: data.timeoutMs } },
@@ -251,7 +263,7 @@ function expireApproval(data: ExpireApproval['data'], s: ExistingTask): TaskEven
 /** Closes the turn's unfinished calls (none of them may run), says why, and fails the turn. */
 function reportSecretsUnavailable(data: ReportSecretsUnavailable['data'], s: ExistingTask, policy: DecidePolicy): TaskEvent[] {
   if (s.secretNames.length === 0) return [];
-  if (!isTurnRunning(s.status) || data.turn !== s.turn) throw new ConflictError(`turn ${data.turn} is not running`);
+  if (!isTurnRunning(s.status) || data.turn !== s.turn) throw new TurnNotRunningError(data.turn);
   const closing: TaskEvent[] = openCallsOf(s)
     .filter((c) => c.phase !== 'finished')
     .map((c) => ({ type: 'ToolCallFinished', data: { callId: c.callId, toolName: c.toolName, status: 'error', output: data.reason, durationMs: 0 } }));

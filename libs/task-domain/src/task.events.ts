@@ -234,5 +234,3 @@ export const TASK_EVENT_SCHEMA_VERSIONS: Record<TaskEventType, number> = {
   McpServerUnavailable: 1,
   ArtifactLinksChanged: 1,
 };
-
-export const taskStreamId = (taskId: string): string => `task-${taskId}`;

@@ -195,5 +195,3 @@ export function evolve(state: TaskState, event: TaskEvent): TaskState {
     }
   }
 }
-
-export const foldTask = (events: readonly TaskEvent[]): TaskState => events.reduce(evolve, initialTaskState());

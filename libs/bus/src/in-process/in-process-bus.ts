@@ -28,7 +28,8 @@ export class InProcessBus implements MessageBus {
     } catch (error) {
       if (error instanceof BusTimeoutError) throw error;
       const e = error as { code?: string; message?: string };
-      throw new RemoteError(subject, e.code ?? 'INTERNAL', e.message ?? String(error));
+      // Same process: the handler's own error stays reachable as the cause (NATS can carry only code and message).
+      throw new RemoteError(subject, e.code ?? 'INTERNAL', e.message ?? String(error), { cause: error });
     } finally {
       clearTimeout(timer);
     }

@@ -72,7 +72,7 @@ async function currentKey(env: NodeJS.ProcessEnv, options: SecretsKeyOptions, lo
 
 async function readKeyFile(path: string, name: string): Promise<string> {
   const info = await stat(path).catch((error: NodeJS.ErrnoException) => {
-    throw new Error(`${name} ${path} cannot be read: ${error.code ?? error.message}`);
+    throw new Error(`${name} ${path} cannot be read: ${error.code ?? error.message}`, { cause: error });
   });
   if (!info.isFile()) throw new Error(`${name} ${path} is not a file`);
   return readFile(path, 'utf8');

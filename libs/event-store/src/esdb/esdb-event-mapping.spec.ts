@@ -1,7 +1,7 @@
 import { ANY, NO_STREAM, START, WrongExpectedVersionError, binaryEvent } from '@eventstore/db-client';
-import { ExpectedRevisionConflictError, NewEvent } from '../event-store.port';
+import { ExpectedRevisionConflictError, UnreadableStoredEventError } from '../event-store.errors';
+import { NewEvent } from '../event-store.port';
 import { recordedEvent } from '../testing/esdb-recorded-event';
-import { UnreadableStoredEventError } from './esdb-event-store.errors';
 import {
   assertStreamPrefix,
   comparePositions,

@@ -12,8 +12,8 @@ import {
   WrongExpectedVersionError,
   jsonEvent,
 } from '@eventstore/db-client';
-import { ExpectedRevision, ExpectedRevisionConflictError, NewEvent, StoredEvent } from '../event-store.port';
-import { UnreadableStoredEventError } from './esdb-event-store.errors';
+import { ExpectedRevisionConflictError, UnreadableStoredEventError } from '../event-store.errors';
+import { ExpectedRevision, NewEvent, StoredEvent } from '../event-store.port';
 
 // Pure translations between the port and EventStoreDB; the adapter does the I/O.
 

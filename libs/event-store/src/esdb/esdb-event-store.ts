@@ -10,12 +10,11 @@ import {
   StreamNotFoundError,
   streamNameFilter,
 } from '@eventstore/db-client';
-import { EventStoreClosedError } from '../event-store.errors';
+import { EventStoreClosedError, ExpectedRevisionConflictError } from '../event-store.errors';
 import {
   AppendResult,
   EventStore,
   ExpectedRevision,
-  ExpectedRevisionConflictError,
   NewEvent,
   ReadAllOptions,
   ReadStreamOptions,

@@ -1,9 +1,8 @@
-import { EventStoreClosedError } from '../event-store.errors';
+import { EventStoreClosedError, ExpectedRevisionConflictError } from '../event-store.errors';
 import {
   AppendResult,
   EventStore,
   ExpectedRevision,
-  ExpectedRevisionConflictError,
   NewEvent,
   ReadAllOptions,
   ReadStreamOptions,

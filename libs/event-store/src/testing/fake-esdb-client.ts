@@ -89,7 +89,7 @@ export class FakeEsdbClient {
     const from = options.fromRevision ?? (backwards ? END : START);
     const maxCount = Number(options.maxCount ?? Number.MAX_SAFE_INTEGER);
     const records = this.log.filter((r) => r.streamName === streamName);
-    if (records.length === 0) return reading(Readable.from(failing(new StreamNotFoundError(undefined, streamName))));
+    if (records.length === 0) return reading(failing(new StreamNotFoundError(undefined, streamName)));
     const start = from === START ? 0n : from === END ? records[records.length - 1].revision : from;
     const selected = backwards ? records.filter((r) => r.revision <= start).reverse() : records.filter((r) => r.revision >= start);
     return reading(Readable.from(selected.slice(0, maxCount).map((r) => resolved(r, { stream: true }))));
@@ -208,9 +208,14 @@ function resolved(record: LogRecord, options: { stream?: boolean } = {}): AllStr
   return { event, ...(options.stream ? {} : { commitPosition: record.position }) };
 }
 
-// eslint-disable-next-line require-yield
-async function* failing(error: Error): AsyncGenerator<never> {
-  throw error;
+/** A read that fails on its first pull, as the client's does for a stream that does not exist. */
+function failing(error: Error): Readable {
+  return new Readable({
+    objectMode: true,
+    read() {
+      this.destroy(error);
+    },
+  });
 }
 
 function reading<T extends Readable>(stream: T): T & { cancel(): Promise<void> } {

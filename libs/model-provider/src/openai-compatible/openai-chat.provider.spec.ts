@@ -4,8 +4,8 @@ import {
   ScriptedOpenAiServer,
   startScriptedOpenAiServer,
 } from '@app/model-provider/testing/scripted-openai-server';
-import { ModelCallAbortedError } from '../model-call-aborted.error';
-import { ChatMessage, ModelProviderError, ModelRequest, ToolDefinition } from '../model-provider.port';
+import { ModelCallAbortedError, ModelProviderError } from '../model-provider.errors';
+import { ChatMessage, ModelRequest, ToolDefinition } from '../model-provider.port';
 import { OpenAiChatProvider, OpenAiChatProviderOptions } from './openai-chat.provider';
 
 // Every test talks to a real HTTP server on 127.0.0.1, so fetch, SSE framing, status codes and

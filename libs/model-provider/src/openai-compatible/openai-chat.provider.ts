@@ -1,7 +1,6 @@
-import { ModelCallAbortedError } from '../model-call-aborted.error';
+import { ModelCallAbortedError, ModelProviderError } from '../model-provider.errors';
 import {
   ModelProvider,
-  ModelProviderError,
   ModelRequest,
   ModelResponse,
 } from '../model-provider.port';

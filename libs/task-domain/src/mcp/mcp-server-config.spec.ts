@@ -1,4 +1,5 @@
-import { McpConfigError, parseMcpServers, referencedSecrets, resolveHeaders } from './mcp-server-config';
+import { McpConfigError } from '../task.errors';
+import { parseMcpServers, referencedSecrets, resolveHeaders } from './mcp-server-config';
 
 const parse = (raw: unknown, allowStdio = true) => parseMcpServers(raw, { allowStdio, where: 'MCP_SERVERS' });
 

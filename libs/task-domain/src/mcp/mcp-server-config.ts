@@ -1,6 +1,5 @@
-// The error types only: the @app/common index also re-exports modules that use Node (fs, crypto).
-import { ValidationError } from '@app/common/errors/app-error';
 import type { TaskMcpServer } from '../task.events';
+import { McpConfigError } from '../task.errors';
 
 /**
  * An MCP server the agent may use. The service's own come from `MCP_SERVERS` (stdio or
@@ -31,9 +30,6 @@ export interface McpHttpServer {
 export const MCP_SERVER_NAME = /^[A-Za-z0-9-]+(_[A-Za-z0-9-]+)*$/;
 export const MAX_MCP_SERVERS = 10;
 const SECRET_REFERENCE = /\{\{\s*secrets\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
-
-/** A bad server list: a 400 VALIDATION_ERROR when it came with a request. */
-export class McpConfigError extends ValidationError {}
 
 /**
  * Checks a `{name: {command, args, env} | {url, headers}}` object (already JSON-parsed).

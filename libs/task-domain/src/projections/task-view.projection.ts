@@ -65,29 +65,6 @@ export interface ProjectedEvent {
   readonly recordedAt: string;
 }
 
-export const TASK_VIEW_HANDLES: readonly TaskEvent['type'][] = [
-  'TaskCreated',
-  'UserMessageAdded',
-  'TurnStarted',
-  'ModelResponded',
-  'AssistantTextProduced',
-  'ToolCallRequested',
-  'ToolCallDecided',
-  'ToolCallApprovalExpired',
-  'ToolCallStarted',
-  'ToolCallFinished',
-  'TurnCompleted',
-  'TaskFailed',
-  'TaskCancelled',
-  'ArtifactRecorded',
-  'ArtifactRemoved',
-  'SandboxExpired',
-  'SandboxRestored',
-  'SecretsUnavailable',
-  'McpServerUnavailable',
-  'ArtifactLinksChanged',
-];
-
 const ACTIVE: readonly TaskStatus[] = ['pending', 'running', 'awaiting_approval'];
 const RUNNING: readonly TaskStatus[] = ['running', 'awaiting_approval'];
 

@@ -1,11 +1,10 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import { AppError, ErrorCode, HTTP_STATUS_BY_CODE, RateLimitedError } from '@app/common';
-import { RemoteError } from '@app/bus';
-import { ExpectedRevisionConflictError } from '@app/event-store';
+import { ErrorCode, HTTP_STATUS_BY_CODE, RateLimitedError } from '@app/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import { Duplex } from 'node:stream';
 import { ErrorResponse, describeFrameworkError } from './framework-errors';
+import { publicErrorOf } from './public-error';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: 'VALIDATION_ERROR',
@@ -61,14 +60,8 @@ export class AppExceptionFilter implements ExceptionFilter {
   }
 
   private describe(exception: unknown): ErrorResponse {
-    if (exception instanceof ExpectedRevisionConflictError) {
-      return { status: 409, code: 'CONFLICT', message: 'The task changed concurrently; retry the request' };
-    }
-    if (exception instanceof AppError) return { status: HTTP_STATUS_BY_CODE[exception.code], code: exception.code, message: exception.message };
-    if (exception instanceof RemoteError && exception.remoteCode in HTTP_STATUS_BY_CODE && exception.remoteCode !== 'INTERNAL') {
-      const code = exception.remoteCode as ErrorCode;
-      return { status: HTTP_STATUS_BY_CODE[code], code, message: exception.message };
-    }
+    const known = publicErrorOf(exception);
+    if (known) return { status: HTTP_STATUS_BY_CODE[known.code], ...known };
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       const code = CODE_BY_STATUS[status];

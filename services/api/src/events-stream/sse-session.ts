@@ -1,6 +1,7 @@
+import { Logger } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import type { EventStore, StoredEvent } from '@app/event-store';
-import { DONE_KIND, TaskEvent, toPublicEvent } from '@app/task-domain';
+import { DONE_KIND, toPublicEvent, toTaskEvent } from '@app/task-domain';
 import type { TaskEventFeed } from './task-event-feed';
 
 export interface SseSessionOptions {
@@ -13,6 +14,7 @@ export interface SseSessionOptions {
 }
 
 const REPLAY_PAGE = 1000;
+const logger = new Logger('SseSession');
 
 /** The headers of every stream, and of the answer to a HEAD of one. */
 export const SSE_HEADERS = {
@@ -37,7 +39,7 @@ const frames = new WeakMap<StoredEvent, Frame>();
 function frameOf(stored: StoredEvent): Frame {
   const cached = frames.get(stored);
   if (cached) return cached;
-  const { kind, data } = toPublicEvent({ type: stored.type, data: stored.data } as TaskEvent);
+  const { kind, data } = toPublicEvent(toTaskEvent(stored));
   const frame = { kind, turn: data.turn, block: `event: ${kind}\ndata: ${JSON.stringify({ type: kind, data })}\nid: ${stored.revision}\n\n` };
   frames.set(stored, frame);
   return frame;
@@ -48,6 +50,10 @@ function frameOf(stored: StoredEvent): Frame {
  * replay is read, and every event is sent only if its revision is exactly the next one: an event
  * is never missed at the replay→live seam (a gap triggers a re-read from the store) and never
  * sent twice (anything at or below the last sent revision is dropped).
+ *
+ * An event that cannot be read (toTaskEvent), or a failed read of the store, ends the stream
+ * just before it and is logged: the client has every event up to there, and resuming from its
+ * last id meets the same event again rather than skipping it.
  */
 export class SseSession {
   private lastSent: number;
@@ -79,6 +85,8 @@ export class SseSession {
     try {
       const ended = await this.catchUpFromStore();
       if (!ended && this.options.untilTurn === undefined) this.end();
+    } catch (error) {
+      return this.fail(error);
     } finally {
       this.pumping = false;
     }
@@ -89,7 +97,7 @@ export class SseSession {
     if (this.pumping || this.closed) return;
     this.pumping = true;
     this.pump()
-      .catch(() => this.end())
+      .catch((error: unknown) => this.fail(error))
       .finally(() => {
         this.pumping = false;
         if (this.buffer.length > 0 && !this.closed) this.schedule();
@@ -149,6 +157,12 @@ export class SseSession {
 
   private write(text: string): void {
     if (!this.closed) this.res.write(text);
+  }
+
+  private fail(error: unknown): void {
+    const reason = error instanceof Error ? error.message : String(error);
+    if (!this.closed) logger.error(`stream ${this.options.streamId} ended after event ${this.lastSent}: ${reason}`);
+    this.end();
   }
 
   private end(): void {

@@ -1,9 +1,9 @@
 import { Controller, Get, Headers, Inject, Param, Query, Res, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOperation, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { FastifyReply } from 'fastify';
-import { ValidationError } from '@app/common';
+import { ValidationError, taskStreamId } from '@app/common';
 import { EVENT_STORE, EventStore } from '@app/event-store';
-import { isTurnActive, taskStreamId } from '@app/task-domain';
+import { isTurnActive } from '@app/task-domain';
 import { ApiConfig } from '../api.config';
 import { ApiKeyGuard } from '../auth/api-key.guard';
 import { Tenant } from '../auth/tenant.decorator';

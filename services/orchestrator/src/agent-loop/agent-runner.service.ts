@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { TaskSecrets } from '@app/common';
+import { TaskSecrets, taskIdOf } from '@app/common';
 import { MESSAGE_BUS, MessageBus } from '@app/bus';
 import { EVENT_STORE, EventStore, StoredEvent } from '@app/event-store';
 import { MODEL_PROVIDER, ModelProvider } from '@app/model-provider';
@@ -62,8 +62,8 @@ export class AgentRunnerService implements OnApplicationBootstrap, OnApplication
 
   private route(events: readonly StoredEvent[]): void {
     for (const e of events) {
-      if (!e.streamId.startsWith('task-')) continue;
-      const taskId = e.streamId.slice('task-'.length);
+      const taskId = taskIdOf(e.streamId);
+      if (taskId === undefined) continue;
       if (ENDING_EVENTS.has(e.type)) this.runner.abort(taskId);
       if (WAKING_EVENTS.has(e.type)) this.runner.notify(taskId);
       if (SLOT_FREEING_EVENTS.has(e.type)) this.wakeHeadOfLine(taskId);

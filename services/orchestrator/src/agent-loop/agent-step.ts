@@ -4,8 +4,8 @@ import { ExpectedRevisionConflictError, StoredEvent } from '@app/event-store';
 import { DEFAULT_REQUEST_TIMEOUT_MS, MessageBus, RemoteError, requestUntilDelivered } from '@app/bus';
 import { ModelProvider, ToolDefinition } from '@app/model-provider';
 import { StepOutcome } from '@app/runner';
-import { TaskCommand } from '@app/task-domain';
-import { TaskCommandExecutor, toTaskEvent } from '@app/task-commands';
+import { TaskCommand, TaskConflictError, TaskEvent, toTaskEvent } from '@app/task-domain';
+import { TaskCommandExecutor } from '@app/task-commands';
 import { AgentLoopConfig } from './agent-loop.config';
 import { buildConversation } from './conversation';
 import { INTERRUPTED_OUTPUT, nextAction } from './next-action';
@@ -92,7 +92,7 @@ export class AgentStep {
     taskId: string,
     turn: number,
     step: number,
-    history: ReturnType<typeof toTaskEvent>[],
+    history: TaskEvent[],
     signal: AbortSignal,
   ): Promise<StepOutcome> {
     let response;
@@ -131,7 +131,10 @@ export class AgentStep {
 
   /** Waits for a decision until APPROVAL_TIMEOUT_MS after the request, counted from its recorded time (so restarts do not reset it). */
   private async awaitApproval(taskId: string, callId: string, events: readonly StoredEvent[]): Promise<StepOutcome> {
-    const requested = events.find((e) => e.type === 'ToolCallRequested' && (e.data as { callId?: string }).callId === callId);
+    const requested = events.find((e) => {
+      const event = toTaskEvent(e);
+      return event.type === 'ToolCallRequested' && event.data.callId === callId;
+    });
     const deadline = (requested ? Date.parse(requested.recordedAt) : Date.now()) + this.config.approvalTimeoutMs;
     if (Date.now() < deadline) return { waitUntil: deadline };
     return this.record(taskId, { type: 'ExpireApproval', data: { callId, timeoutMs: this.config.approvalTimeoutMs } });
@@ -188,7 +191,7 @@ export class AgentStep {
       await this.commands.execute(taskId, command, { retries: 5 });
       return 'continue';
     } catch (error) {
-      if (error instanceof ExpectedRevisionConflictError || (error as { code?: string }).code === 'CONFLICT') return 'continue';
+      if (error instanceof ExpectedRevisionConflictError || error instanceof TaskConflictError) return 'continue';
       throw error;
     }
   }

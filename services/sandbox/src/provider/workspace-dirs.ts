@@ -1,9 +1,7 @@
 import { chmod, chown, mkdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { ValidationError } from '@app/common';
+import { ValidationError, isTaskId } from '@app/common';
 import { FileOwner } from './sandbox-provider.port';
-
-const TASK_ID = /^task_[a-f0-9]{32}$/;
 
 /**
  * Where workspaces live: DATA_DIR/workspaces/<taskId>, each 0700 and owned by its task's uid.
@@ -21,7 +19,7 @@ export class WorkspaceDirs {
   }
 
   pathOf(taskId: string): string {
-    if (!TASK_ID.test(taskId)) throw new ValidationError(`invalid task id "${taskId}"`);
+    if (!isTaskId(taskId)) throw new ValidationError(`invalid task id "${taskId}"`);
     return join(this.root, taskId);
   }
 

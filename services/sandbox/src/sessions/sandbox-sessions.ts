@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { readdir } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
+import { isTaskId } from '@app/common';
 import type { ObjectStore } from '@app/object-store';
 import { TaskCommandExecutor } from '@app/task-commands';
 import { SandboxProvider } from '../provider/sandbox-provider.port';
@@ -14,7 +15,6 @@ export interface SessionLimits {
   readonly snapshotTimeoutMs: number;
 }
 
-const TASK_ID = /^task_[a-f0-9]{32}$/;
 /** Snapshots taken at once by one sweep: enough that a slow one blocks no other, few enough not to flood the disk. */
 const EXPIRY_CONCURRENCY = 4;
 /** Left-out entries named in the SandboxExpired event; past this only their number is given. */
@@ -72,7 +72,7 @@ export class SandboxSessions {
   async expireIdle(now = Date.now()): Promise<string[]> {
     const names = await readdir(this.workspacesDir).catch(() => [] as string[]);
     const due: { taskId: string; idleMs: number }[] = [];
-    for (const taskId of names.filter((n) => TASK_ID.test(n))) {
+    for (const taskId of names.filter(isTaskId)) {
       // First sight (e.g. after a restart): count idleness from now, never from a guess.
       if (!this.lastUsed.has(taskId)) this.lastUsed.set(taskId, now);
       const idleMs = now - (this.lastUsed.get(taskId) ?? now);

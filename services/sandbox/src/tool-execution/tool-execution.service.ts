@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { SecretVault, TaskSecrets } from '@app/common';
+import { SecretVault, TaskSecrets, taskIdOf } from '@app/common';
 import { ExecuteToolReply, ExecuteToolRequest, ListToolsRequest, PrepareWorkspaceRequest, SUBJECTS, ToolCancelledNotice } from '@app/contracts';
 import { EVENT_STORE, EventStore, StoredEvent } from '@app/event-store';
 import { MESSAGE_BUS, MessageBus, Unsubscribe } from '@app/bus';
@@ -205,8 +205,8 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
   /** A turn that ended no longer needs its MCP connections; the next turn connects again. */
   private closeEndedTurns(events: readonly StoredEvent[]): void {
     for (const e of events) {
-      if (!TURN_ENDING_EVENTS.has(e.type) || !e.streamId.startsWith('task-')) continue;
-      void this.toolbox.closeTask(e.streamId.slice('task-'.length));
+      const taskId = taskIdOf(e.streamId);
+      if (TURN_ENDING_EVENTS.has(e.type) && taskId !== undefined) void this.toolbox.closeTask(taskId);
     }
   }
 
