@@ -57,10 +57,19 @@ export function describeSandboxProviderContract(name: string, make: (dataDir: st
     }, 30_000);
 
     it('kills the whole process tree on timeout', async () => {
-      const result = await run('(sleep 300; echo late > late.txt) & while true; do :; done', { timeoutMs: 500 });
+      // A background child that would outlive its shell counts into beat.txt every 50 ms. It is
+      // watched through the workspace, not by pid: a provider's pid namespace hides the real pid.
+      const beat = join(provider.workspacePath(task), 'beat.txt');
+      const heartbeat = 'i=0; while true; do i=$((i+1)); echo $i > beat.txt; sleep 0.05; done';
+      const result = await run(`(${heartbeat}) & while true; do :; done`, { timeoutMs: 500 });
       expect(result).toMatchObject({ exitCode: null, limitHit: 'timeout' });
       expect(result.limitMessage).toContain('500 ms');
-      await new Promise((r) => setTimeout(r, 300));
+      const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+      await sleep(300);
+      const afterKill = await readFile(beat, 'utf8');
+      expect(Number(afterKill)).toBeGreaterThan(0); // the child did run
+      await sleep(500); // ten beats' time: a living child would have counted on
+      expect(await readFile(beat, 'utf8')).toBe(afterKill);
       const again = await run('echo alive');
       expect(again.output).toContain('alive');
     });
