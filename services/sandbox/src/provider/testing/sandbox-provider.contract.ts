@@ -48,12 +48,17 @@ export function describeSandboxProviderContract(name: string, make: (dataDir: st
       expect((await run('read line; echo "got:$line"')).output).toContain('got:');
     });
 
-    it('cuts 100 MB of output at the limit quickly and says so', async () => {
-      const result = await run('head -c 100000000 /dev/zero | tr "\\0" a; echo done >&2', { timeoutMs: 20_000 });
+    // How fast is benchmark 7 (bench/moved-bounds.ts); the jest timeout only stops a hang.
+    it('cuts 100 MB of output at the limit and says so', async () => {
+      // A call's timeoutMs is capped at the provider's: this provider's 2 s would make a slow
+      // machine hit the timeout before the output limit, so this one has room.
+      const roomy = make(dataDir, { ...TEST_LIMITS, timeoutMs: 20_000 });
+      const flooded = taskIdFor(2);
+      await roomy.create(flooded);
+      const result = await roomy.exec(flooded, { command: 'head -c 100000000 /dev/zero | tr "\\0" a; echo done >&2', env: {}, timeoutMs: 20_000 });
       expect(result.truncated).toBe(true);
       expect(result.limitHit).toBe('output');
       expect(result.output.length).toBe(TEST_LIMITS.maxOutputBytes);
-      expect(result.durationMs).toBeLessThan(15_000);
     }, 30_000);
 
     it('kills the whole process tree on timeout', async () => {
