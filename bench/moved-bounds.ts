@@ -65,8 +65,15 @@ async function timeOutputFlood(): Promise<{ ms: number; cut: boolean }> {
     const taskId = `task_${'f'.repeat(32)}`;
     await provider.create(taskId);
     const started = performance.now();
-    const result = await provider.exec(taskId, { command: 'head -c 100000000 /dev/zero | tr "\\0" a', env: {}, timeoutMs: 60_000 });
-    return { ms: performance.now() - started, cut: result.limitHit === 'output' };
+    const result = await provider.exec(taskId, {
+      command: 'head -c 100000000 /dev/zero | tr "\\0" a',
+      env: {},
+      timeoutMs: 60_000,
+    });
+    return {
+      ms: performance.now() - started,
+      cut: result.limitHit === 'output',
+    };
   } finally {
     await rm(dataDir, { recursive: true, force: true });
   }
@@ -94,7 +101,11 @@ async function measureObjectStreaming(size: number): Promise<{ bytes: number; rs
       read += (chunk as Buffer).length;
       peak = Math.max(peak, process.memoryUsage().rss);
     }
-    return { bytes: size, rssGrowth: peak - before, intact: put.size === size && read === size };
+    return {
+      bytes: size,
+      rssGrowth: peak - before,
+      intact: put.size === size && read === size,
+    };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -179,7 +179,8 @@ describe('The distributed deployment (separate processes over NATS, PostgreSQL, 
 
       // A follow-up's call runs on the surviving instance once the dead holder's lease runs out.
       const followMarker = `follow-up-${Date.now()}-${process.pid}`;
-      model.script({ toolCalls: [{ name: 'shell', arguments: { command: `sleep 1; echo followed up # ${followMarker}` } }] }, { text: 'Followed up.' });
+      const followCommand = `sleep 1; echo followed up # ${followMarker}`;
+      model.script({ toolCalls: [{ name: 'shell', arguments: { command: followCommand } }] }, { text: 'Followed up.' });
       const lastId = blocks.at(-1)!.id;
       expect((await api(0, `/api/v1/tasks/${id}/messages`, { method: 'POST', json: { message: 'again' } })).status).toBe(201);
       expect(await until('the follow-up to run', async () => sandboxRunning(followMarker), 60_000)).toBe(survivor);

@@ -96,7 +96,8 @@ describe('Approvals and running tools across a kill -9 and restart', () => {
     const id = await create({ message: 'run a slow command' });
     const downloads = join(dataDir, 'workspaces', id, 'downloads');
     const running = () => execFileSync('ps', ['-eo', 'args']).toString().split('\n').filter((l) => l.includes(marker));
-    await until('the sandboxed command to run', async () => (running().length > 0 && (await exists(join(downloads, 'starts.txt'))) ? true : undefined));
+    const started = async () => running().length > 0 && (await exists(join(downloads, 'starts.txt')));
+    await until('the sandboxed command to run', async () => ((await started()) ? true : undefined));
     await crash();
     // The sandbox dies with the service (bubblewrap --die-with-parent): nothing keeps running.
     await until('the orphaned command to be gone', async () => (running().length === 0 ? true : undefined), 5_000);

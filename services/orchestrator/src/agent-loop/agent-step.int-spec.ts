@@ -29,7 +29,8 @@ describe('AgentStep after a crash (embedded store on a real DATA_DIR, the real s
     dir = await mkdtemp(join(tmpdir(), 'ats-agent-step-'));
     model = await startScriptedOpenAiServer();
     const env = { PATH: process.env.PATH, DATA_DIR: dir };
-    const moduleRef = await Test.createTestingModule({ imports: [RuntimeModule.forRoot(env, { generateSecretsKey: true }), SandboxModule] }).compile();
+    const runtime = RuntimeModule.forRoot(env, { generateSecretsKey: true });
+    const moduleRef = await Test.createTestingModule({ imports: [runtime, SandboxModule] }).compile();
     app = await moduleRef.init();
     bus = app.get(MESSAGE_BUS);
     commands = app.get(TaskCommandExecutor);
@@ -41,7 +42,10 @@ describe('AgentStep after a crash (embedded store on a real DATA_DIR, the real s
   });
 
   /** The lines the task's command left in its workspace: one per run. */
-  const runs = async (taskId: string) => (await readFile(join(dir, 'workspaces', taskId, 'runs.txt'), 'utf8').catch(() => '')).split('\n').filter(Boolean).length;
+  const runs = async (taskId: string) => {
+    const text = await readFile(join(dir, 'workspaces', taskId, 'runs.txt'), 'utf8').catch(() => '');
+    return text.split('\n').filter(Boolean).length;
+  };
 
   const newStep = (commands: TaskCommandExecutor) =>
     new AgentStep(commands, new OpenAiChatProvider({ baseUrl: model.url, model: 'm', name: 'scripted', maxRetries: 0 }), bus, app.get(TaskSecrets), {

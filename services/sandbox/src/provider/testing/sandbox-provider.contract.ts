@@ -55,7 +55,8 @@ export function describeSandboxProviderContract(name: string, make: (dataDir: st
       const roomy = make(dataDir, { ...TEST_LIMITS, timeoutMs: 20_000 });
       const flooded = taskIdFor(2);
       await roomy.create(flooded);
-      const result = await roomy.exec(flooded, { command: 'head -c 100000000 /dev/zero | tr "\\0" a; echo done >&2', env: {}, timeoutMs: 20_000 });
+      const command = 'head -c 100000000 /dev/zero | tr "\\0" a; echo done >&2';
+      const result = await roomy.exec(flooded, { command, env: {}, timeoutMs: 20_000 });
       expect(result.truncated).toBe(true);
       expect(result.limitHit).toBe('output');
       expect(result.output.length).toBe(TEST_LIMITS.maxOutputBytes);
