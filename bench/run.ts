@@ -4,6 +4,7 @@ import { benchApproveLatency } from './approve-latency';
 import { benchCreateLatency } from './create-latency';
 import { InProcessService } from './lib/in-process-service';
 import { machineFacts } from './lib/machine';
+import { benchMovedBounds } from './moved-bounds';
 import { BenchResults, renderReport } from './lib/report';
 import { benchReplay } from './replay';
 import { benchSandbox } from './sandbox';
@@ -13,7 +14,7 @@ import { benchSseFanout } from './sse-fanout';
 // table on stdout and in .bench/latest.md. Exit code 0, or 1 when a measurement failed.
 //
 // Environment: BENCH_RATE (create rate, default 500), BENCH_DURATION_S (measured seconds, 10),
-// BENCH_ONLY (comma list of create,sse,replay,sandbox,approve), BENCH_CPU_PROF (directory: profile the child of
+// BENCH_ONLY (comma list of create,sse,replay,sandbox,approve,bounds), BENCH_CPU_PROF (directory: profile the child of
 // benchmark 1 with --cpu-prof), BENCH_PACED=0 (skip the evenly paced supplementary run),
 // BENCH_CHILD_ENV (JSON object of extra variables for benchmark 1's child, for comparison runs).
 
@@ -33,7 +34,7 @@ const log = (line: string): void => void process.stderr.write(`[bench] ${line}\n
 async function main(): Promise<number> {
   const rate = envNumber('BENCH_RATE', 500);
   const durationS = envNumber('BENCH_DURATION_S', 10);
-  const only = (process.env.BENCH_ONLY ?? 'create,sse,replay,sandbox,approve').split(',').map((s) => s.trim());
+  const only = (process.env.BENCH_ONLY ?? 'create,sse,replay,sandbox,approve,bounds').split(',').map((s) => s.trim());
   const results: BenchResults = { startedAt: new Date().toISOString(), machine: machineFacts(), failures: {}, skipped: [] };
   const mutable = results as { -readonly [K in keyof BenchResults]: BenchResults[K] };
 
@@ -99,6 +100,14 @@ async function main(): Promise<number> {
       results.failures['4./5. sandbox'] = describe(error);
     }
   } else results.skipped.push('4. sandbox start', '5. snapshot + restore');
+
+  if (only.includes('bounds')) {
+    try {
+      mutable.bounds = await benchMovedBounds({ log });
+    } catch (error) {
+      results.failures['7. bounds moved from tests'] = describe(error);
+    }
+  } else results.skipped.push('7. bounds moved from tests');
 
   const report = renderReport(results);
   process.stdout.write(`\n${report}\n`);

@@ -1,5 +1,6 @@
 import type { ApproveLatencyFigures } from '../approve-latency';
 import type { SandboxFigures } from '../sandbox';
+import { MOVED_BOUND_TARGETS, MovedBoundsFigures } from '../moved-bounds';
 import type { CreateLatencyFigures } from '../create-latency';
 import type { ReplayFigures } from '../replay';
 import type { SseFanoutFigures } from '../sse-fanout';
@@ -13,6 +14,7 @@ export interface BenchResults {
   readonly replay?: ReplayFigures;
   readonly sandbox?: SandboxFigures;
   readonly approve?: ApproveLatencyFigures;
+  readonly bounds?: MovedBoundsFigures;
   /** Benchmark name → error message, for the ones that failed. */
   readonly failures: Record<string, string>;
   readonly skipped: string[];
@@ -125,6 +127,20 @@ export function renderReport(r: BenchResults): string {
         '',
         '',
       ],
+    );
+  }
+  if (r.bounds) {
+    const b = r.bounds;
+    const t = MOVED_BOUND_TARGETS;
+    const name = '7. bounds moved from tests';
+    const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+    const rssLimit = b.streamedBytes * t.streamRssGrowthFraction;
+    const flood = `${ms(b.outputFloodMs)}${b.outputFloodCut ? '' : ' (NOT cut)'}`;
+    const streaming = `RSS growth streaming ${mb(b.streamedBytes)} through the local object store (object-store contract)`;
+    rows.push(
+      [name, 'JSON depth scan of a million [ (json-depth.spec)', ms(b.jsonDepthScanMs), `≤ ${t.jsonDepthScanMs} ms`, met(b.jsonDepthScanMs <= t.jsonDepthScanMs)],
+      [name, 'sandboxed 100 MB output cut at the limit (sandbox contract)', flood, `≤ ${t.outputFloodMs} ms`, met(b.outputFloodCut && b.outputFloodMs <= t.outputFloodMs)],
+      [name, streaming, mb(b.streamRssGrowthBytes), `< ${mb(rssLimit)}`, met(b.streamedIntact && b.streamRssGrowthBytes < rssLimit)],
     );
   }
   for (const [bench, message] of Object.entries(r.failures)) rows.push([bench, 'FAILED', message.replace(/\|/g, '\\|').replace(/\n/g, ' '), '', '**no**']);

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -84,6 +85,24 @@ describe('The distributed deployment (separate processes over NATS, PostgreSQL, 
       return view.pendingApprovals.length === 1 ? (view.pendingApprovals[0].callId as string) : undefined;
     });
   const instancesOf = (service: ServiceInstance['service']) => d.instances.filter((i) => i.service === service);
+  /** The sandbox instance whose process tree runs a command carrying `marker` (ps's parent links, as pids are host pids). */
+  const sandboxRunning = async (marker: string): Promise<ServiceInstance | undefined> => {
+    const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,args='])
+      .toString()
+      .split('\n')
+      .map((line) => /^\s*(\d+)\s+(\d+)\s(.*)$/.exec(line))
+      .filter((m): m is RegExpExecArray => m !== null)
+      .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3] }));
+    const parentOf = new Map(rows.map((r) => [r.pid, r.ppid]));
+    const byPid = new Map(instancesOf('sandbox').map((i) => [i.process.child.pid, i]));
+    for (const row of rows.filter((r) => r.args.includes(marker))) {
+      for (let pid: number | undefined = row.pid; pid && pid > 1; pid = parentOf.get(pid)) {
+        const instance = byPid.get(pid);
+        if (instance) return instance;
+      }
+    }
+    return undefined;
+  };
 
   it('runs a task created on one API instance and streamed from the other: shell in the sandbox, artifacts from MinIO, secrets redacted', async () => {
     model.script(
@@ -140,22 +159,37 @@ describe('The distributed deployment (separate processes over NATS, PostgreSQL, 
   });
 
   it('completes a task whose sandbox instance is killed mid-command, reporting the lost call instead of hanging', async () => {
-    const marker = `${Date.now() % 100000}.${process.pid}`;
-    model.script({ toolCalls: [{ name: 'shell', arguments: { command: `sleep 4${marker}` } }] }, { text: 'Carried on.' });
+    const marker = `lost-call-${Date.now()}-${process.pid}`;
+    model.script({ toolCalls: [{ name: 'shell', arguments: { command: `sleep 4; echo finished # ${marker}` } }] }, { text: 'Carried on.' });
     const id = (await api(1, '/api/v1/tasks', { method: 'POST', json: { message: 'slow command' } })).body.data.id;
-    await until('the tool to start', async () => {
-      const view = (await api(0, `/api/v1/tasks/${id}`)).body.data;
-      return view.lastEventId >= 5 ? true : undefined;
-    });
-    // Queue groups pick the instance; kill the first one. If it ran the command, the request is
-    // lost and the call ends with an error after TOOL_TIMEOUT_MS; else the command finishes.
-    const victim = instancesOf('sandbox')[0];
-    await victim.process.kill9();
-    await d.restart(victim);
-    const blocks = await history(0, id);
-    expectGapless(blocks);
-    expect(blocks.at(-1)!.data.status).toBe('completed');
-    expect(blocks.filter((b) => b.event === 'tool_result')).toHaveLength(1);
+    // The instance that holds the task's sandbox is the one whose processes run the command.
+    const holder = await until('the command to run on a sandbox instance', async () => sandboxRunning(marker));
+    const survivor = instancesOf('sandbox').find((i) => i !== holder)!;
+    await holder.process.kill9();
+    try {
+      const blocks = await history(0, id);
+      expectGapless(blocks);
+      const results = blocks.filter((b) => b.event === 'tool_result');
+      expect(results).toHaveLength(1);
+      // The reply died with its instance: the call ends as an error saying it could not be run
+      // (after TOOL_TIMEOUT_MS), never as the command's output, and the turn goes on.
+      expect(results[0].data).toMatchObject({ status: 'error', output: expect.stringContaining('The tool could not be run') });
+      expect(results[0].data.output).not.toContain('finished');
+      expect(blocks.at(-1)!.data.status).toBe('completed');
+
+      // A follow-up's call runs on the surviving instance once the dead holder's lease runs out.
+      const followMarker = `follow-up-${Date.now()}-${process.pid}`;
+      const followCommand = `sleep 1; echo followed up # ${followMarker}`;
+      model.script({ toolCalls: [{ name: 'shell', arguments: { command: followCommand } }] }, { text: 'Followed up.' });
+      const lastId = blocks.at(-1)!.id;
+      expect((await api(0, `/api/v1/tasks/${id}/messages`, { method: 'POST', json: { message: 'again' } })).status).toBe(201);
+      expect(await until('the follow-up to run', async () => sandboxRunning(followMarker), 60_000)).toBe(survivor);
+      const followUp = await history(0, id, lastId);
+      expect(followUp.find((b) => b.event === 'tool_result')!.data).toMatchObject({ status: 'success', output: 'followed up\n' });
+      expect(followUp.at(-1)!.data.status).toBe('completed');
+    } finally {
+      await d.restart(holder);
+    }
   });
 
   it('carries on through a NATS restart: the tool call that could not be delivered runs, once, when NATS is back', async () => {

@@ -68,10 +68,9 @@ describe('sandbox expiry and automatic restore', () => {
     });
 
     h.model.script({ toolCalls: [{ name: 'shell', arguments: { command: 'cat kept.txt; readlink etc-link; ls pipe sock downloads/pipe 2>&1 | wc -l' } }] }, { text: 'checked' });
-    const startedAt = Date.now();
+    // How fast a restore is belongs to benchmark 5 (snapshot + restore), not to this test.
     expect((await h.api(`/api/v1/tasks/${id}/messages`, { method: 'POST', json: { message: 'check' } })).status).toBe(201);
     const events = await followStream(`${h.url}/api/v1/tasks/${id}/stream`, 'test-key-tenant-a', { kinds: ['tool_result', 'done'], timeoutMs: 20_000 });
     expect(events.find((e) => e.kind === 'tool_result')?.payload.data.output).toBe('kept\n/etc\n3\n');
-    expect(Date.now() - startedAt).toBeLessThan(15_000);
   });
 });

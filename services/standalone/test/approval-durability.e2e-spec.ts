@@ -87,18 +87,20 @@ describe('Approvals and running tools across a kill -9 and restart', () => {
   const count = (blocks: Block[], event: string) => blocks.filter((b) => b.event === event).length;
 
   it('(b) a tool running at the crash is reported as interrupted, never run again, and the turn finishes', async () => {
-    const marker = `${Date.now() % 100000}.${process.pid}`;
-    model.script(
-      { toolCalls: [{ name: 'shell', arguments: { command: `mkdir -p downloads && sleep 3${marker} && echo ran >> downloads/runs.txt` } }] },
-      { text: 'carried on after the interruption' },
-    );
+    // Each run of the command leaves a line in starts.txt, and one that lives 3 s a line in
+    // runs.txt; the comment is unique to this test, so ps finds this command and no other.
+    const marker = `durability-b-${Date.now()}-${process.pid}`;
+    const command = `mkdir -p downloads && echo started >> downloads/starts.txt && sleep 3 && echo ran >> downloads/runs.txt # ${marker}`;
+    model.script({ toolCalls: [{ name: 'shell', arguments: { command } }] }, { text: 'carried on after the interruption' });
     await start();
     const id = await create({ message: 'run a slow command' });
-    const sleeping = () => execFileSync('ps', ['-eo', 'args']).toString().split('\n').filter((l) => l.startsWith(`sleep 3${marker}`));
-    await until('the sandboxed command to run', async () => (sleeping().length === 1 ? true : undefined));
+    const downloads = join(dataDir, 'workspaces', id, 'downloads');
+    const running = () => execFileSync('ps', ['-eo', 'args']).toString().split('\n').filter((l) => l.includes(marker));
+    const started = async () => running().length > 0 && (await exists(join(downloads, 'starts.txt')));
+    await until('the sandboxed command to run', async () => ((await started()) ? true : undefined));
     await crash();
     // The sandbox dies with the service (bubblewrap --die-with-parent): nothing keeps running.
-    await until('the orphaned command to be gone', async () => (sleeping().length === 0 ? true : undefined), 5_000);
+    await until('the orphaned command to be gone', async () => (running().length === 0 ? true : undefined), 5_000);
 
     await start();
     const blocks = await history(id);
@@ -107,8 +109,9 @@ describe('Approvals and running tools across a kill -9 and restart', () => {
     const result = blocks.find((b) => b.event === 'tool_result')!.data;
     expect(result).toMatchObject({ status: 'error', output: expect.stringContaining('Interrupted') });
     expect(blocks.at(-1)!.data.status).toBe('completed');
-    await sleep(3500); // past the moment the command would have finished
-    expect(await exists(join(dataDir, 'workspaces', id, 'downloads', 'runs.txt'))).toBe(false);
+    await sleep(3500); // past the moment a second run, started after the restart, would have finished
+    expect(await readFile(join(downloads, 'starts.txt'), 'utf8')).toBe('started\n');
+    expect(await exists(join(downloads, 'runs.txt'))).toBe(false);
   });
 
   it('(c) a call awaiting approval survives the crash: still pending, decided after restart, run once; SSE resumes gaplessly', async () => {

@@ -58,12 +58,13 @@ export function describeObjectStoreContract(name: string, factory: () => Promise
       expect(await store.stat('stream/empty')).toMatchObject({ size: 0 });
     });
 
-    it('streams 200 MB in and out without holding it in memory', async () => {
+    // Whether it streams without buffering (RSS growth) is benchmark 7 (bench/moved-bounds.ts):
+    // the jest process's RSS moves with everything else it runs, so a bound on it here flakes.
+    it('streams 200 MB in and out intact', async () => {
       const size = 200 * 1024 * 1024;
       const block = randomBytes(1024 * 1024);
       const expected = createHash('sha256');
       for (let sent = 0; sent < size; sent += block.length) expected.update(block);
-      const rssBefore = process.memoryUsage().rss;
       const put = await store.put('big/object.bin', generated(size, block));
       expect(put).toEqual({ size, sha256: expected.digest('hex') });
       const hash = createHash('sha256');
@@ -74,8 +75,6 @@ export function describeObjectStoreContract(name: string, factory: () => Promise
       }
       expect(read).toBe(size);
       expect(hash.digest('hex')).toBe(put.sha256);
-      // Buffering the object anywhere would cost 200 MB; streaming costs a few chunks.
-      expect(process.memoryUsage().rss - rssBefore).toBeLessThan(size / 4);
     }, 60_000);
 
     it('refuses a body over maxBytes and leaves nothing behind, not even over an old value', async () => {

@@ -32,11 +32,10 @@ describe('exceedsJsonDepth', () => {
     expect(exceedsJsonDepth(Buffer.from(text), 2)).toBe(true);
   });
 
-  it('scans a million levels in linear time, stopping at the limit', () => {
-    const started = Date.now();
+  // How fast it scans is benchmark 7 (bench/moved-bounds.ts), not a test: timing flakes under load.
+  it('scans a million levels, stopping at the limit', () => {
     expect(exceedsJsonDepth('['.repeat(1_000_000), 32)).toBe(true);
     expect(exceedsJsonDepth(`"${'['.repeat(1_000_000)}"`, 32)).toBe(false);
-    expect(Date.now() - started).toBeLessThan(1_000);
   });
 });
 

@@ -1,45 +1,54 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { INestApplicationContext } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SecretVault, SecretsKeyring, TaskSecrets, newId } from '@app/common';
-import { SUBJECTS } from '@app/contracts';
-import { InProcessBus } from '@app/bus';
-import { EventStore, createEmbeddedEventStore } from '@app/event-store';
+import { TaskSecrets, newId } from '@app/common';
+import { MESSAGE_BUS, MessageBus } from '@app/bus';
 import { OpenAiChatProvider } from '@app/model-provider';
 import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import { RuntimeModule } from '@app/runtime';
 import { TaskCommandExecutor } from '@app/task-commands';
+import { SandboxModule } from '../../../sandbox/src/sandbox.module';
 import { AgentStep } from './agent-step';
 import { INTERRUPTED_OUTPUT } from './next-action';
 
-describe('AgentStep after a crash (embedded store on a real DATA_DIR)', () => {
+// The real sandbox service (bubblewrap, as the all-in-one mode wires it) answers the step's tool
+// calls over the in-process bus, on an embedded store in a real DATA_DIR. A call that runs leaves
+// a line in its workspace's runs.txt: what ran is read from there, not from a stand-in's log.
+const RUN_ONCE = 'echo ran >> runs.txt';
+
+describe('AgentStep after a crash (embedded store on a real DATA_DIR, the real sandbox service)', () => {
   let dir: string;
-  let store: EventStore;
+  let app: INestApplicationContext;
   let model: ScriptedOpenAiServer;
-  let bus: InProcessBus;
-  let executed: string[];
+  let bus: MessageBus;
+  let commands: TaskCommandExecutor;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'ats-agent-step-'));
-    store = await createEmbeddedEventStore({ dataDir: join(dir, 'eventstore') });
     model = await startScriptedOpenAiServer();
-  });
+    const env = { PATH: process.env.PATH, DATA_DIR: dir };
+    const runtime = RuntimeModule.forRoot(env, { generateSecretsKey: true });
+    const moduleRef = await Test.createTestingModule({ imports: [runtime, SandboxModule] }).compile();
+    app = await moduleRef.init();
+    bus = app.get(MESSAGE_BUS);
+    commands = app.get(TaskCommandExecutor);
+  }, 120_000); // the embedded store and the sandbox's adapters take tens of seconds on a loaded machine
   afterAll(async () => {
-    await store.close();
+    await app?.close();
     await model.close();
     await rm(dir, { recursive: true, force: true });
   });
-  beforeEach(() => {
-    executed = [];
-    bus = new InProcessBus();
-    bus.handle(SUBJECTS.sandboxListTools, async () => []);
-    bus.handle(SUBJECTS.sandboxExecuteTool, async (req: { callId: string }) => {
-      executed.push(req.callId);
-      return { status: 'success', output: 'ran', durationMs: 1 };
-    });
-  });
+
+  /** The lines the task's command left in its workspace: one per run. */
+  const runs = async (taskId: string) => {
+    const text = await readFile(join(dir, 'workspaces', taskId, 'runs.txt'), 'utf8').catch(() => '');
+    return text.split('\n').filter(Boolean).length;
+  };
 
   const newStep = (commands: TaskCommandExecutor) =>
-    new AgentStep(commands, new OpenAiChatProvider({ baseUrl: model.url, model: 'm', name: 'scripted', maxRetries: 0 }), bus, new TaskSecrets(new SecretVault(), new SecretsKeyring(undefined)), {
+    new AgentStep(commands, new OpenAiChatProvider({ baseUrl: model.url, model: 'm', name: 'scripted', maxRetries: 0 }), bus, app.get(TaskSecrets), {
       maxStepsPerTurn: 10,
       toolTimeoutMs: 5000,
       approvalTimeoutMs: 60_000,
@@ -64,13 +73,12 @@ describe('AgentStep after a crash (embedded store on a real DATA_DIR)', () => {
     await commands.execute(taskId, { type: 'StartTurn', data: {} });
     await commands.execute(taskId, {
       type: 'RecordModelResponse',
-      data: { turn: 1, step: 1, text: '', toolCalls: [{ callId, toolName: 'list_files', args: {} }], usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, model: 'm', finishReason: 'tool_calls' },
+      data: { turn: 1, step: 1, text: '', toolCalls: [{ callId, toolName: 'shell', args: { command: RUN_ONCE } }], usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, model: 'm', finishReason: 'tool_calls' },
     });
     return { taskId, callId };
   }
 
   it('reports a started but unfinished tool call as interrupted and never runs it again', async () => {
-    const commands = new TaskCommandExecutor(store);
     const { taskId, callId } = await taskWithApprovedCall(commands);
     // The previous process recorded the start, then died before the result.
     await commands.execute(taskId, { type: 'StartToolCall', data: { callId } });
@@ -78,7 +86,7 @@ describe('AgentStep after a crash (embedded store on a real DATA_DIR)', () => {
 
     await runUntilSettled(newStep(commands), taskId);
 
-    expect(executed).toEqual([]);
+    expect(await runs(taskId)).toBe(0);
     const { events, state } = await commands.load(taskId);
     const finished = events.find((e) => e.type === 'ToolCallFinished')!.data as { callId: string; status: string; output: string };
     expect(finished).toMatchObject({ callId, status: 'error', output: INTERRUPTED_OUTPUT });
@@ -89,27 +97,27 @@ describe('AgentStep after a crash (embedded store on a real DATA_DIR)', () => {
   });
 
   it('leaves a task on another turn alone: a step asked for turn 2 of a task on turn 1 does nothing', async () => {
-    const commands = new TaskCommandExecutor(store);
     const { taskId } = await taskWithApprovedCall(commands);
     const before = (await commands.load(taskId)).events.length;
 
     await expect(newStep(commands).run(taskId, new AbortController().signal, 2)).resolves.toBe('idle');
 
-    expect(executed).toEqual([]);
+    expect(await runs(taskId)).toBe(0);
     expect((await commands.load(taskId)).events).toHaveLength(before);
     // Asked for the turn it is on, the same step runs the call.
     await expect(newStep(commands).run(taskId, new AbortController().signal, 1)).resolves.toBe('continue');
-    expect(executed).toHaveLength(1);
+    expect(await runs(taskId)).toBe(1);
   });
 
   it('resumes an approved call that had not started yet by running it exactly once', async () => {
-    const commands = new TaskCommandExecutor(store);
     const { taskId, callId } = await taskWithApprovedCall(commands);
     model.script({ text: 'done' });
 
     await runUntilSettled(newStep(commands), taskId);
 
-    expect(executed).toEqual([callId]);
+    expect(await runs(taskId)).toBe(1);
+    const finished = (await commands.load(taskId)).events.find((e) => e.type === 'ToolCallFinished')!.data;
+    expect(finished).toMatchObject({ callId, status: 'success' });
     const types = (await commands.load(taskId)).events.map((e) => e.type);
     expect(types.filter((t) => t === 'ToolCallStarted')).toHaveLength(1);
     expect(types.at(-1)).toBe('TurnCompleted');

@@ -53,7 +53,10 @@ describe('stdio MCP servers inside bubblewrap', () => {
 
   it('runs the server as the unprivileged uid, in its own HOME, with only its configured environment', async () => {
     const whoami = await ask(jail, probe(), 'whoami');
-    if (process.getuid?.() === 0) expect(whoami).toContain(`uid=${JAIL_UID} `);
+    // Checked as any user: root must drop to the jail's uid; anyone else has no uid to drop to and
+    // runs the server as itself (never as root, which the unprivileged user namespace cannot map).
+    const serviceUid = process.getuid!();
+    expect(whoami).toContain(`uid=${serviceUid === 0 ? JAIL_UID : serviceUid} `);
     expect(whoami).toContain('cwd=/home/mcp ');
     // The SDK adds a few harmless login variables (SHELL, TERM, USER, LOGNAME); bwrap sets PWD.
     const names = whoami.replace(/^.* env=/, '').split(',');
