@@ -1,3 +1,6 @@
+// Over 300 lines on purpose: one class owns one NATS connection, and its four operations share
+// that connection's state (command and fact subscriptions, requests awaiting replies), the drain on
+// close and the reconnect watcher; split apart, each piece would need the others' internals.
 import { Logger, LoggerService } from '@nestjs/common';
 import { DebugEvents, Events, NatsConnection, Subscription, connect } from 'nats';
 import { Observable, catchError, defer, throwError, timeout } from 'rxjs';
