@@ -163,4 +163,38 @@ describe('Approvals and running tools across a kill -9 and restart', () => {
     if (result.status === 'success') expect(runs).toBe('ran\n');
     else expect({ output: result.output, runs: ['', 'ran\n'].includes(runs) }).toEqual({ output: expect.stringContaining('Interrupted'), runs: true });
   });
+
+  it('(e) an approval timeout counts from the request, not from the restart: a crash mid-wait does not reset it', async () => {
+    // Longer than a restart takes (up to ~25 s on a loaded 2-core machine): a timer reset by the
+    // restart would then fire clearly later than the kept deadline, whichever comes first.
+    const timeoutMs = 30_000;
+    const toleranceMs = 2_000;
+    env.APPROVAL_TIMEOUT_MS = String(timeoutMs);
+    model.script({ toolCalls: [{ name: 'write_file', arguments: { path: 'downloads/never.md', content: 'x' } }] }, { text: 'nobody answered' });
+    await start();
+    const id = await create({ message: 'wait for a decision nobody makes', autoExecute: false });
+    const callId = await pendingCall(id);
+    const requestedAt = Date.parse((await api(`/api/v1/tasks/${id}`)).body.data.pendingApprovals[0].requestedAt);
+    await sleep(requestedAt + 3_000 - Date.now());
+    await crash();
+
+    const restartBegan = Date.now();
+    await start();
+    const restartedAt = Date.now();
+    // A reset timer starts no earlier than the new process does, so it fires at restartBegan + timeout
+    // or later: the bound below tells the two apart only if the restart was quicker than that.
+    expect(restartedAt + toleranceMs).toBeLessThan(restartBegan + timeoutMs);
+    await until('the call to expire', async () => ((await api(`/api/v1/tasks/${id}`)).body.data.pendingApprovals.length === 0 ? true : undefined), 60_000);
+    const expiredAt = Date.now();
+    // Kept: it expires at request + timeout, or right after the restart when that moment passed meanwhile.
+    expect(expiredAt - requestedAt).toBeGreaterThanOrEqual(timeoutMs);
+    expect(expiredAt).toBeLessThan(Math.max(requestedAt + timeoutMs, restartedAt) + toleranceMs);
+
+    const blocks = await history(id);
+    expectGapless(blocks);
+    expect(blocks.filter((b) => b.event === 'tool_decision').map((b) => b.data)).toEqual([{ callId, outcome: 'expired', approved: false, timeoutMs }]);
+    expect(blocks.find((b) => b.event === 'tool_result')!.data).toMatchObject({ callId, status: 'cancelled' });
+    expect(count(blocks, 'tool_started')).toBe(0);
+    expect(blocks.at(-1)!.data.status).toBe('completed');
+  });
 });
