@@ -165,10 +165,8 @@ describe('Approvals and running tools across a kill -9 and restart', () => {
   });
 
   it('(e) an approval timeout counts from the request, not from the restart: a crash mid-wait does not reset it', async () => {
-    // Longer than a restart takes (up to ~25 s on a loaded 2-core machine): a timer reset by the
-    // restart would then fire clearly later than the kept deadline, whichever comes first.
-    const timeoutMs = 30_000;
-    const toleranceMs = 2_000;
+    const timeoutMs = 10_000;
+    const toleranceMs = 3_000;
     env.APPROVAL_TIMEOUT_MS = String(timeoutMs);
     model.script({ toolCalls: [{ name: 'write_file', arguments: { path: 'downloads/never.md', content: 'x' } }] }, { text: 'nobody answered' });
     await start();
@@ -177,16 +175,13 @@ describe('Approvals and running tools across a kill -9 and restart', () => {
     const requestedAt = Date.parse((await api(`/api/v1/tasks/${id}`)).body.data.pendingApprovals[0].requestedAt);
     await sleep(requestedAt + 3_000 - Date.now());
     await crash();
-
-    const restartBegan = Date.now();
     await start();
     const restartedAt = Date.now();
-    // A reset timer starts no earlier than the new process does, so it fires at restartBegan + timeout
-    // or later: the bound below tells the two apart only if the restart was quicker than that.
-    expect(restartedAt + toleranceMs).toBeLessThan(restartBegan + timeoutMs);
     await until('the call to expire', async () => ((await api(`/api/v1/tasks/${id}`)).body.data.pendingApprovals.length === 0 ? true : undefined), 60_000);
     const expiredAt = Date.now();
-    // Kept: it expires at request + timeout, or right after the restart when that moment passed meanwhile.
+    // Kept: it expires at request + timeout, or as soon as the service is back when that moment
+    // passed while it was down (a loaded machine can take longer than the timeout to restart).
+    // Reset: the new process takes up the task just before it answers, and waits a whole timeout more.
     expect(expiredAt - requestedAt).toBeGreaterThanOrEqual(timeoutMs);
     expect(expiredAt).toBeLessThan(Math.max(requestedAt + timeoutMs, restartedAt) + toleranceMs);
 
