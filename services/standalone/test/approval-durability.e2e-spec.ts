@@ -169,7 +169,10 @@ describe('Approvals and running tools across a kill -9 and restart', () => {
     const timeoutMs = 12_000;
     const toleranceMs = 3_000;
     env.APPROVAL_TIMEOUT_MS = String(timeoutMs);
-    model.script({ toolCalls: [{ name: 'write_file', arguments: { path: 'downloads/never.md', content: 'x' } }] }, { text: 'nobody answered' });
+    model.script(
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'downloads/never.md', content: 'x' } }] },
+      { text: 'nobody answered' },
+    );
     await start();
     const id = await create({ message: 'wait for a decision nobody makes', autoExecute: false });
     const callId = await pendingCall(id);
@@ -178,7 +181,8 @@ describe('Approvals and running tools across a kill -9 and restart', () => {
     await crash();
     await start();
     const restartedAt = Date.now();
-    await until('the call to expire', async () => ((await api(`/api/v1/tasks/${id}`)).body.data.pendingApprovals.length === 0 ? true : undefined), 60_000);
+    const settled = async () => ((await api(`/api/v1/tasks/${id}`)).body.data.pendingApprovals.length === 0 ? true : undefined);
+    await until('the call to expire', settled, 60_000);
     const expiredAt = Date.now();
     // Kept: it expires at request + timeout, or as soon as the service is back when that moment
     // passed while it was down (a loaded machine can take longer than the timeout to restart).
@@ -188,7 +192,8 @@ describe('Approvals and running tools across a kill -9 and restart', () => {
 
     const blocks = await history(id);
     expectGapless(blocks);
-    expect(blocks.filter((b) => b.event === 'tool_decision').map((b) => b.data)).toEqual([{ callId, outcome: 'expired', approved: false, timeoutMs }]);
+    const decisions = blocks.filter((b) => b.event === 'tool_decision').map((b) => b.data);
+    expect(decisions).toEqual([{ callId, outcome: 'expired', approved: false, timeoutMs }]);
     expect(blocks.find((b) => b.event === 'tool_result')!.data).toMatchObject({ callId, status: 'cancelled' });
     expect(count(blocks, 'tool_started')).toBe(0);
     expect(blocks.at(-1)!.data.status).toBe('completed');
