@@ -166,4 +166,40 @@ describe('Approvals and running tools across a kill -9 and restart', () => {
     if (result.status === 'success') expect(runs).toBe('ran\n');
     else expect({ output: result.output, runs: ['', 'ran\n'].includes(runs) }).toEqual({ output: expect.stringContaining('Interrupted'), runs: true });
   });
+
+  it('(e) an approval timeout counts from the request, not from the restart: a crash mid-wait does not reset it', async () => {
+    // Crashed half-way: a timer reset by the restart would fire at least half a timeout late.
+    const timeoutMs = 12_000;
+    const toleranceMs = 3_000;
+    env.APPROVAL_TIMEOUT_MS = String(timeoutMs);
+    model.script(
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'downloads/never.md', content: 'x' } }] },
+      { text: 'nobody answered' },
+    );
+    await start();
+    const id = await create({ message: 'wait for a decision nobody makes', autoExecute: false });
+    const callId = await pendingCall(id);
+    const requestedAt = Date.parse((await api(`/api/v1/tasks/${id}`)).body.data.pendingApprovals[0].requestedAt);
+    await sleep(requestedAt + timeoutMs / 2 - Date.now());
+    await crash();
+    await start();
+    const restartedAt = Date.now();
+    const settled = async () => ((await api(`/api/v1/tasks/${id}`)).body.data.pendingApprovals.length === 0 ? true : undefined);
+    await until('the call to expire', settled, 60_000);
+    const expiredAt = Date.now();
+    // Kept: it expires at request + timeout, or as soon as the service is back when that moment
+    // passed while it was down (a loaded machine can take longer than the timeout to restart).
+    // Reset: the new process takes up the task just before it answers, and waits a whole timeout more.
+    expect(expiredAt - requestedAt).toBeGreaterThanOrEqual(timeoutMs);
+    expect(expiredAt).toBeLessThan(Math.max(requestedAt + timeoutMs, restartedAt) + toleranceMs);
+
+    const blocks = await history(id);
+    expectGapless(blocks);
+    const decisions = blocks.filter((b) => b.event === 'tool_decision').map((b) => b.data);
+    expect(decisions).toEqual([{ callId, outcome: 'expired', approved: false, timeoutMs }]);
+    expect(blocks.find((b) => b.event === 'tool_result')!.data).toMatchObject({ callId, status: 'cancelled' });
+    expect(count(blocks, 'tool_started')).toBe(0);
+    expect(blocks.at(-1)!.data.status).toBe('completed');
+    // Two cold starts plus the wait: with other suites loading both cores it took 100-120 s, past the file's 120 s.
+  }, 180_000);
 });
