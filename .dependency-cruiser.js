@@ -15,7 +15,7 @@ module.exports = {
     {
       name: 'no-service-to-service',
       comment:
-        'Services talk over the bus (libs/bus, libs/contracts), never through each other\'s files: each one is deployed on its ' +
+        "Services talk over the bus (libs/bus, libs/contracts), never through each other's files: each one is deployed on its " +
         'own. services/standalone is the all-in-one composition root that wires every service into one process, so it alone ' +
         'may import them; no service imports it. Test code may reach across (an end-to-end suite drives the whole system).',
       severity: 'error',
@@ -45,10 +45,10 @@ module.exports = {
     {
       name: 'workflow-is-sandbox-safe',
       comment:
-        'libs/workflows is what Temporal bundles into its deterministic workflow sandbox (the runner\'s WORKFLOWS_PATH): it ' +
+        "libs/workflows is what Temporal bundles into its deterministic workflow sandbox (the runner's WORKFLOWS_PATH): it " +
         'may reach only @temporalio/workflow and its own files. A Node built-in, Nest, or another lib (runner, model ' +
         'provider) would fail the bundle or break replay; a type-only import of another lib is refused too, so the ' +
-        'workflow\'s contract types live here and the runner imports them from here (no runner <-> workflows cycle).',
+        "workflow's contract types live here and the runner imports them from here (no runner <-> workflows cycle).",
       severity: 'error',
       from: { path: '^libs/workflows/src/', pathNot: TEST },
       to: { reachable: true, pathNot: ['^libs/workflows/src/', '(^|/)node_modules/@temporalio/workflow/'] },

@@ -128,7 +128,8 @@ export async function benchApproveLatency(service: InProcessService, options: Ap
   try {
     options.log(`approve: ${warmupRuns} warm-up + ${options.runs} measured runs (${TOOL}, autoExecute false)`);
     for (let i = 0; i < warmupRuns + options.runs; i++) {
-      if (Date.now() > deadline) throw new Error(`the approval runs took over ${TOTAL_TIMEOUT_MS / 1000} s (${i} of ${warmupRuns + options.runs} done)`);
+      if (Date.now() > deadline)
+        throw new Error(`the approval runs took over ${TOTAL_TIMEOUT_MS / 1000} s (${i} of ${warmupRuns + options.runs} done)`);
       const isWarmup = i < warmupRuns;
       try {
         const times = await oneRun(service, http, (streamId, callId, times) => (current = { streamId, callId, times }));
@@ -141,7 +142,8 @@ export async function benchApproveLatency(service: InProcessService, options: Ap
           failures++;
           if (failureReasons.length < 5) failureReasons.push(reason);
         }
-        if (++consecutiveFailures >= MAX_CONSECUTIVE_FAILURES) throw new Error(`${consecutiveFailures} runs in a row failed; last: ${reason}`, { cause: error });
+        if (++consecutiveFailures >= MAX_CONSECUTIVE_FAILURES)
+          throw new Error(`${consecutiveFailures} runs in a row failed; last: ${reason}`, { cause: error });
       } finally {
         current = undefined;
       }
@@ -162,15 +164,42 @@ export async function benchApproveLatency(service: InProcessService, options: Ap
     warmupRuns,
     runs: options.runs,
     tool: TOOL,
-    latency: span((t) => t.t0, (t) => t.t1),
-    postResponse: span((t) => t.t0, (t) => t.postDone),
-    toDecisionDispatched: span((t) => t.t0, (t) => t.decided),
-    decisionToStarted: span((t) => t.decided, (t) => t.started),
-    startedToToolRequest: span((t) => t.started, (t) => t.toolRequestStart),
-    toolRequest: span((t) => t.toolRequestStart, (t) => t.toolRequestEnd),
-    toolReplyToFinished: span((t) => t.toolRequestEnd, (t) => t.finished),
-    toServerWrite: span((t) => t.t0, (t) => t.finished),
-    finishedToSse: span((t) => t.finished, (t) => t.t1),
+    latency: span(
+      (t) => t.t0,
+      (t) => t.t1,
+    ),
+    postResponse: span(
+      (t) => t.t0,
+      (t) => t.postDone,
+    ),
+    toDecisionDispatched: span(
+      (t) => t.t0,
+      (t) => t.decided,
+    ),
+    decisionToStarted: span(
+      (t) => t.decided,
+      (t) => t.started,
+    ),
+    startedToToolRequest: span(
+      (t) => t.started,
+      (t) => t.toolRequestStart,
+    ),
+    toolRequest: span(
+      (t) => t.toolRequestStart,
+      (t) => t.toolRequestEnd,
+    ),
+    toolReplyToFinished: span(
+      (t) => t.toolRequestEnd,
+      (t) => t.finished,
+    ),
+    toServerWrite: span(
+      (t) => t.t0,
+      (t) => t.finished,
+    ),
+    finishedToSse: span(
+      (t) => t.finished,
+      (t) => t.t1,
+    ),
     appendCall: summarize(appends.flat()),
     appendsPerRun: measured.length ? appends.reduce((n, a) => n + a.length, 0) / measured.length : Number.NaN,
     readsPerRun: measured.length ? reads.reduce((n, r) => n + r, 0) / measured.length : Number.NaN,
@@ -198,7 +227,8 @@ async function oneRun(
       'the tool call to await approval',
       async () => {
         task = await http.call<TaskBody>('GET', `/api/v1/tasks/${taskId}`);
-        if (task.status === 'failed' || task.status === 'completed') throw new Error(`task ended ${task.status} before asking for approval: ${task.error ?? ''}`);
+        if (task.status === 'failed' || task.status === 'completed')
+          throw new Error(`task ended ${task.status} before asking for approval: ${task.error ?? ''}`);
         return task.pendingApprovals.length > 0;
       },
       STEP_TIMEOUT_MS,
@@ -218,14 +248,17 @@ async function oneRun(
     track(taskStreamId(taskId), callId, times);
     const toolResult = client.waitFor((e) => e.kind === 'tool_result' && e.data.callId === callId, STEP_TIMEOUT_MS);
     times.t0 = performance.now();
-    const post = http.call<{ approved: boolean }>('POST', `/api/v1/tasks/${taskId}/tools/${callId}/approve`, { outcome: 'proceed_once' }).then((body) => {
-      times.postDone = performance.now();
-      return body;
-    });
+    const post = http
+      .call<{ approved: boolean }>('POST', `/api/v1/tasks/${taskId}/tools/${callId}/approve`, { outcome: 'proceed_once' })
+      .then((body) => {
+        times.postDone = performance.now();
+        return body;
+      });
     const [result, approved] = await Promise.all([toolResult, post]);
     times.t1 = result.at;
     if (!approved.approved) throw new Error('the approve POST answered approved: false');
-    if (result.data.status !== 'success') throw new Error(`the tool_result is ${String(result.data.status)}: ${String(result.data.output).slice(0, 200)}`);
+    if (result.data.status !== 'success')
+      throw new Error(`the tool_result is ${String(result.data.status)}: ${String(result.data.output).slice(0, 200)}`);
 
     const done = await client.waitFor((e) => e.kind === 'done', STEP_TIMEOUT_MS);
     if (done.data.status !== 'completed') throw new Error(`the turn ended ${String(done.data.status)}: ${String(done.data.error ?? '')}`);
@@ -309,7 +342,10 @@ class JsonHttp {
         {
           method,
           agent: this.agent,
-          headers: { ...this.auth, ...(body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }) },
+          headers: {
+            ...this.auth,
+            ...(body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }),
+          },
           timeout: STEP_TIMEOUT_MS,
         },
         (res) => {
@@ -395,7 +431,10 @@ class SseClient {
         this.waiters.delete(check);
         fn();
       };
-      const timer = setTimeout(() => settle(() => reject(new Error(`event not received within ${timeoutMs} ms (got: ${this.kinds()})`))), timeoutMs);
+      const timer = setTimeout(
+        () => settle(() => reject(new Error(`event not received within ${timeoutMs} ms (got: ${this.kinds()})`))),
+        timeoutMs,
+      );
       this.waiters.add(check);
     });
   }

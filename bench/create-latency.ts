@@ -77,7 +77,14 @@ export async function benchCreateLatency(options: CreateLatencyOptions): Promise
       options.log(`create: supplementary evenly paced run, ${options.durationS} s at ${options.rate} req/s`);
       await runPaced({ ...load, durationS: Math.min(options.warmupS, 2) });
       const p = await runPaced(load);
-      paced = { latency: summarize(p.latencies2xx), achievedRps: p.responses / p.durationS, non2xx: p.non2xx, errors: p.errors, timeouts: p.timeouts, unanswered: p.unanswered ?? 0 };
+      paced = {
+        latency: summarize(p.latencies2xx),
+        achievedRps: p.responses / p.durationS,
+        non2xx: p.non2xx,
+        errors: p.errors,
+        timeouts: p.timeouts,
+        unanswered: p.unanswered ?? 0,
+      };
     }
     return toFigures(options, measured, modelCalls, paced);
   } finally {
@@ -87,7 +94,12 @@ export async function benchCreateLatency(options: CreateLatencyOptions): Promise
   }
 }
 
-function toFigures(options: CreateLatencyOptions, r: LoadResult, modelCalls: number, paced: CreateLatencyFigures['paced']): CreateLatencyFigures {
+function toFigures(
+  options: CreateLatencyOptions,
+  r: LoadResult,
+  modelCalls: number,
+  paced: CreateLatencyFigures['paced'],
+): CreateLatencyFigures {
   return {
     rate: options.rate,
     durationS: options.durationS,

@@ -42,7 +42,14 @@ async function main(): Promise<void> {
     log('starting the deployment: 2 api, 2 orchestrator, 2 sandbox, 1 artifacts');
     d = await startDistributedDeployment(
       { api: 2, orchestrator: 2, sandbox: 2, artifacts: 1 },
-      { API_KEYS: KEY, LLM_BASE_URL: model.url, LLM_MODEL: 'scripted', LLM_STREAM: 'false', LLM_TIMEOUT_MS: '3600000', SSE_KEEPALIVE_MS: '15000' },
+      {
+        API_KEYS: KEY,
+        LLM_BASE_URL: model.url,
+        LLM_MODEL: 'scripted',
+        LLM_STREAM: 'false',
+        LLM_TIMEOUT_MS: '3600000',
+        SSE_KEEPALIVE_MS: '15000',
+      },
     );
     const figures: Figures = {
       delivery: await benchDelivery(d, model),
@@ -70,7 +77,10 @@ async function benchDelivery(d: DistributedDeployment, model: ScriptedOpenAiServ
   const id = await createTask(d.apiUrls[0], { message: 'stay running' });
   await waitUntil('the turn to start', async () => (await getTask(d.apiUrls[0], id)).status === 'running', WAIT_MS);
   const base = (await getTask(d.apiUrls[0], id)).lastEventId;
-  const clients = Array.from({ length: SUBSCRIBERS }, (_, i) => new SseRecorder(`${d.apiUrls[i % 2]}/api/v1/tasks/${id}/stream?after=${base}`, auth()));
+  const clients = Array.from(
+    { length: SUBSCRIBERS },
+    (_, i) => new SseRecorder(`${d.apiUrls[i % 2]}/api/v1/tasks/${id}/stream?after=${base}`, auth()),
+  );
   log(`delivery: ${SUBSCRIBERS} subscribers over both API instances, ${FOLLOW_UPS} follow-ups every ${FOLLOW_UP_EVERY_MS} ms`);
   try {
     await Promise.all(clients.map((c) => c.open()));
@@ -96,7 +106,11 @@ async function benchDelivery(d: DistributedDeployment, model: ScriptedOpenAiServ
     clients.forEach((c) => c.close());
     await post(d.apiUrls[0], `/api/v1/tasks/${id}/cancel`, {}).catch(() => undefined);
     // Let anything the cancel sets off settle, so it cannot take the next benchmark's model replies.
-    await waitUntil('the task to stop', async () => !['pending', 'running'].includes((await getTask(d.apiUrls[0], id)).status), WAIT_MS).catch(() => undefined);
+    await waitUntil(
+      'the task to stop',
+      async () => !['pending', 'running'].includes((await getTask(d.apiUrls[0], id)).status),
+      WAIT_MS,
+    ).catch(() => undefined);
     await sleep(1_000);
   }
 }
@@ -109,7 +123,11 @@ async function benchApprove(d: DistributedDeployment, model: ScriptedOpenAiServe
     model.script({ toolCalls: [{ name: 'list_files', arguments: {} }] }, { text: 'listed' });
     const id = await createTask(d.apiUrls[0], { message: 'list', autoExecute: false });
     let callId = '';
-    await waitUntil('the call to await approval', async () => ((callId = (await getTask(d.apiUrls[1], id)).pendingApprovals[0]?.callId ?? ''), callId !== ''), WAIT_MS);
+    await waitUntil(
+      'the call to await approval',
+      async () => ((callId = (await getTask(d.apiUrls[1], id)).pendingApprovals[0]?.callId ?? ''), callId !== ''),
+      WAIT_MS,
+    );
     const pendingAt = (await getTask(d.apiUrls[1], id)).lastEventId;
     const client = new SseRecorder(`${d.apiUrls[1]}/api/v1/tasks/${id}/stream?after=${pendingAt}`, auth());
     try {
@@ -181,7 +199,11 @@ const log = (line: string) => console.error(`[bench:distributed] ${line}`);
 const auth = () => ({ authorization: `Bearer ${KEY}` });
 
 async function post(base: string, path: string, json: unknown): Promise<any> {
-  const res = await withTimeout(`POST ${path}`, fetch(`${base}${path}`, { method: 'POST', headers: { ...auth(), 'content-type': 'application/json' }, body: JSON.stringify(json) }), WAIT_MS);
+  const res = await withTimeout(
+    `POST ${path}`,
+    fetch(`${base}${path}`, { method: 'POST', headers: { ...auth(), 'content-type': 'application/json' }, body: JSON.stringify(json) }),
+    WAIT_MS,
+  );
   const text = await res.text();
   if (!res.ok) throw new Error(`POST ${path}: HTTP ${res.status} ${text.slice(0, 300)}`);
   return JSON.parse(text).data;
@@ -199,10 +221,21 @@ async function createTask(base: string, body: Record<string, unknown>): Promise<
 
 /** The whole stream as parsed blocks (it ends after the turn's done). */
 async function readEvents(base: string, id: string): Promise<{ id: number; event: string; data: Record<string, any> }[]> {
-  const res = await withTimeout('read stream', fetch(`${base}/api/v1/tasks/${id}/stream?after=0`, { headers: auth() }).then((r) => r.text()), WAIT_MS);
+  const res = await withTimeout(
+    'read stream',
+    fetch(`${base}/api/v1/tasks/${id}/stream?after=0`, { headers: auth() }).then((r) => r.text()),
+    WAIT_MS,
+  );
   return res
     .split('\n\n')
-    .map((block) => Object.fromEntries(block.split('\n').filter((l) => /^(id|event|data):/.test(l)).map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()])))
+    .map((block) =>
+      Object.fromEntries(
+        block
+          .split('\n')
+          .filter((l) => /^(id|event|data):/.test(l))
+          .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()]),
+      ),
+    )
     .filter((b) => b.id)
     .map((b) => ({ id: Number(b.id), event: b.event, data: JSON.parse(b.data).data }));
 }

@@ -80,7 +80,9 @@ async function main(): Promise<number> {
       if (only.includes('approve')) {
         try {
           mutable.approve = await benchApproveLatency(service, { runs: 100, warmupRuns: 5, log });
-          if (mutable.approve.failures > 0) results.failures['6. approve → tool_result'] = `${mutable.approve.failures} of ${mutable.approve.runs} runs got no tool_result: ${mutable.approve.failureReasons[0] ?? ''}`;
+          if (mutable.approve.failures > 0)
+            results.failures['6. approve → tool_result'] =
+              `${mutable.approve.failures} of ${mutable.approve.runs} runs got no tool_result: ${mutable.approve.failureReasons[0] ?? ''}`;
         } catch (error) {
           results.failures['6. approve → tool_result'] = describe(error);
         }

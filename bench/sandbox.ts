@@ -43,7 +43,14 @@ export async function benchSandbox(options: { runs: number; workspaceMb: number;
     const sandboxed: number[] = [];
     for (let i = 0; i < options.runs + 5; i++) {
       let t = performance.now();
-      await runLimited({ argv: ['/bin/bash', '-lc', 'true'], env: { PATH: '/usr/bin:/bin' }, cwd: workspace, workspace, limits: config.limits, timeoutMs: 10_000 });
+      await runLimited({
+        argv: ['/bin/bash', '-lc', 'true'],
+        env: { PATH: '/usr/bin:/bin' },
+        cwd: workspace,
+        workspace,
+        limits: config.limits,
+        timeoutMs: 10_000,
+      });
       const b = performance.now() - t;
       t = performance.now();
       const result = await provider.exec(taskId, { command: 'true', env: {} });

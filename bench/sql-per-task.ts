@@ -33,14 +33,17 @@ PGlite.prototype.transaction = async function (this: unknown, fn: unknown) {
   try {
     return await originalTransaction.call(this, async (tx: { query: AnyFn }) => {
       const inner = tx.query.bind(tx);
-      const wrapped = { ...tx, query: async (...args: unknown[]) => {
-        const s = performance.now();
-        try {
-          return await inner(...args);
-        } finally {
-          note(`  in tx: ${shortSql(args[0])}`, performance.now() - s);
-        }
-      } };
+      const wrapped = {
+        ...tx,
+        query: async (...args: unknown[]) => {
+          const s = performance.now();
+          try {
+            return await inner(...args);
+          } finally {
+            note(`  in tx: ${shortSql(args[0])}`, performance.now() - s);
+          }
+        },
+      };
       return (fn as (tx: unknown) => Promise<unknown>)(wrapped);
     });
   } finally {
@@ -57,7 +60,14 @@ async function main(): Promise<void> {
   const tasks = Number(process.argv[2] ?? 200);
   const model = await startScriptedOpenAiServer({ defaultReply: { text: 'ok' } });
   const dataDir = await makeTmpDir('sql');
-  const env = { PATH: process.env.PATH, DATA_DIR: dataDir, API_KEYS: 'k', LLM_BASE_URL: model.url, LLM_MODEL: 'bench', LLM_STREAM: 'false' };
+  const env = {
+    PATH: process.env.PATH,
+    DATA_DIR: dataDir,
+    API_KEYS: 'k',
+    LLM_BASE_URL: model.url,
+    LLM_MODEL: 'bench',
+    LLM_STREAM: 'false',
+  };
   const { app, url } = await startStandalone({ env, port: 0, logLevels: ['error'] });
   const create = async (): Promise<string> => {
     const res = await fetch(`${url}/api/v1/tasks`, {
@@ -86,7 +96,9 @@ async function main(): Promise<void> {
       if (!key.startsWith('  ')) total += ms;
       console.log(`${(n / tasks).toFixed(2).padStart(6)} × ${(ms / n).toFixed(3).padStart(6)} ms  ${key}`);
     }
-    console.log(`PGlite time per task (top-level calls): ${(total / tasks).toFixed(2)} ms → at most ~${Math.floor(1000 / (total / tasks))} tasks/s on one event loop`);
+    console.log(
+      `PGlite time per task (top-level calls): ${(total / tasks).toFixed(2)} ms → at most ~${Math.floor(1000 / (total / tasks))} tasks/s on one event loop`,
+    );
     void model;
   } finally {
     await app.close();

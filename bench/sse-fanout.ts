@@ -69,7 +69,8 @@ export async function benchSseFanout(service: InProcessService, options: SseFano
       appendStart.set(expected, started);
       const revision = await service.appendFollowUp(taskId);
       appendCall.push(performance.now() - started);
-      if (revision !== expected) throw new Error(`append ${i} got revision ${revision}, expected ${expected}: something else wrote to the task`);
+      if (revision !== expected)
+        throw new Error(`append ${i} got revision ${revision}, expected ${expected}: something else wrote to the task`);
     }
     const last = base + options.appends;
     await Promise.allSettled(clients.map((c) => c.waitFor(last, 15_000)));

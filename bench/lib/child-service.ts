@@ -63,7 +63,10 @@ export async function startChildService(options: ChildServiceOptions): Promise<C
   const deadline = Date.now() + (options.bootTimeoutMs ?? 90_000);
   for (;;) {
     if (child.exitCode !== null) throw new Error(`service exited with code ${child.exitCode}:\n${output}`);
-    const healthy = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.status === 200, () => false);
+    const healthy = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2_000) }).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (healthy) break;
     if (Date.now() > deadline) {
       await stop(1_000);

@@ -29,7 +29,8 @@ export function machineFacts(): MachineFacts {
 
 function codeVersion(): string {
   const root = join(__dirname, '..', '..');
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8', timeout: 5_000, stdio: ['ignore', 'pipe', 'ignore'] });
+  const git = (...args: string[]) =>
+    execFileSync('git', args, { cwd: root, encoding: 'utf8', timeout: 5_000, stdio: ['ignore', 'pipe', 'ignore'] });
   try {
     const commit = git('rev-parse', '--short', 'HEAD').trim();
     const changed = git('status', '--porcelain', '--', '.', ':(exclude)bench', ':(exclude)BENCHMARKS.md')

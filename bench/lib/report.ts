@@ -36,7 +36,13 @@ export function renderReport(r: BenchResults): string {
       [name, 'latency p90', ms(c.latency.p90), '', ''],
       [name, 'latency p99', ms(c.latency.p99), '≤ 10 ms', met(c.latency.p99 <= 10)],
       [name, 'latency max', ms(c.latency.max), '', ''],
-      [name, 'achieved throughput', `${c.achievedRps.toFixed(1)} req/s (${c.responses} responses)`, `${c.rate} req/s`, met(c.achievedRps >= c.rate * 0.98)],
+      [
+        name,
+        'achieved throughput',
+        `${c.achievedRps.toFixed(1)} req/s (${c.responses} responses)`,
+        `${c.rate} req/s`,
+        met(c.achievedRps >= c.rate * 0.98),
+      ],
       [name, 'non-2xx / errors (timeouts)', `${c.non2xx} / ${c.errors} (${c.timeouts})`, '0 / 0', met(c.non2xx === 0 && c.errors === 0)],
       [name, 'model calls during the run (one turn per task)', String(c.modelCalls), '', ''],
     );
@@ -44,7 +50,13 @@ export function renderReport(r: BenchResults): string {
       const p = c.paced;
       const paced = `1b. same rate, evenly paced open-loop client (supplementary)`;
       rows.push(
-        [paced, 'latency p50 / p90 / p99', `${ms(p.latency.p50)} / ${ms(p.latency.p90)} / ${ms(p.latency.p99)}`, '≤ 10 ms (p99)', met(p.latency.p99 <= 10)],
+        [
+          paced,
+          'latency p50 / p90 / p99',
+          `${ms(p.latency.p50)} / ${ms(p.latency.p90)} / ${ms(p.latency.p99)}`,
+          '≤ 10 ms (p99)',
+          met(p.latency.p99 <= 10),
+        ],
         [paced, 'latency max', ms(p.latency.max), '', ''],
         [
           paced,
@@ -97,7 +109,13 @@ export function renderReport(r: BenchResults): string {
       [start, 'bare process p50 / p90', `${ms(x.bareMs.p50)} / ${ms(x.bareMs.p90)}`, '', ''],
       [start, 'bubblewrap sandbox p50 / p90', `${ms(x.sandboxedMs.p50)} / ${ms(x.sandboxedMs.p90)}`, '', ''],
       [start, 'overhead (median difference)', ms(x.overheadMs), '≤ 10 ms', x.overheadMs <= 10 ? 'yes' : '**no**'],
-      [snap, 'snapshot (tar into the object store)', `${ms(x.snapshotMs)} (${(x.snapshotBytes / 1024 / 1024).toFixed(1)} MB archive)`, '', ''],
+      [
+        snap,
+        'snapshot (tar into the object store)',
+        `${ms(x.snapshotMs)} (${(x.snapshotBytes / 1024 / 1024).toFixed(1)} MB archive)`,
+        '',
+        '',
+      ],
       [snap, 'restore (from the object store)', ms(x.restoreMs), '', ''],
       [snap, 'snapshot + restore', ms(x.snapshotMs + x.restoreMs), '≤ 2 s', x.snapshotMs + x.restoreMs <= 2000 ? 'yes' : '**no**'],
       [snap, 'restored workspace intact', x.restoredIntact ? 'yes' : 'no', 'yes', x.restoredIntact ? 'yes' : '**no**'],
@@ -111,7 +129,13 @@ export function renderReport(r: BenchResults): string {
       [name, 'latency p50 / p90', `${ms(a.latency.p50)} / ${ms(a.latency.p90)}`, '', ''],
       [name, 'latency p99', ms(a.latency.p99), '≤ 15 ms', met(a.latency.p99 <= 15)],
       [name, 'latency max', ms(a.latency.max), '', ''],
-      [name, 'runs with their tool_result', `${a.latency.count} of ${a.runs} (${a.failures} failed)`, `${a.runs} of ${a.runs}`, met(a.failures === 0 && a.latency.count === a.runs)],
+      [
+        name,
+        'runs with their tool_result',
+        `${a.latency.count} of ${a.runs} (${a.failures} failed)`,
+        `${a.runs} of ${a.runs}`,
+        met(a.failures === 0 && a.latency.count === a.runs),
+      ],
       [name, 'diagnostic: POST response p50 / p99', pair(a.postResponse), '', ''],
       [name, 'diagnostic: POST sent → ToolCallDecided dispatched p50 / p99', pair(a.toDecisionDispatched), '', ''],
       [name, 'diagnostic: → ToolCallStarted dispatched (runner wake-up, step, append) p50 / p99', pair(a.decisionToStarted), '', ''],
@@ -119,7 +143,13 @@ export function renderReport(r: BenchResults): string {
       [name, 'diagnostic: tool bus request (session, load, tool, downloads/ scan) p50 / p99', pair(a.toolRequest), '', ''],
       [name, 'diagnostic: → ToolCallFinished dispatched (append) p50 / p99', pair(a.toolReplyToFinished), '', ''],
       [name, 'diagnostic: → tool_result at the SSE client p50 / p99', pair(a.finishedToSse), '', ''],
-      [name, 'diagnostic: POST sent → tool_result written by the service (ToolCallFinished dispatched) p50 / p99', pair(a.toServerWrite), '', ''],
+      [
+        name,
+        'diagnostic: POST sent → tool_result written by the service (ToolCallFinished dispatched) p50 / p99',
+        pair(a.toServerWrite),
+        '',
+        '',
+      ],
       [
         name,
         'diagnostic: appendToStream calls in the window p50 / p99; appends, stream reads per run',
@@ -138,12 +168,25 @@ export function renderReport(r: BenchResults): string {
     const flood = `${ms(b.outputFloodMs)}${b.outputFloodCut ? '' : ' (NOT cut)'}`;
     const streaming = `RSS growth streaming ${mb(b.streamedBytes)} through the local object store (object-store contract)`;
     rows.push(
-      [name, 'JSON depth scan of a million [ (json-depth.spec)', ms(b.jsonDepthScanMs), `≤ ${t.jsonDepthScanMs} ms`, met(b.jsonDepthScanMs <= t.jsonDepthScanMs)],
-      [name, 'sandboxed 100 MB output cut at the limit (sandbox contract)', flood, `≤ ${t.outputFloodMs} ms`, met(b.outputFloodCut && b.outputFloodMs <= t.outputFloodMs)],
+      [
+        name,
+        'JSON depth scan of a million [ (json-depth.spec)',
+        ms(b.jsonDepthScanMs),
+        `≤ ${t.jsonDepthScanMs} ms`,
+        met(b.jsonDepthScanMs <= t.jsonDepthScanMs),
+      ],
+      [
+        name,
+        'sandboxed 100 MB output cut at the limit (sandbox contract)',
+        flood,
+        `≤ ${t.outputFloodMs} ms`,
+        met(b.outputFloodCut && b.outputFloodMs <= t.outputFloodMs),
+      ],
       [name, streaming, mb(b.streamRssGrowthBytes), `< ${mb(rssLimit)}`, met(b.streamedIntact && b.streamRssGrowthBytes < rssLimit)],
     );
   }
-  for (const [bench, message] of Object.entries(r.failures)) rows.push([bench, 'FAILED', message.replace(/\|/g, '\\|').replace(/\n/g, ' '), '', '**no**']);
+  for (const [bench, message] of Object.entries(r.failures))
+    rows.push([bench, 'FAILED', message.replace(/\|/g, '\\|').replace(/\n/g, ' '), '', '**no**']);
   for (const bench of r.skipped) rows.push([bench, 'skipped (BENCH_ONLY)', '', '', '']);
 
   const m = r.machine;

@@ -73,7 +73,11 @@ describe('The distributed deployment (separate processes over NATS, PostgreSQL, 
     }
   };
   const history = async (instance: number, id: string, after = 0): Promise<Block[]> => {
-    const raw = await readRawStream(`${d.apiUrls[instance]}/api/v1/tasks/${id}/stream?after=${after}`, { authorization: `Bearer ${KEY}` }, 90_000);
+    const raw = await readRawStream(
+      `${d.apiUrls[instance]}/api/v1/tasks/${id}/stream?after=${after}`,
+      { authorization: `Bearer ${KEY}` },
+      90_000,
+    );
     return parseSseBlocks(raw.text)
       .filter((b) => b.id)
       .map((b) => ({ id: Number(b.id), event: b.event, data: JSON.parse(b.data).data }));
@@ -106,7 +110,16 @@ describe('The distributed deployment (separate processes over NATS, PostgreSQL, 
 
   it('runs a task created on one API instance and streamed from the other: shell in the sandbox, artifacts from MinIO, secrets redacted', async () => {
     model.script(
-      { toolCalls: [{ name: 'shell', arguments: { command: 'mkdir -p downloads && echo "token=$TOKEN region=$REGION" > downloads/report.md && cat downloads/report.md' } }] },
+      {
+        toolCalls: [
+          {
+            name: 'shell',
+            arguments: {
+              command: 'mkdir -p downloads && echo "token=$TOKEN region=$REGION" > downloads/report.md && cat downloads/report.md',
+            },
+          },
+        ],
+      },
       { text: 'Report written.' },
     );
     const created = await api(0, '/api/v1/tasks', {
@@ -117,7 +130,18 @@ describe('The distributed deployment (separate processes over NATS, PostgreSQL, 
     const id = created.body.data.id;
     const blocks = await history(1, id);
     expectGapless(blocks);
-    expect(blocks.map((b) => b.event)).toEqual(['message', 'status', 'usage', 'tool_call', 'tool_started', 'tool_result', 'artifact', 'usage', 'content', 'done']);
+    expect(blocks.map((b) => b.event)).toEqual([
+      'message',
+      'status',
+      'usage',
+      'tool_call',
+      'tool_started',
+      'tool_result',
+      'artifact',
+      'usage',
+      'content',
+      'done',
+    ]);
     const result = blocks.find((b) => b.event === 'tool_result')!.data;
     expect(result).toMatchObject({ status: 'success', output: 'token=[REDACTED:TOKEN] region=eu\n' });
     expect(blocks.at(-1)!.data.status).toBe('completed');
@@ -143,7 +167,10 @@ describe('The distributed deployment (separate processes over NATS, PostgreSQL, 
   });
 
   it('survives the loss of an orchestrator worker while a call awaits approval', async () => {
-    model.script({ toolCalls: [{ name: 'write_file', arguments: { path: 'downloads/approved.md', content: 'yes' } }] }, { text: 'Done after approval.' });
+    model.script(
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'downloads/approved.md', content: 'yes' } }] },
+      { text: 'Done after approval.' },
+    );
     const id = (await api(0, '/api/v1/tasks', { method: 'POST', json: { message: 'approve me', autoExecute: false } })).body.data.id;
     const callId = await pendingCall(1, id);
     const worker = instancesOf('orchestrator')[0];
@@ -193,7 +220,10 @@ describe('The distributed deployment (separate processes over NATS, PostgreSQL, 
   });
 
   it('carries on through a NATS restart: the tool call that could not be delivered runs, once, when NATS is back', async () => {
-    model.script({ toolCalls: [{ name: 'write_file', arguments: { path: 'downloads/after-restart.md', content: 'ok' } }] }, { text: 'Done despite NATS.' });
+    model.script(
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'downloads/after-restart.md', content: 'ok' } }] },
+      { text: 'Done despite NATS.' },
+    );
     const id = (await api(0, '/api/v1/tasks', { method: 'POST', json: { message: 'survive NATS', autoExecute: false } })).body.data.id;
     const callId = await pendingCall(1, id);
     await nats.kill();
@@ -201,7 +231,9 @@ describe('The distributed deployment (separate processes over NATS, PostgreSQL, 
     const approved = await api(1, `/api/v1/tasks/${id}/tools/${callId}/approve`, { method: 'POST', json: { outcome: 'proceed_once' } });
     expect(approved.body.data).toEqual({ callId, outcome: 'proceed_once', approved: true });
     const streamed = history(0, id);
-    await until('the tool to start while NATS is down', async () => ((await api(0, `/api/v1/tasks/${id}`)).body.data.lastEventId >= 6 ? true : undefined));
+    await until('the tool to start while NATS is down', async () =>
+      (await api(0, `/api/v1/tasks/${id}`)).body.data.lastEventId >= 6 ? true : undefined,
+    );
     await sleep(1_500);
     await nats.start();
     const blocks = await streamed;
@@ -209,23 +241,31 @@ describe('The distributed deployment (separate processes over NATS, PostgreSQL, 
     expect(blocks.filter((b) => b.event === 'tool_started')).toHaveLength(1);
     expect(blocks.find((b) => b.event === 'tool_result')!.data).toMatchObject({ status: 'success' });
     expect(blocks.at(-1)!.data).toMatchObject({ status: 'completed' });
-    expect((await api(1, `/api/v1/tasks/${id}/artifacts`)).body.files.map((f: { path: string }) => f.path)).toEqual(['downloads/after-restart.md']);
+    expect((await api(1, `/api/v1/tasks/${id}/artifacts`)).body.files.map((f: { path: string }) => f.path)).toEqual([
+      'downloads/after-restart.md',
+    ]);
   });
 
-  it('runs a task\'s call on one sandbox instance only, once, however often and wherever it is delivered', async () => {
+  it("runs a task's call on one sandbox instance only, once, however often and wherever it is delivered", async () => {
     // Each run appends its start and end to runs.log; two instances running the call at once would interleave.
     const command = 'echo "start $(date +%s%N)" >> runs.log; sleep 2; echo "end $(date +%s%N)" >> runs.log; echo ran';
     model.script({ toolCalls: [{ name: 'shell', arguments: { command } }] }, { text: 'Ran once.' });
     const id = (await api(0, '/api/v1/tasks', { method: 'POST', json: { message: 'run it once', autoExecute: false } })).body.data.id;
     const callId = await pendingCall(1, id);
-    expect((await api(1, `/api/v1/tasks/${id}/tools/${callId}/approve`, { method: 'POST', json: { outcome: 'proceed_once' } })).status).toBe(200);
+    expect(
+      (await api(1, `/api/v1/tasks/${id}/tools/${callId}/approve`, { method: 'POST', json: { outcome: 'proceed_once' } })).status,
+    ).toBe(200);
     await until('the call to start', async () => ((await history(0, id)).some((b) => b.event === 'tool_started') ? true : undefined));
     // The same request again, eight times at once, as resends and duplicate deliveries would: the
     // queue group spreads them over both sandbox instances.
     const bus = await createBus({ kind: 'nats', servers: [nats.url], namespace: d.sharedEnv.NATS_SUBJECT_PREFIX });
     try {
       const request = { taskId: id, callId, toolName: 'shell', args: { command } };
-      const replies = await Promise.all(Array.from({ length: 8 }, () => bus.request<typeof request, { status: string; output: string }>(SUBJECTS.sandboxExecuteTool, request, { timeoutMs: 30_000 })));
+      const replies = await Promise.all(
+        Array.from({ length: 8 }, () =>
+          bus.request<typeof request, { status: string; output: string }>(SUBJECTS.sandboxExecuteTool, request, { timeoutMs: 30_000 }),
+        ),
+      );
       for (const reply of replies) expect(reply).toMatchObject({ status: 'success', output: 'ran\n' });
     } finally {
       await bus.close();
@@ -238,7 +278,10 @@ describe('The distributed deployment (separate processes over NATS, PostgreSQL, 
 
   it('sends back a tool output too large for one NATS message cut to fit, not as a failed call', async () => {
     // 900 kB of \x01: within SANDBOX_MAX_OUTPUT_BYTES (1 MiB), but six bytes each as JSON.
-    model.script({ toolCalls: [{ name: 'shell', arguments: { command: "head -c 900000 /dev/zero | tr '\\0' '\\1'" } }] }, { text: 'Seen.' });
+    model.script(
+      { toolCalls: [{ name: 'shell', arguments: { command: "head -c 900000 /dev/zero | tr '\\0' '\\1'" } }] },
+      { text: 'Seen.' },
+    );
     const id = (await api(0, '/api/v1/tasks', { method: 'POST', json: { message: 'flood the bus' } })).body.data.id;
     const blocks = await history(1, id);
     const result = blocks.find((b) => b.event === 'tool_result')!.data;
@@ -251,17 +294,21 @@ describe('The distributed deployment (separate processes over NATS, PostgreSQL, 
   describe('durable secrets: every process opens the task’s envelope with its own SECRETS_KEY', () => {
     const TOKEN = `tok-${randomBytes(6).toString('hex')}-dist`;
     const restartAll = (service: ServiceInstance['service'], override?: Record<string, string>) =>
-      Promise.all(instancesOf(service).map(async (i) => {
-        await i.process.kill9();
-        await d.restart(i, override);
-      }));
+      Promise.all(
+        instancesOf(service).map(async (i) => {
+          await i.process.kill9();
+          await d.restart(i, override);
+        }),
+      );
 
     it('works on orchestrator and sandbox instances that did not exist when the task was created', async () => {
       model.script(
         { toolCalls: [{ name: 'shell', arguments: { command: 'printf %s "$TOKEN" | sha256sum; echo "plain: $TOKEN"' } }] },
         { text: `Done with ${TOKEN}.` },
       );
-      const id = (await api(0, '/api/v1/tasks', { method: 'POST', json: { message: 'use the token', autoExecute: false, secrets: { TOKEN } } })).body.data.id;
+      const id = (
+        await api(0, '/api/v1/tasks', { method: 'POST', json: { message: 'use the token', autoExecute: false, secrets: { TOKEN } } })
+      ).body.data.id;
       const callId = await pendingCall(1, id);
       // Every orchestrator and sandbox process that could have seen the task is gone (kill -9).
       await Promise.all([restartAll('orchestrator'), restartAll('sandbox')]);
@@ -285,7 +332,9 @@ describe('The distributed deployment (separate processes over NATS, PostgreSQL, 
         expect(blocks.map((b) => b.event)).toEqual(['message', 'status', 'notice', 'done']);
         const done = blocks.at(-1)!.data;
         expect(done.status).toBe('failed');
-        expect(done.error).toMatch(/^In the sandbox service: Secrets TOKEN cannot be opened: they were sealed with key id [0-9a-f]{16}, and this process has only key id/);
+        expect(done.error).toMatch(
+          /^In the sandbox service: Secrets TOKEN cannot be opened: they were sealed with key id [0-9a-f]{16}, and this process has only key id/,
+        );
         expect(blocks[2].data).toMatchObject({ code: 'SECRETS_UNAVAILABLE', names: ['TOKEN'] });
         // Listing the tools failed before the model was asked: no call could even be requested.
         expect(model.requests.length).toBe(modelCalls);
@@ -299,7 +348,9 @@ describe('The distributed deployment (separate processes over NATS, PostgreSQL, 
       await apiInstance.process.stop();
       await d.restart(apiInstance, { SECRETS_KEY: '' });
       try {
-        expect(apiInstance.process.output()).toContain('No SECRETS_KEY or SECRETS_KEY_FILE set: this process can neither seal nor open task secrets');
+        expect(apiInstance.process.output()).toContain(
+          'No SECRETS_KEY or SECRETS_KEY_FILE set: this process can neither seal nor open task secrets',
+        );
         const refused = await api(1, '/api/v1/tasks', { method: 'POST', json: { message: 'x', secrets: { TOKEN } } });
         expect(refused.status).toBe(400);
         expect(refused.body.error.code).toBe('VALIDATION_ERROR');

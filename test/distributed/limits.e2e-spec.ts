@@ -50,7 +50,11 @@ describe('Limits across instances of the distributed deployment', () => {
     await model?.close();
   });
 
-  const api = async (instance: number, path: string, init: { method?: string; json?: unknown; key?: string } = {}): Promise<{ status: number; body: any; headers: Headers }> => {
+  const api = async (
+    instance: number,
+    path: string,
+    init: { method?: string; json?: unknown; key?: string } = {},
+  ): Promise<{ status: number; body: any; headers: Headers }> => {
     const res = await fetch(`${d.apiUrls[instance]}${path}`, {
       method: init.method ?? 'GET',
       headers: { authorization: `Bearer ${init.key ?? KEY}`, 'content-type': 'application/json' },
@@ -59,7 +63,8 @@ describe('Limits across instances of the distributed deployment', () => {
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
   };
-  const create = (instance: number, key?: string) => api(instance, '/api/v1/tasks', { method: 'POST', json: { message: 'hi' }, ...(key ? { key } : {}) });
+  const create = (instance: number, key?: string) =>
+    api(instance, '/api/v1/tasks', { method: 'POST', json: { message: 'hi' }, ...(key ? { key } : {}) });
 
   it('shares the rate limit between API instances: requests alternating between them are refused after the limit, on both', async () => {
     const statuses: number[] = [];

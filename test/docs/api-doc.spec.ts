@@ -36,7 +36,9 @@ const firstCells = (text: string): string[] => [...text.matchAll(/^\| `([^`]+)` 
  */
 async function servedOpenApiDocument(): Promise<{ paths: Record<string, Record<string, unknown>> }> {
   const controllers = Reflect.getMetadata(MODULE_METADATA.CONTROLLERS, ApiModule) as Type[];
-  const moduleRef = await Test.createTestingModule({ controllers }).useMocker(() => ({})).compile();
+  const moduleRef = await Test.createTestingModule({ controllers })
+    .useMocker(() => ({}))
+    .compile();
   const app = moduleRef.createNestApplication<NestFastifyApplication>(new FastifyAdapter(), { logger: false });
   try {
     setupOpenApi(app);

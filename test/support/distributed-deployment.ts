@@ -171,8 +171,13 @@ async function eventRows(url: string, schema: string): Promise<PersistedItem[]> 
   const client = new Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query(`SELECT global_position, stream_id, type, data::text AS data, metadata::text AS metadata FROM "${schema}".events`);
-    return rows.map((r) => ({ where: `event ${r.global_position} (${r.type})`, bytes: Buffer.from(`${r.stream_id} ${r.data} ${r.metadata}`) }));
+    const { rows } = await client.query(
+      `SELECT global_position, stream_id, type, data::text AS data, metadata::text AS metadata FROM "${schema}".events`,
+    );
+    return rows.map((r) => ({
+      where: `event ${r.global_position} (${r.type})`,
+      bytes: Buffer.from(`${r.stream_id} ${r.data} ${r.metadata}`),
+    }));
   } finally {
     await client.end();
   }
@@ -223,7 +228,10 @@ async function jetStreamMessages(natsUrl: string, run: string): Promise<Persiste
       const messages = await consumer.fetch({ max_messages: count, expires: 5_000 });
       let seen = 0;
       for await (const m of messages) {
-        items.push({ where: `jetstream ${stream.config.name} #${m.seq} ${m.subject}`, bytes: Buffer.concat([Buffer.from(`${m.subject} `), Buffer.from(m.data)]) });
+        items.push({
+          where: `jetstream ${stream.config.name} #${m.seq} ${m.subject}`,
+          bytes: Buffer.concat([Buffer.from(`${m.subject} `), Buffer.from(m.data)]),
+        });
         if (++seen >= count) break;
       }
     }

@@ -11,7 +11,11 @@ const pathArg = { type: 'object', properties: { path: { type: 'string' } }, requ
 const tools = [
   { name: 'read', description: 'Read a file or list a directory', inputSchema: pathArg },
   { name: 'write', description: 'Write a file', inputSchema: pathArg },
-  { name: 'connect', description: 'Open a TCP connection', inputSchema: { type: 'object', properties: { host: { type: 'string' }, port: { type: 'number' } }, required: ['host', 'port'] } },
+  {
+    name: 'connect',
+    description: 'Open a TCP connection',
+    inputSchema: { type: 'object', properties: { host: { type: 'string' }, port: { type: 'number' } }, required: ['host', 'port'] },
+  },
   { name: 'whoami', description: 'uid, cwd and environment variable names', inputSchema: { type: 'object', properties: {} } },
 ];
 

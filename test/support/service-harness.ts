@@ -31,7 +31,11 @@ export interface Harness {
  * on a fresh DATA_DIR, or, when ATS_E2E_MODE=distributed (the `e2e-distributed` jest project),
  * a distributed deployment running the very same suite.
  */
-export async function startHarness(extraEnv: Record<string, string> = {}, withModel = true, logLevels: LogLevel[] = ['error']): Promise<Harness> {
+export async function startHarness(
+  extraEnv: Record<string, string> = {},
+  withModel = true,
+  logLevels: LogLevel[] = ['error'],
+): Promise<Harness> {
   if (process.env.ATS_E2E_MODE === 'distributed') return startDistributedHarness(extraEnv, withModel, logLevels);
   const dataDir = await mkdtemp(join(tmpdir(), 'ats-e2e-'));
   const model = await startScriptedOpenAiServer();

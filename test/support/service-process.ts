@@ -53,7 +53,10 @@ export async function startEntryProcess(
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${entry} exited with ${child.exitCode}:\n${output}`);
     const ok = ready.healthUrl
-      ? await fetch(`${url}/healthz`).then((r) => r.ok, () => false)
+      ? await fetch(`${url}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        )
       : output.includes(ready.readyLine ?? '\u0000never');
     if (ok) break;
     if (Date.now() > until) {

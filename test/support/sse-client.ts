@@ -16,7 +16,17 @@ export function followStream(
   apiKey: string,
   options: { until?: (events: SseEvent[]) => boolean; timeoutMs?: number; kinds?: string[] } = {},
 ): Promise<SseEvent[]> {
-  const kinds = options.kinds ?? ['message', 'status', 'usage', 'content', 'tool_call', 'tool_decision', 'tool_started', 'tool_result', 'done'];
+  const kinds = options.kinds ?? [
+    'message',
+    'status',
+    'usage',
+    'content',
+    'tool_call',
+    'tool_decision',
+    'tool_started',
+    'tool_result',
+    'done',
+  ];
   const until = options.until ?? ((events) => events.some((e) => e.kind === 'done'));
   return new Promise((resolve, reject) => {
     const events: SseEvent[] = [];
@@ -47,7 +57,11 @@ export function followStream(
 }
 
 /** Reads a whole SSE response as raw text (for framing checks); resolves when the server ends it. */
-export async function readRawStream(url: string, headers: Record<string, string>, timeoutMs = 15_000): Promise<{ status: number; text: string; contentType: string | null }> {
+export async function readRawStream(
+  url: string,
+  headers: Record<string, string>,
+  timeoutMs = 15_000,
+): Promise<{ status: number; text: string; contentType: string | null }> {
   const response = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
   const text = await response.text();
   return { status: response.status, text, contentType: response.headers.get('content-type') };

@@ -4,8 +4,7 @@ import { createNatsBus } from './nats/nats-bus';
 import { BUS_NAMESPACE, NamespacedBus } from './namespaced-bus';
 
 export type BusConfig =
-  | { readonly kind: 'in-process' }
-  | { readonly kind: 'nats'; readonly servers: readonly string[]; readonly namespace?: string };
+  { readonly kind: 'in-process' } | { readonly kind: 'nats'; readonly servers: readonly string[]; readonly namespace?: string };
 
 export const DEFAULT_NATS_URL = 'nats://127.0.0.1:4222';
 
@@ -26,7 +25,8 @@ export function busConfigFromEnv(env: NodeJS.ProcessEnv): BusConfig {
   if (servers.length === 0) throw new Error('NATS_URL names no server');
   const namespace = env.NATS_SUBJECT_PREFIX?.trim();
   if (!namespace) return { kind, servers };
-  if (!BUS_NAMESPACE.test(namespace)) throw new Error(`NATS_SUBJECT_PREFIX must be dotted words of letters, digits, _ and -, got "${namespace}"`);
+  if (!BUS_NAMESPACE.test(namespace))
+    throw new Error(`NATS_SUBJECT_PREFIX must be dotted words of letters, digits, _ and -, got "${namespace}"`);
   return { kind, servers, namespace };
 }
 

@@ -22,7 +22,10 @@ export type Unsubscribe = () => void;
 
 export class BusTimeoutError extends Error {
   readonly code = 'BUS.TIMEOUT';
-  constructor(readonly subject: string, readonly timeoutMs: number) {
+  constructor(
+    readonly subject: string,
+    readonly timeoutMs: number,
+  ) {
     super(`no reply on ${subject} within ${timeoutMs} ms`);
     this.name = 'BusTimeoutError';
   }
@@ -39,7 +42,10 @@ export class NoHandlerError extends Error {
 /** The bus cannot carry the message now: its connection is down (and reconnecting) or it is closed. */
 export class BusUnavailableError extends Error {
   readonly code = 'BUS.UNAVAILABLE';
-  constructor(readonly subject: string, reason: string) {
+  constructor(
+    readonly subject: string,
+    reason: string,
+  ) {
     super(`cannot send on ${subject}: ${reason}`);
     this.name = 'BusUnavailableError';
   }
@@ -47,7 +53,12 @@ export class BusUnavailableError extends Error {
 
 /** A handler's failure, carried back to the requester with its code and message. */
 export class RemoteError extends Error {
-  constructor(readonly subject: string, readonly remoteCode: string, message: string, options?: ErrorOptions) {
+  constructor(
+    readonly subject: string,
+    readonly remoteCode: string,
+    message: string,
+    options?: ErrorOptions,
+  ) {
     super(message, options);
     this.name = 'RemoteError';
   }

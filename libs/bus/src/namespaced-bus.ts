@@ -12,7 +12,8 @@ export class NamespacedBus implements MessageBus {
     private readonly inner: MessageBus,
     private readonly namespace: string,
   ) {
-    if (!BUS_NAMESPACE.test(namespace)) throw new Error(`invalid bus namespace "${namespace}": use dotted words of letters, digits, _ and -`);
+    if (!BUS_NAMESPACE.test(namespace))
+      throw new Error(`invalid bus namespace "${namespace}": use dotted words of letters, digits, _ and -`);
   }
 
   request<Req, Res>(subject: string, payload: Req, options?: { timeoutMs?: number }): Promise<Res> {

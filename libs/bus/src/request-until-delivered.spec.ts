@@ -27,7 +27,9 @@ describe('requestUntilDelivered', () => {
 
   it('gives up with the last delivery error once the budget is spent', async () => {
     const startedAt = Date.now();
-    await expect(requestUntilDelivered(bus, 'nobody.listens', {}, { timeoutMs: 300, retryDelayMs: 20 })).rejects.toBeInstanceOf(NoHandlerError);
+    await expect(requestUntilDelivered(bus, 'nobody.listens', {}, { timeoutMs: 300, retryDelayMs: 20 })).rejects.toBeInstanceOf(
+      NoHandlerError,
+    );
     expect(Date.now() - startedAt).toBeLessThan(1_000);
   });
 

@@ -15,7 +15,12 @@ export interface DeliveryOptions {
  * Those are retried with backoff within `timeoutMs`; a timeout or a handler's error is not, since
  * the work may have been done (a command must never run twice).
  */
-export async function requestUntilDelivered<Req, Res>(bus: MessageBus, subject: string, payload: Req, options: DeliveryOptions): Promise<Res> {
+export async function requestUntilDelivered<Req, Res>(
+  bus: MessageBus,
+  subject: string,
+  payload: Req,
+  options: DeliveryOptions,
+): Promise<Res> {
   const deadline = Date.now() + options.timeoutMs;
   let delay = options.retryDelayMs ?? 100;
   for (;;) {

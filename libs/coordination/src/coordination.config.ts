@@ -7,7 +7,10 @@ import { createNatsCoordinationStore } from './nats/nats-coordination-store';
  * Where instances agree: with `BUS=nats` a JetStream bucket on the same NATS (every instance of
  * a distributed deployment reaches it), else this process's memory (the all-in-one mode).
  */
-export function createCoordinationStore(options: CoordinationStoreOptions, env: NodeJS.ProcessEnv = process.env): Promise<CoordinationStore> {
+export function createCoordinationStore(
+  options: CoordinationStoreOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<CoordinationStore> {
   const bus = busConfigFromEnv(env);
   if (bus.kind === 'in-process') return Promise.resolve(new InMemoryCoordinationStore(options));
   return createNatsCoordinationStore({ ...options, servers: bus.servers, ...(bus.namespace ? { namespace: bus.namespace } : {}) });

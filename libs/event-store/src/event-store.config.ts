@@ -25,7 +25,11 @@ export async function createEventStoreFromConfig(
   if (kind === 'postgres') {
     if (!env.DATABASE_URL) throw new Error('EVENT_STORE=postgres needs DATABASE_URL');
     const schema = env.EVENT_STORE_SCHEMA || 'public';
-    return createPostgresEventStore({ connectionString: env.DATABASE_URL, schema, notifications: notificationsFor?.(`postgres:${schema}`) });
+    return createPostgresEventStore({
+      connectionString: env.DATABASE_URL,
+      schema,
+      notifications: notificationsFor?.(`postgres:${schema}`),
+    });
   }
   if (kind !== 'embedded') throw new Error(`EVENT_STORE must be "embedded", "postgres" or "esdb", not "${kind}"`);
   return createEmbeddedEventStore({ dataDir: join(env.DATA_DIR || './data', 'eventstore') });

@@ -1,7 +1,4 @@
-import {
-  ScriptedOpenAiServer,
-  startScriptedOpenAiServer,
-} from '@app/model-provider/testing/scripted-openai-server';
+import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { createModelProviderFromEnv, describeModelConfig, resolveModelConfig } from './model-provider.config';
 import { ModelNotConfiguredError } from './model-provider.errors';
 import { NotConfiguredModelProvider } from './not-configured.provider';
@@ -96,7 +93,12 @@ describe('createModelProviderFromEnv', () => {
       [{ LLM_BASE_URL: 'http://h:1/v1', LLM_API_KEY: 'k', LLM_MODEL: 'm' }, 'openai-compatible', 'LLM_BASE_URL', 'http://h:1/v1'],
       [{ LLM_API_KEY: 'k', LLM_MODEL: 'm' }, 'openai', 'LLM_API_KEY', 'https://api.openai.com/v1'],
       [{ LLM_PROVIDER: 'ollama', LLM_MODEL: 'm' }, 'ollama', 'LLM_PROVIDER', 'http://127.0.0.1:11434/v1'],
-      [{ LLM_PROVIDER: 'OpenAI', LLM_API_KEY: 'k', LLM_MODEL: 'm', LLM_BASE_URL: 'https://proxy/v1/' }, 'openai', 'LLM_PROVIDER', 'https://proxy/v1'],
+      [
+        { LLM_PROVIDER: 'OpenAI', LLM_API_KEY: 'k', LLM_MODEL: 'm', LLM_BASE_URL: 'https://proxy/v1/' },
+        'openai',
+        'LLM_PROVIDER',
+        'https://proxy/v1',
+      ],
       [{ LLM_BASE_URL: 'http://h:1/v1/chat/completions', LLM_MODEL: 'm' }, 'openai-compatible', 'LLM_BASE_URL', 'http://h:1/v1'],
     ])('%j → %s chosen by %s at %s', (env, provider, chosenBy, baseUrl) => {
       expect(resolveModelConfig(env)).toMatchObject({ status: 'ready', provider, chosenBy, baseUrl });
@@ -121,7 +123,12 @@ describe('createModelProviderFromEnv', () => {
 
     it('sends LLM_MODEL, LLM_API_KEY and LLM_STREAM=false to LLM_BASE_URL', async () => {
       server.script({ text: 'configured' });
-      const provider = createModelProviderFromEnv({ LLM_BASE_URL: server.url, LLM_MODEL: 'local-7b', LLM_API_KEY: 'sk-local', LLM_STREAM: 'false' });
+      const provider = createModelProviderFromEnv({
+        LLM_BASE_URL: server.url,
+        LLM_MODEL: 'local-7b',
+        LLM_API_KEY: 'sk-local',
+        LLM_STREAM: 'false',
+      });
 
       const response = await provider.complete(ask);
 

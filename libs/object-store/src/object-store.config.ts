@@ -4,9 +4,7 @@ import { LocalObjectStore } from './local/local-object-store';
 import { MinioObjectStore, MinioObjectStoreOptions } from './minio/minio-object-store';
 import { ObjectStore } from './object-store.port';
 
-export type ObjectStoreConfig =
-  | { readonly kind: 'local'; readonly root: string }
-  | ({ readonly kind: 'minio' } & MinioObjectStoreOptions);
+export type ObjectStoreConfig = { readonly kind: 'local'; readonly root: string } | ({ readonly kind: 'minio' } & MinioObjectStoreOptions);
 
 const MINIO_REQUIRED = ['MINIO_ENDPOINT', 'MINIO_ACCESS_KEY', 'MINIO_SECRET_KEY'] as const;
 const DEFAULT_BUCKET = 'ats';

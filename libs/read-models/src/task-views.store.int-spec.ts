@@ -8,7 +8,17 @@ import { ProjectionCheckpointFile, SnapshotState, TaskViewsStore } from '.';
 
 const created = (taskId: string, tenantId = 't1'): TaskEvent => ({
   type: 'TaskCreated',
-  data: { taskId, tenantId, messageId: `msg_${taskId}`, text: 'hi', autoExecute: true, showInHistory: true, env: {}, secretNames: [], files: [] },
+  data: {
+    taskId,
+    tenantId,
+    messageId: `msg_${taskId}`,
+    text: 'hi',
+    autoExecute: true,
+    showInHistory: true,
+    env: {},
+    secretNames: [],
+    files: [],
+  },
 });
 const started = (turn = 1, messageId = 'm'): TaskEvent => ({ type: 'TurnStarted', data: { turn, messageId } });
 const asNew = (e: TaskEvent) => ({ type: e.type, data: e.data, schemaVersion: TASK_EVENT_SCHEMA_VERSIONS[e.type] });
@@ -56,14 +66,19 @@ describe('TaskViewsStore (projection checkpointed to a file)', () => {
     await second.stop();
   });
 
-  it('keeps each tenant\'s line of turns (MAX_RUNNING_TASKS_PER_TENANT) by global position, across a checkpoint', async () => {
+  it("keeps each tenant's line of turns (MAX_RUNNING_TASKS_PER_TENANT) by global position, across a checkpoint", async () => {
     const file = checkpoint('line');
     const first = new TaskViewsStore(store, file);
     await first.start();
-    const q1 = await store.appendToStream(taskStreamId('q1'), [asNew(created('q1', 'line-tenant')), asNew(started(1, 'msg_q1'))], 'no_stream');
+    const q1 = await store.appendToStream(
+      taskStreamId('q1'),
+      [asNew(created('q1', 'line-tenant')), asNew(started(1, 'msg_q1'))],
+      'no_stream',
+    );
     const q2 = await store.appendToStream(taskStreamId('q2'), [asNew(created('q2', 'line-tenant'))], 'no_stream');
     await first.waitForPosition(q2.lastGlobalPosition);
-    const places = (views: TaskViewsStore) => Object.fromEntries(views.turnQueue('line-tenant').map((e) => [e.taskId, e.running ?? e.waiting[0].position]));
+    const places = (views: TaskViewsStore) =>
+      Object.fromEntries(views.turnQueue('line-tenant').map((e) => [e.taskId, e.running ?? e.waiting[0].position]));
     expect(places(first)).toEqual({ q1: q1.lastGlobalPosition - 1, q2: q2.lastGlobalPosition });
     await first.stop();
 

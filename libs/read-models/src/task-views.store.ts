@@ -204,7 +204,13 @@ export class TaskViewsStore {
 
   private snapshot(): SnapshotState {
     const lines = [...this.lines.values()].flatMap((line) => [...line.values()]);
-    return { version: TASK_VIEW_SNAPSHOT_VERSION, checkpoint: this.checkpoint, views: [...this.views.values()], lists: Object.fromEntries(this.byTenant), lines };
+    return {
+      version: TASK_VIEW_SNAPSHOT_VERSION,
+      checkpoint: this.checkpoint,
+      views: [...this.views.values()],
+      lists: Object.fromEntries(this.byTenant),
+      lines,
+    };
   }
 
   private restore(s: SnapshotState): void {

@@ -37,5 +37,11 @@ export interface DurableRunnerDeps {
 
 export function createDurableRunner(config: RunnerConfig, { step, activeTaskIds, turnOf, onError }: DurableRunnerDeps): DurableRunner {
   if (config.kind === 'in-process') return new InProcessRunner(step, activeTaskIds, onError);
-  return new TemporalRunner(step, activeTaskIds, { address: config.address, namespace: config.namespace, taskQueue: config.taskQueue, turnOf, onError });
+  return new TemporalRunner(step, activeTaskIds, {
+    address: config.address,
+    namespace: config.namespace,
+    taskQueue: config.taskQueue,
+    turnOf,
+    onError,
+  });
 }

@@ -24,7 +24,12 @@ async function dropSchema(schema: string): Promise<void> {
 /** A store as one process of the distributed mode opens it: its own pool, its own NATS connection. */
 async function openProcessStore(schema: string, wrap: (n: AppendNotifications) => AppendNotifications = (n) => n, pollMs?: number) {
   const bus = await openBus();
-  const store = await createPostgresEventStore({ connectionString, schema, notifications: wrap(busAppendNotifications(bus, `postgres:${schema}`)), pollMs });
+  const store = await createPostgresEventStore({
+    connectionString,
+    schema,
+    notifications: wrap(busAppendNotifications(bus, `postgres:${schema}`)),
+    pollMs,
+  });
   return { store, bus, close: async () => (await store.close(), await bus.close()) };
 }
 
@@ -50,7 +55,11 @@ describe('append notifications over NATS', () => {
     return p.store;
   };
   const append = (store: EventStore, streamId: string, n: number) =>
-    store.appendToStream(streamId, Array.from({ length: n }, (_, i) => ({ type: 'Counted', data: { i }, schemaVersion: 1 })), 'any');
+    store.appendToStream(
+      streamId,
+      Array.from({ length: n }, (_, i) => ({ type: 'Counted', data: { i }, schemaVersion: 1 })),
+      'any',
+    );
 
   it('every process sees every append, its own and the others, once and in global order', async () => {
     // No poll within the test: only NATS can tell each store about the other's appends.

@@ -60,7 +60,10 @@ export class RuntimeModule {
           provide: EVENT_STORE,
           inject: [MESSAGE_BUS],
           useFactory: (bus: MessageBus) =>
-            createEventStoreFromConfig(env, liveNotificationsFromEnv(env) === 'bus' ? (storeId) => busAppendNotifications(bus, storeId) : undefined),
+            createEventStoreFromConfig(
+              env,
+              liveNotificationsFromEnv(env) === 'bus' ? (storeId) => busAppendNotifications(bus, storeId) : undefined,
+            ),
         },
         { provide: MESSAGE_BUS, useFactory: () => createBusFromConfig(env) },
         { provide: MODEL_PROVIDER, useFactory: () => createModelProviderFromEnv(env) },
@@ -69,19 +72,41 @@ export class RuntimeModule {
         {
           provide: SecretsKeyring,
           useFactory: () =>
-            loadSecretsKeyring(env, { dataDir, generateIfMissing: options.generateSecretsKey ?? false, log: (level, message) => secretsLogger[level](message) }),
+            loadSecretsKeyring(env, {
+              dataDir,
+              generateIfMissing: options.generateSecretsKey ?? false,
+              log: (level, message) => secretsLogger[level](message),
+            }),
         },
-        { provide: TaskSecrets, inject: [SecretVault, SecretsKeyring], useFactory: (vault: SecretVault, keyring: SecretsKeyring) => new TaskSecrets(vault, keyring) },
+        {
+          provide: TaskSecrets,
+          inject: [SecretVault, SecretsKeyring],
+          useFactory: (vault: SecretVault, keyring: SecretsKeyring) => new TaskSecrets(vault, keyring),
+        },
         {
           provide: TaskViewsStore,
           inject: [EVENT_STORE],
           useFactory: (store: EventStore) =>
             new TaskViewsStore(store, new ProjectionCheckpointFile<SnapshotState>(join(dataDir, 'read-models', 'task-views.json'))),
         },
-        { provide: TaskCommandExecutor, inject: [EVENT_STORE], useFactory: (store: EventStore) => new TaskCommandExecutor(store, decidePolicyFromEnv(env)) },
+        {
+          provide: TaskCommandExecutor,
+          inject: [EVENT_STORE],
+          useFactory: (store: EventStore) => new TaskCommandExecutor(store, decidePolicyFromEnv(env)),
+        },
         RuntimeLifecycle,
       ],
-      exports: [RUNTIME_ENV, EVENT_STORE, MESSAGE_BUS, MODEL_PROVIDER, OBJECT_STORE, SecretVault, TaskSecrets, TaskViewsStore, TaskCommandExecutor],
+      exports: [
+        RUNTIME_ENV,
+        EVENT_STORE,
+        MESSAGE_BUS,
+        MODEL_PROVIDER,
+        OBJECT_STORE,
+        SecretVault,
+        TaskSecrets,
+        TaskViewsStore,
+        TaskCommandExecutor,
+      ],
     };
   }
 }

@@ -22,7 +22,9 @@ export async function startWorkerService(name: string, serviceModule: Type<unkno
       return { module: WorkerRootModule, imports: [RuntimeModule.forRoot(env), serviceModule] };
     }
   }
-  const app = await NestFactory.createApplicationContext(WorkerRootModule.forRoot(), { logger: options.logLevels ?? logLevelsFromEnv(env) });
+  const app = await NestFactory.createApplicationContext(WorkerRootModule.forRoot(), {
+    logger: options.logLevels ?? logLevelsFromEnv(env),
+  });
   app.enableShutdownHooks();
   const port = Number(env.HEALTH_PORT ?? 0);
   if (port > 0) serveHealth(app, port, env.HOST ?? '127.0.0.1');

@@ -17,7 +17,12 @@ describe('searchConfigFromEnv', () => {
   });
 
   it('reads Brave and Tavily with their public endpoints unless overridden', () => {
-    const brave = searchConfigFromEnv({ SEARCH_PROVIDER: 'brave', BRAVE_API_KEY: 'bk', WEB_SEARCH_MAX_RESULTS: '20', WEB_SEARCH_TIMEOUT_MS: '5000' })!;
+    const brave = searchConfigFromEnv({
+      SEARCH_PROVIDER: 'brave',
+      BRAVE_API_KEY: 'bk',
+      WEB_SEARCH_MAX_RESULTS: '20',
+      WEB_SEARCH_TIMEOUT_MS: '5000',
+    })!;
     expect(brave).toMatchObject({ provider: 'brave', apiKey: 'bk', maxResults: 20, timeoutMs: 5000 });
     expect(brave.endpoint.href).toBe('https://api.search.brave.com/res/v1/web/search');
     expect(createSearchProvider(brave)).toBeInstanceOf(BraveProvider);
@@ -43,7 +48,9 @@ describe('searchConfigFromEnv', () => {
 
   it('describes the configuration without the API key', () => {
     const line = describeSearchConfig(searchConfigFromEnv({ SEARCH_PROVIDER: 'brave', BRAVE_API_KEY: 'super-secret-key' }));
-    expect(line).toBe('web_search: brave at https://api.search.brave.com/res/v1/web/search, up to 10 results, 10000 ms per search, API key set');
+    expect(line).toBe(
+      'web_search: brave at https://api.search.brave.com/res/v1/web/search, up to 10 results, 10000 ms per search, API key set',
+    );
     expect(line).not.toContain('super-secret-key');
     expect(describeSearchConfig(undefined)).toContain('off');
   });

@@ -33,18 +33,42 @@ export function searchConfigFromEnv(env: NodeJS.ProcessEnv): SearchConfig | unde
   const chosen = read(env, 'SEARCH_PROVIDER')?.toLowerCase();
   if (chosen === undefined) return undefined;
   if (!isProviderKind(chosen)) {
-    throw new Error(`SEARCH_PROVIDER is ${JSON.stringify(chosen.slice(0, 40))}; set it to one of ${SEARCH_PROVIDERS.join(', ')}, or unset it to offer no web_search tool`);
+    throw new Error(
+      `SEARCH_PROVIDER is ${JSON.stringify(chosen.slice(0, 40))}; set it to one of ${SEARCH_PROVIDERS.join(', ')}, or unset it to offer no web_search tool`,
+    );
   }
   const maxResults = intFromEnv(env, 'WEB_SEARCH_MAX_RESULTS', 10, { min: 1 });
   if (maxResults > SEARCH_RESULTS_CAP) throw new Error(`WEB_SEARCH_MAX_RESULTS must be at most ${SEARCH_RESULTS_CAP}, got ${maxResults}`);
   const timeoutMs = intFromEnv(env, 'WEB_SEARCH_TIMEOUT_MS', 10_000, { min: 1 });
   switch (chosen) {
     case 'searxng':
-      return { provider: chosen, endpoint: httpUrl(env, 'SEARXNG_URL', undefined, 'the root URL of a SearXNG instance with the JSON format enabled, e.g. http://127.0.0.1:8888'), maxResults, timeoutMs };
+      return {
+        provider: chosen,
+        endpoint: httpUrl(
+          env,
+          'SEARXNG_URL',
+          undefined,
+          'the root URL of a SearXNG instance with the JSON format enabled, e.g. http://127.0.0.1:8888',
+        ),
+        maxResults,
+        timeoutMs,
+      };
     case 'brave':
-      return { provider: chosen, endpoint: httpUrl(env, 'BRAVE_API_URL', BRAVE_DEFAULT_URL), apiKey: required(env, 'BRAVE_API_KEY', 'a Brave Search API subscription token'), maxResults, timeoutMs };
+      return {
+        provider: chosen,
+        endpoint: httpUrl(env, 'BRAVE_API_URL', BRAVE_DEFAULT_URL),
+        apiKey: required(env, 'BRAVE_API_KEY', 'a Brave Search API subscription token'),
+        maxResults,
+        timeoutMs,
+      };
     case 'tavily':
-      return { provider: chosen, endpoint: httpUrl(env, 'TAVILY_API_URL', TAVILY_DEFAULT_URL), apiKey: required(env, 'TAVILY_API_KEY', 'a Tavily API key (tvly-…)'), maxResults, timeoutMs };
+      return {
+        provider: chosen,
+        endpoint: httpUrl(env, 'TAVILY_API_URL', TAVILY_DEFAULT_URL),
+        apiKey: required(env, 'TAVILY_API_KEY', 'a Tavily API key (tvly-…)'),
+        maxResults,
+        timeoutMs,
+      };
   }
 }
 
@@ -87,7 +111,8 @@ function httpUrl(env: NodeJS.ProcessEnv, name: string, fallback: string | undefi
   } catch {
     throw new Error(`${name} is not a valid URL; set it to ${what}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`${name} must be an http:// or https:// URL, got ${url.protocol}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new Error(`${name} must be an http:// or https:// URL, got ${url.protocol}`);
   if (url.username || url.password) throw new Error(`${name} must not carry credentials in the URL`);
   return url;
 }

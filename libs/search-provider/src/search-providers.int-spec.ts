@@ -6,8 +6,12 @@ import { startSearchEngineServer } from './testing/search-engine-servers';
 
 // Each adapter against a real HTTP server speaking its provider's documented format.
 describeSearchProviderContract('searxng', (server, { timeoutMs }) => new SearxngProvider(server.endpoint, timeoutMs));
-describeSearchProviderContract('brave', (server, { timeoutMs, apiKey }) => new BraveProvider(server.endpoint, apiKey!, timeoutMs), { variable: 'BRAVE_API_KEY' });
-describeSearchProviderContract('tavily', (server, { timeoutMs, apiKey }) => new TavilyProvider(server.endpoint, apiKey!, timeoutMs), { variable: 'TAVILY_API_KEY' });
+describeSearchProviderContract('brave', (server, { timeoutMs, apiKey }) => new BraveProvider(server.endpoint, apiKey!, timeoutMs), {
+  variable: 'BRAVE_API_KEY',
+});
+describeSearchProviderContract('tavily', (server, { timeoutMs, apiKey }) => new TavilyProvider(server.endpoint, apiKey!, timeoutMs), {
+  variable: 'TAVILY_API_KEY',
+});
 
 describe('what each adapter sends', () => {
   it('SearXNG: GET <root>/search with q and format=json, under a root with a path too', async () => {
@@ -18,7 +22,9 @@ describe('what each adapter sends', () => {
       expect(Object.fromEntries(server.received[0].query)).toEqual({ q: 'a b', format: 'json' });
       // An instance under a path prefix (https://host/searx) keeps the prefix.
       const prefixed = new SearxngProvider(new URL(`${server.endpoint.origin}/searx`), 5000);
-      await expect(prefixed.search('a', { maxResults: 5 })).rejects.toThrow('searxng refused the request (HTTP 403); the instance must list json under search.formats in its settings.yml');
+      await expect(prefixed.search('a', { maxResults: 5 })).rejects.toThrow(
+        'searxng refused the request (HTTP 403); the instance must list json under search.formats in its settings.yml',
+      );
       expect(server.received[1].path).toBe('/searx/search');
     } finally {
       await server.close();

@@ -43,7 +43,9 @@ export async function fetchSearchJson(request: SearchRequest): Promise<unknown> 
     if (request.signal?.aborted) throw error;
     if (error instanceof SearchFailedError) throw new SearchFailedError(redact(error.message, request.secret));
     if (timeout.aborted) throw new SearchFailedError(`${request.provider} did not answer within ${request.timeoutMs} ms`);
-    throw new SearchFailedError(redact(`could not reach ${request.provider} at ${request.url.origin}: ${describeNetworkError(error)}`, request.secret));
+    throw new SearchFailedError(
+      redact(`could not reach ${request.provider} at ${request.url.origin}: ${describeNetworkError(error)}`, request.secret),
+    );
   }
 }
 

@@ -28,7 +28,11 @@ export class StreamCache<State> {
     return entry;
   }
 
-  extend(streamId: string, events: readonly StoredEvent[], fold: (state: State, events: readonly StoredEvent[]) => State): CachedStream<State> | undefined {
+  extend(
+    streamId: string,
+    events: readonly StoredEvent[],
+    fold: (state: State, events: readonly StoredEvent[]) => State,
+  ): CachedStream<State> | undefined {
     const known = this.entries.get(streamId) ?? { state: this.initial(), events: [], revision: 0 };
     if (events.length === 0) return known.revision === 0 ? undefined : known;
     if (events[0].revision !== known.revision + 1) {

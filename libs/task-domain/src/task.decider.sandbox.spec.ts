@@ -10,7 +10,17 @@ const spec = DeciderSpecification.for<TaskState, TaskCommand, TaskEvent>({ decid
 
 const created = (secretNames: string[] = []): TaskCreated => ({
   type: 'TaskCreated',
-  data: { taskId: 't', tenantId: 'ten', messageId: 'm1', text: 'hi', autoExecute: true, showInHistory: true, env: {}, secretNames, files: [] },
+  data: {
+    taskId: 't',
+    tenantId: 'ten',
+    messageId: 'm1',
+    text: 'hi',
+    autoExecute: true,
+    showInHistory: true,
+    env: {},
+    secretNames,
+    files: [],
+  },
 });
 const usage = { inputTokens: 1, outputTokens: 1, totalTokens: 2 };
 const runningCall: TaskEvent[] = [
@@ -34,7 +44,10 @@ const finish = (artifacts?: ArtifactRecord[]): TaskCommand => ({
   type: 'FinishToolCall',
   data: { callId: 'c1', status: 'success', output: 'ok', exitCode: 0, durationMs: 5, ...(artifacts ? { artifacts } : {}) },
 });
-const finished: TaskEvent = { type: 'ToolCallFinished', data: { callId: 'c1', toolName: 'shell', status: 'success', output: 'ok', exitCode: 0, durationMs: 5 } };
+const finished: TaskEvent = {
+  type: 'ToolCallFinished',
+  data: { callId: 'c1', toolName: 'shell', status: 'success', output: 'ok', exitCode: 0, durationMs: 5 },
+};
 const recorded = (a: ArtifactRecord): TaskEvent => ({ type: 'ArtifactRecorded', data: { ...a, callId: 'c1' } });
 
 describe('task decider: artifacts', () => {
@@ -56,22 +69,39 @@ describe('task decider: artifacts', () => {
         ...runningCall.slice(1),
       ])
       .when(finish([artifact('downloads/same.txt', 's1'), artifact('downloads/changed.txt', 'c2')]))
-      .then([finished, recorded(artifact('downloads/changed.txt', 'c2')), { type: 'ArtifactRemoved', data: { path: 'downloads/gone.txt', callId: 'c1' } }]));
+      .then([
+        finished,
+        recorded(artifact('downloads/changed.txt', 'c2')),
+        { type: 'ArtifactRemoved', data: { path: 'downloads/gone.txt', callId: 'c1' } },
+      ]));
 });
 
 describe('task decider: sandbox expiry', () => {
   const expired: TaskEvent = { type: 'SandboxExpired', data: { snapshotKey: 'snap/1', sizeBytes: 10, idleMs: 1000 } };
-  it('records an expiry', () => spec.given([created()]).when({ type: 'RecordSandboxExpired', data: expired.data as never }).then([expired]));
+  it('records an expiry', () =>
+    spec
+      .given([created()])
+      .when({ type: 'RecordSandboxExpired', data: expired.data as never })
+      .then([expired]));
   it('refuses a second expiry before a restore', () =>
-    spec.given([created(), expired]).when({ type: 'RecordSandboxExpired', data: { snapshotKey: 'snap/2', sizeBytes: 1, idleMs: 1 } }).thenThrows(SandboxAlreadyExpiredError));
+    spec
+      .given([created(), expired])
+      .when({ type: 'RecordSandboxExpired', data: { snapshotKey: 'snap/2', sizeBytes: 1, idleMs: 1 } })
+      .thenThrows(SandboxAlreadyExpiredError));
   it('records the restore of the snapshot it expired into', () =>
     spec
       .given([created(), expired])
       .when({ type: 'RecordSandboxRestored', data: { snapshotKey: 'snap/1', durationMs: 42 } })
       .then([{ type: 'SandboxRestored', data: { snapshotKey: 'snap/1', durationMs: 42 } }]));
   it('refuses a restore from another snapshot, or when nothing expired', () => {
-    spec.given([created(), expired]).when({ type: 'RecordSandboxRestored', data: { snapshotKey: 'snap/0', durationMs: 1 } }).thenThrows(SandboxNotInSnapshotError);
-    spec.given([created()]).when({ type: 'RecordSandboxRestored', data: { snapshotKey: 'snap/1', durationMs: 1 } }).thenThrows(SandboxNotInSnapshotError);
+    spec
+      .given([created(), expired])
+      .when({ type: 'RecordSandboxRestored', data: { snapshotKey: 'snap/0', durationMs: 1 } })
+      .thenThrows(SandboxNotInSnapshotError);
+    spec
+      .given([created()])
+      .when({ type: 'RecordSandboxRestored', data: { snapshotKey: 'snap/1', durationMs: 1 } })
+      .thenThrows(SandboxNotInSnapshotError);
   });
 });
 
@@ -89,7 +119,11 @@ describe('task decider: secrets a process cannot open', () => {
     spec
       .given(withSecrets)
       .when(report())
-      .then([{ type: 'ToolCallFinished', data: { callId: 'c1', toolName: 'shell', status: 'error', output: reason, durationMs: 0 } }, unavailable, failed]));
+      .then([
+        { type: 'ToolCallFinished', data: { callId: 'c1', toolName: 'shell', status: 'error', output: reason, durationMs: 0 } },
+        unavailable,
+        failed,
+      ]));
 
   it('starts the queued follow-up after the failed turn, like any failed turn', () =>
     spec
@@ -98,15 +132,24 @@ describe('task decider: secrets a process cannot open', () => {
       .then([unavailable, failed, { type: 'TurnStarted', data: { turn: 2, messageId: 'm2' } }]));
 
   it('refuses a report for a turn that is not running (not started, another turn, or over)', () => {
-    spec.given([created(['TOKEN'])]).when(report(0)).thenThrows(TurnNotRunningError);
+    spec
+      .given([created(['TOKEN'])])
+      .when(report(0))
+      .thenThrows(TurnNotRunningError);
     spec.given(withSecrets.slice(0, 2)).when(report(2)).thenThrows(TurnNotRunningError);
-    spec.given([...withSecrets.slice(0, 2), failed]).when(report()).thenThrows(TurnNotRunningError);
+    spec
+      .given([...withSecrets.slice(0, 2), failed])
+      .when(report())
+      .thenThrows(TurnNotRunningError);
   });
 
   it('says nothing for a task without secrets', () => spec.given(runningCall).when(report()).then([]));
 
   it('still folds a SecretsUnavailable written before durable secrets (the old restart notice)', () =>
-    spec.given([created(['TOKEN']), { type: 'SecretsUnavailable', data: { names: ['TOKEN'], reason: 'the service restarted' } }]).when({ type: 'StartTurn', data: {} }).then([{ type: 'TurnStarted', data: { turn: 1, messageId: 'm1' } }]));
+    spec
+      .given([created(['TOKEN']), { type: 'SecretsUnavailable', data: { names: ['TOKEN'], reason: 'the service restarted' } }])
+      .when({ type: 'StartTurn', data: {} })
+      .then([{ type: 'TurnStarted', data: { turn: 1, messageId: 'm1' } }]));
 });
 
 describe('task decider: an MCP server the task cannot use', () => {
@@ -115,10 +158,14 @@ describe('task decider: an MCP server the task cannot use', () => {
 
   it('records why its tools are left out', () => spec.given([created()]).when(report('a loopback address')).then([refused]));
 
-  it('says it once per server and reason, not at every tool listing', () => spec.given([created(), refused]).when(report('a loopback address')).then([]));
+  it('says it once per server and reason, not at every tool listing', () =>
+    spec.given([created(), refused]).when(report('a loopback address')).then([]));
 
   it('says it again when the reason changes', () =>
-    spec.given([created(), refused]).when(report('connection refused')).then([{ type: 'McpServerUnavailable', data: { server: 'internal', reason: 'connection refused' } }]));
+    spec
+      .given([created(), refused])
+      .when(report('connection refused'))
+      .then([{ type: 'McpServerUnavailable', data: { server: 'internal', reason: 'connection refused' } }]));
 });
 
 describe('task decider: symlinks leading out of the workspace', () => {
@@ -128,13 +175,27 @@ describe('task decider: symlinks leading out of the workspace', () => {
   });
   const changed = (links: string[]): TaskEvent => ({ type: 'ArtifactLinksChanged', data: { callId: 'c1', links } });
 
-  it('records the links the scan found', () => spec.given(runningCall).when(finishWith(['downloads/x', 'downloads'])).then([finished, changed(['downloads', 'downloads/x'])]));
+  it('records the links the scan found', () =>
+    spec
+      .given(runningCall)
+      .when(finishWith(['downloads/x', 'downloads']))
+      .then([finished, changed(['downloads', 'downloads/x'])]));
 
   it('records nothing when they are the ones already known, in any order', () =>
-    spec.given([...runningCall.slice(0, 1), changed(['downloads', 'downloads/x']), ...runningCall.slice(1)]).when(finishWith(['downloads/x', 'downloads'])).then([finished]));
+    spec
+      .given([...runningCall.slice(0, 1), changed(['downloads', 'downloads/x']), ...runningCall.slice(1)])
+      .when(finishWith(['downloads/x', 'downloads']))
+      .then([finished]));
 
   it('records that they are gone', () =>
-    spec.given([...runningCall.slice(0, 1), changed(['downloads/x']), ...runningCall.slice(1)]).when(finishWith([])).then([finished, changed([])]));
+    spec
+      .given([...runningCall.slice(0, 1), changed(['downloads/x']), ...runningCall.slice(1)])
+      .when(finishWith([]))
+      .then([finished, changed([])]));
 
-  it('leaves them as they were when the call was not scanned', () => spec.given([...runningCall.slice(0, 1), changed(['downloads/x']), ...runningCall.slice(1)]).when(finish()).then([finished]));
+  it('leaves them as they were when the call was not scanned', () =>
+    spec
+      .given([...runningCall.slice(0, 1), changed(['downloads/x']), ...runningCall.slice(1)])
+      .when(finish())
+      .then([finished]));
 });

@@ -20,11 +20,29 @@ const spec = DeciderSpecification.for<TaskState, TaskCommand, TaskEvent>({ decid
 const usage = { inputTokens: 1, outputTokens: 2, totalTokens: 3 };
 const created = (autoExecute = true): TaskCreated => ({
   type: 'TaskCreated',
-  data: { taskId: 't', tenantId: 'ten', messageId: 'm1', text: 'hello', autoExecute, showInHistory: true, env: {}, secretNames: [], files: [] },
+  data: {
+    taskId: 't',
+    tenantId: 'ten',
+    messageId: 'm1',
+    text: 'hello',
+    autoExecute,
+    showInHistory: true,
+    env: {},
+    secretNames: [],
+    files: [],
+  },
 });
 const turnStarted = (turn = 1, messageId = 'm1'): TaskEvent => ({ type: 'TurnStarted', data: { turn, messageId } });
-const responded = (step = 1, turn = 1): TaskEvent => ({ type: 'ModelResponded', data: { turn, step, model: 'x', finishReason: 'stop', usage } });
-const requested = (callId: string, status: 'approved' | 'awaiting_approval', toolName = 'list_files', args: Record<string, unknown> = {}): TaskEvent => ({
+const responded = (step = 1, turn = 1): TaskEvent => ({
+  type: 'ModelResponded',
+  data: { turn, step, model: 'x', finishReason: 'stop', usage },
+});
+const requested = (
+  callId: string,
+  status: 'approved' | 'awaiting_approval',
+  toolName = 'list_files',
+  args: Record<string, unknown> = {},
+): TaskEvent => ({
   type: 'ToolCallRequested',
   data: { turn: 1, step: 1, callId, toolName, args, status },
 });
@@ -43,15 +61,19 @@ const waiting = (toolName = 'shell', args: Record<string, unknown> = { command: 
 describe('task decider', () => {
   describe('creating and starting', () => {
     it('creates a pending task', () => spec.given([]).when({ type: 'CreateTask', data: created().data }).then([created()]));
-    it('refuses to create a task twice', () => spec.given([created()]).when({ type: 'CreateTask', data: created().data }).thenThrows(TaskAlreadyExistsError));
-    it('starts the first turn with the first message', () => spec.given([created()]).when({ type: 'StartTurn', data: {} }).then([turnStarted()]));
-    it('refuses to start a turn while one runs', () => spec.given(running).when({ type: 'StartTurn', data: {} }).thenThrows(NoTurnWaitingError));
+    it('refuses to create a task twice', () =>
+      spec.given([created()]).when({ type: 'CreateTask', data: created().data }).thenThrows(TaskAlreadyExistsError));
+    it('starts the first turn with the first message', () =>
+      spec.given([created()]).when({ type: 'StartTurn', data: {} }).then([turnStarted()]));
+    it('refuses to start a turn while one runs', () =>
+      spec.given(running).when({ type: 'StartTurn', data: {} }).thenThrows(NoTurnWaitingError));
     it('refuses to start the turn of a message that is not first in line', () =>
       spec
         .given([created()])
         .when({ type: 'StartTurn', data: { messageId: 'm9' } })
         .thenThrows(MessageNotNextError, /message m9 is not the next/));
-    it('answers NOT_FOUND for a task that does not exist', () => spec.given([]).when({ type: 'CancelTask', data: {} }).thenThrows(NotFoundError));
+    it('answers NOT_FOUND for a task that does not exist', () =>
+      spec.given([]).when({ type: 'CancelTask', data: {} }).thenThrows(NotFoundError));
   });
 
   describe('follow-ups', () => {
@@ -66,12 +88,21 @@ describe('task decider', () => {
         .given(running)
         .when({ type: 'AddUserMessage', data: { messageId: 'm2', text: 'more' } })
         .then([{ type: 'UserMessageAdded', data: { messageId: 'm2', text: 'more', queued: true } }]));
-    it('refuses an empty follow-up', () => spec.given(completed).when({ type: 'AddUserMessage', data: { messageId: 'm2', text: '  ' } }).thenThrows(ValidationError));
+    it('refuses an empty follow-up', () =>
+      spec
+        .given(completed)
+        .when({ type: 'AddUserMessage', data: { messageId: 'm2', text: '  ' } })
+        .thenThrows(ValidationError));
     it('starts the queued follow-up in the same append that ends the turn', () =>
       spec
         .given([...running, { type: 'UserMessageAdded', data: { messageId: 'm2', text: 'next', queued: true } }])
         .when(response([], 'done'))
-        .then([responded(), { type: 'AssistantTextProduced', data: { turn: 1, step: 1, text: 'done' } }, { type: 'TurnCompleted', data: { turn: 1 } }, turnStarted(2, 'm2')]));
+        .then([
+          responded(),
+          { type: 'AssistantTextProduced', data: { turn: 1, step: 1, text: 'done' } },
+          { type: 'TurnCompleted', data: { turn: 1 } },
+          turnStarted(2, 'm2'),
+        ]));
   });
 
   describe('turns waiting for admission (MAX_RUNNING_TASKS_PER_TENANT)', () => {
@@ -81,35 +112,70 @@ describe('task decider', () => {
       initialState: initialTaskState,
     });
     const completed = [...running, responded(), { type: 'TurnCompleted', data: { turn: 1 } } as TaskEvent];
-    const message = (messageId: string, queued = true): TaskEvent => ({ type: 'UserMessageAdded', data: { messageId, text: messageId, queued } });
+    const message = (messageId: string, queued = true): TaskEvent => ({
+      type: 'UserMessageAdded',
+      data: { messageId, text: messageId, queued },
+    });
     const fold = (events: TaskEvent[]) => events.reduce(evolve, initialTaskState());
 
     it('leaves a follow-up to a finished task waiting, pending, until the loop starts its turn', () => {
-      queuedSpec.given(completed).when({ type: 'AddUserMessage', data: { messageId: 'm2', text: 'm2' } }).then([message('m2')]);
+      queuedSpec
+        .given(completed)
+        .when({ type: 'AddUserMessage', data: { messageId: 'm2', text: 'm2' } })
+        .then([message('m2')]);
       expect(fold([...completed, message('m2')])).toMatchObject({ status: 'pending', turn: 1, queued: [{ messageId: 'm2' }] });
-      queuedSpec.given([...completed, message('m2')]).when({ type: 'StartTurn', data: {} }).then([turnStarted(2, 'm2')]);
+      queuedSpec
+        .given([...completed, message('m2')])
+        .when({ type: 'StartTurn', data: {} })
+        .then([turnStarted(2, 'm2')]);
     });
     it('ends a turn without starting the queued follow-up: the task waits pending', () => {
       queuedSpec
         .given([...running, message('m2')])
         .when(response([], 'done'))
-        .then([responded(), { type: 'AssistantTextProduced', data: { turn: 1, step: 1, text: 'done' } }, { type: 'TurnCompleted', data: { turn: 1 } }]);
-      queuedSpec.given([...running, message('m2')]).when({ type: 'FailTurn', data: { turn: 1, error: 'x' } }).then([{ type: 'TaskFailed', data: { turn: 1, error: 'x' } }]);
-      expect(fold([...running, message('m2'), { type: 'TaskFailed', data: { turn: 1, error: 'x' } }])).toMatchObject({ status: 'pending', turn: 1 });
+        .then([
+          responded(),
+          { type: 'AssistantTextProduced', data: { turn: 1, step: 1, text: 'done' } },
+          { type: 'TurnCompleted', data: { turn: 1 } },
+        ]);
+      queuedSpec
+        .given([...running, message('m2')])
+        .when({ type: 'FailTurn', data: { turn: 1, error: 'x' } })
+        .then([{ type: 'TaskFailed', data: { turn: 1, error: 'x' } }]);
+      expect(fold([...running, message('m2'), { type: 'TaskFailed', data: { turn: 1, error: 'x' } }])).toMatchObject({
+        status: 'pending',
+        turn: 1,
+      });
     });
     it('queues a further follow-up behind the waiting one, and cancel drops both', () => {
       const waiting = [...completed, message('m2')];
-      queuedSpec.given(waiting).when({ type: 'AddUserMessage', data: { messageId: 'm3', text: 'm3' } }).then([message('m3')]);
+      queuedSpec
+        .given(waiting)
+        .when({ type: 'AddUserMessage', data: { messageId: 'm3', text: 'm3' } })
+        .then([message('m3')]);
       queuedSpec
         .given([...waiting, message('m3')])
         .when({ type: 'CancelTask', data: {} })
         .then([{ type: 'TaskCancelled', data: { turn: 1, droppedMessageIds: ['m2', 'm3'] } }]);
     });
     it('refuses what belonged to the ended turn while the next one waits', () => {
-      const ended = [...waiting(), { type: 'UserMessageAdded', data: { messageId: 'm2', text: 'x', queued: true } } as TaskEvent, { type: 'TaskFailed', data: { turn: 1, error: 'x' } } as TaskEvent];
-      queuedSpec.given(ended).when({ type: 'FailTurn', data: { turn: 1, error: 'again' } }).thenThrows(TurnNotRunningError);
-      queuedSpec.given(ended).when({ type: 'DecideToolCall', data: { callId: 'c1', outcome: 'proceed_once' } }).thenThrows(CallNotAwaitingApprovalError);
-      queuedSpec.given(ended).when({ type: 'ExpireApproval', data: { callId: 'c1', timeoutMs: 1 } }).thenThrows(CallNotAwaitingApprovalError);
+      const ended = [
+        ...waiting(),
+        { type: 'UserMessageAdded', data: { messageId: 'm2', text: 'x', queued: true } } as TaskEvent,
+        { type: 'TaskFailed', data: { turn: 1, error: 'x' } } as TaskEvent,
+      ];
+      queuedSpec
+        .given(ended)
+        .when({ type: 'FailTurn', data: { turn: 1, error: 'again' } })
+        .thenThrows(TurnNotRunningError);
+      queuedSpec
+        .given(ended)
+        .when({ type: 'DecideToolCall', data: { callId: 'c1', outcome: 'proceed_once' } })
+        .thenThrows(CallNotAwaitingApprovalError);
+      queuedSpec
+        .given(ended)
+        .when({ type: 'ExpireApproval', data: { callId: 'c1', timeoutMs: 1 } })
+        .thenThrows(CallNotAwaitingApprovalError);
       queuedSpec.given(ended).when(response([], 'late')).thenThrows(StaleModelResponseError);
     });
   });
@@ -121,14 +187,23 @@ describe('task decider', () => {
       spec.given([]).when({ type: 'CreateTask', data: withBudget.data }).then([withBudget]);
     });
     it('refuses a budget that is not a whole number of at least 1', () => {
-      spec.given([]).when({ type: 'CreateTask', data: { ...created().data, maxTokens: 0 } }).thenThrows(ValidationError);
-      spec.given(completed).when({ type: 'AddUserMessage', data: { messageId: 'm2', text: 'more', maxTokens: 2.5 } }).thenThrows(ValidationError);
+      spec
+        .given([])
+        .when({ type: 'CreateTask', data: { ...created().data, maxTokens: 0 } })
+        .thenThrows(ValidationError);
+      spec
+        .given(completed)
+        .when({ type: 'AddUserMessage', data: { messageId: 'm2', text: 'more', maxTokens: 2.5 } })
+        .thenThrows(ValidationError);
     });
-    it('records a follow-up\'s new budget with its message', () =>
+    it("records a follow-up's new budget with its message", () =>
       spec
         .given(completed)
         .when({ type: 'AddUserMessage', data: { messageId: 'm2', text: 'more', maxTokens: 900 } })
-        .then([{ type: 'UserMessageAdded', data: { messageId: 'm2', text: 'more', queued: false, maxTokens: 900 } }, turnStarted(2, 'm2')]));
+        .then([
+          { type: 'UserMessageAdded', data: { messageId: 'm2', text: 'more', queued: false, maxTokens: 900 } },
+          turnStarted(2, 'm2'),
+        ]));
     it('folds the budget in force: the create field, then each follow-up that sets one', () => {
       const state = [
         { type: 'TaskCreated', data: { ...created().data, maxTokens: 10 } } as TaskEvent,
@@ -146,45 +221,104 @@ describe('task decider', () => {
 
   describe('model responses', () => {
     it('ends the turn when the model answers with text only', () =>
-      spec.given(running).when(response([], 'hi')).then([responded(), { type: 'AssistantTextProduced', data: { turn: 1, step: 1, text: 'hi' } }, { type: 'TurnCompleted', data: { turn: 1 } }]));
+      spec
+        .given(running)
+        .when(response([], 'hi'))
+        .then([
+          responded(),
+          { type: 'AssistantTextProduced', data: { turn: 1, step: 1, text: 'hi' } },
+          { type: 'TurnCompleted', data: { turn: 1 } },
+        ]));
     it('records several tool calls, approved when autoExecute is on', () =>
       spec
         .given(running)
-        .when(response([{ callId: 'a', toolName: 'list_files', args: {} }, { callId: 'b', toolName: 'read_file', args: { path: 'x' } }]))
-        .then([responded(), requested('a', 'approved'), { type: 'ToolCallRequested', data: { turn: 1, step: 1, callId: 'b', toolName: 'read_file', args: { path: 'x' }, status: 'approved' } }]));
+        .when(
+          response([
+            { callId: 'a', toolName: 'list_files', args: {} },
+            { callId: 'b', toolName: 'read_file', args: { path: 'x' } },
+          ]),
+        )
+        .then([
+          responded(),
+          requested('a', 'approved'),
+          {
+            type: 'ToolCallRequested',
+            data: { turn: 1, step: 1, callId: 'b', toolName: 'read_file', args: { path: 'x' }, status: 'approved' },
+          },
+        ]));
     it('asks for approval when autoExecute is off', () =>
-      spec.given([created(false), turnStarted()]).when(response([{ callId: 'a', toolName: 'list_files', args: {} }])).then([responded(), requested('a', 'awaiting_approval')]));
-    it('refuses a response for the wrong step', () => spec.given(running).when(response([], 'x', 2)).thenThrows(StaleModelResponseError));
-    it('refuses a response while calls are unfinished', () => spec.given([...running, responded(), requested('a', 'approved')]).when(response([], 'x', 2)).thenThrows(StaleModelResponseError));
+      spec
+        .given([created(false), turnStarted()])
+        .when(response([{ callId: 'a', toolName: 'list_files', args: {} }]))
+        .then([responded(), requested('a', 'awaiting_approval')]));
+    it('refuses a response for the wrong step', () =>
+      spec
+        .given(running)
+        .when(response([], 'x', 2))
+        .thenThrows(StaleModelResponseError));
+    it('refuses a response while calls are unfinished', () =>
+      spec
+        .given([...running, responded(), requested('a', 'approved')])
+        .when(response([], 'x', 2))
+        .thenThrows(StaleModelResponseError));
   });
 
   describe('running tools', () => {
     const approved = [...running, responded(), requested('a', 'approved'), requested('b', 'approved')];
-    it('starts the next approved call', () => spec.given(approved).when({ type: 'StartToolCall', data: { callId: 'a' } }).then([{ type: 'ToolCallStarted', data: { callId: 'a', toolName: 'list_files' } }]));
-    it('keeps the model order: a later call cannot start first', () => spec.given(approved).when({ type: 'StartToolCall', data: { callId: 'b' } }).thenThrows(CallNotNextApprovedError));
+    it('starts the next approved call', () =>
+      spec
+        .given(approved)
+        .when({ type: 'StartToolCall', data: { callId: 'a' } })
+        .then([{ type: 'ToolCallStarted', data: { callId: 'a', toolName: 'list_files' } }]));
+    it('keeps the model order: a later call cannot start first', () =>
+      spec
+        .given(approved)
+        .when({ type: 'StartToolCall', data: { callId: 'b' } })
+        .thenThrows(CallNotNextApprovedError));
     it('refuses to finish a call that has not started', () =>
-      spec.given(approved).when({ type: 'FinishToolCall', data: { callId: 'a', status: 'success', output: '', durationMs: 1 } }).thenThrows(CallNotRunningError));
+      spec
+        .given(approved)
+        .when({ type: 'FinishToolCall', data: { callId: 'a', status: 'success', output: '', durationMs: 1 } })
+        .thenThrows(CallNotRunningError));
     it('never starts a call twice', () =>
-      spec.given([...approved, { type: 'ToolCallStarted', data: { callId: 'a', toolName: 'list_files' } }]).when({ type: 'StartToolCall', data: { callId: 'a' } }).thenThrows(CallNotNextApprovedError));
+      spec
+        .given([...approved, { type: 'ToolCallStarted', data: { callId: 'a', toolName: 'list_files' } }])
+        .when({ type: 'StartToolCall', data: { callId: 'a' } })
+        .thenThrows(CallNotNextApprovedError));
   });
 
   describe('approvals', () => {
     it('runs a call approved once', () =>
-      spec.given(waiting()).when({ type: 'DecideToolCall', data: { callId: 'c1', outcome: 'proceed_once' } }).then([{ type: 'ToolCallDecided', data: { callId: 'c1', outcome: 'proceed_once', approved: true } }]));
+      spec
+        .given(waiting())
+        .when({ type: 'DecideToolCall', data: { callId: 'c1', outcome: 'proceed_once' } })
+        .then([{ type: 'ToolCallDecided', data: { callId: 'c1', outcome: 'proceed_once', approved: true } }]));
     it('records a rule for proceed_always on shell by program name', () =>
       spec
         .given(waiting())
         .when({ type: 'DecideToolCall', data: { callId: 'c1', outcome: 'proceed_always' } })
-        .then([{ type: 'ToolCallDecided', data: { callId: 'c1', outcome: 'proceed_always', approved: true, rule: { toolName: 'shell', programs: ['ls'] } } }]));
+        .then([
+          {
+            type: 'ToolCallDecided',
+            data: { callId: 'c1', outcome: 'proceed_always', approved: true, rule: { toolName: 'shell', programs: ['ls'] } },
+          },
+        ]));
     it('closes a cancelled call with a declined result', () =>
       spec
         .given(waiting())
         .when({ type: 'DecideToolCall', data: { callId: 'c1', outcome: 'cancel' } })
         .then([
           { type: 'ToolCallDecided', data: { callId: 'c1', outcome: 'cancel', approved: false } },
-          { type: 'ToolCallFinished', data: { callId: 'c1', toolName: 'shell', status: 'cancelled', output: DECLINED_OUTPUT, durationMs: 0 } },
+          {
+            type: 'ToolCallFinished',
+            data: { callId: 'c1', toolName: 'shell', status: 'cancelled', output: DECLINED_OUTPUT, durationMs: 0 },
+          },
         ]));
-    it('answers NOT_FOUND for an unknown call', () => spec.given(waiting()).when({ type: 'DecideToolCall', data: { callId: 'nope', outcome: 'cancel' } }).thenThrows(NotFoundError));
+    it('answers NOT_FOUND for an unknown call', () =>
+      spec
+        .given(waiting())
+        .when({ type: 'DecideToolCall', data: { callId: 'nope', outcome: 'cancel' } })
+        .thenThrows(NotFoundError));
     it('refuses a second decision: the call is no longer awaiting approval', () =>
       spec
         .given([...waiting(), { type: 'ToolCallDecided', data: { callId: 'c1', outcome: 'proceed_once', approved: true } }])
@@ -199,7 +333,10 @@ describe('task decider', () => {
     describe('after proceed_always on `ls` (a rule recorded before `programs` existed)', () => {
       const always = [
         ...waiting(),
-        { type: 'ToolCallDecided', data: { callId: 'c1', outcome: 'proceed_always', approved: true, rule: { toolName: 'shell', program: 'ls' } } } as TaskEvent,
+        {
+          type: 'ToolCallDecided',
+          data: { callId: 'c1', outcome: 'proceed_always', approved: true, rule: { toolName: 'shell', program: 'ls' } },
+        } as TaskEvent,
         { type: 'ToolCallStarted', data: { callId: 'c1', toolName: 'shell' } } as TaskEvent,
         { type: 'ToolCallFinished', data: { callId: 'c1', toolName: 'shell', status: 'success', output: '', durationMs: 1 } } as TaskEvent,
       ];
@@ -210,9 +347,14 @@ describe('task decider', () => {
       };
       it('auto-approves the same program and says which rule allowed it', () => {
         const events = spec.given(always).when(next('ls src')).events();
-        expect(events.find((e) => e.type === 'ToolCallRequested')!.data).toMatchObject({ status: 'approved', approvedByRule: { toolName: 'shell', programs: ['ls'] } });
+        expect(events.find((e) => e.type === 'ToolCallRequested')!.data).toMatchObject({
+          status: 'approved',
+          approvedByRule: { toolName: 'shell', programs: ['ls'] },
+        });
       });
-      it.each(['rm -rf x', 'ls && rm -rf x', 'echo $(id)', 'cat a > b', 'ls; id', 'ls | sh'])('still asks for %s', (command) => expect(statusOf(command)).toBe('awaiting_approval'));
+      it.each(['rm -rf x', 'ls && rm -rf x', 'echo $(id)', 'cat a > b', 'ls; id', 'ls | sh'])('still asks for %s', (command) =>
+        expect(statusOf(command)).toBe('awaiting_approval'),
+      );
     });
   });
 
@@ -224,7 +366,10 @@ describe('task decider', () => {
         .when(expire)
         .then([
           { type: 'ToolCallApprovalExpired', data: { callId: 'c1', toolName: 'shell', timeoutMs: 500 } },
-          { type: 'ToolCallFinished', data: { callId: 'c1', toolName: 'shell', status: 'cancelled', output: expiredOutput(500), durationMs: 0 } },
+          {
+            type: 'ToolCallFinished',
+            data: { callId: 'c1', toolName: 'shell', status: 'cancelled', output: expiredOutput(500), durationMs: 0 },
+          },
         ]));
     it('refuses to expire a call that was decided meanwhile', () =>
       spec
@@ -240,17 +385,30 @@ describe('task decider', () => {
 
   describe('failing and cancelling', () => {
     it('fails the running turn', () =>
-      spec.given(running).when({ type: 'FailTurn', data: { turn: 1, error: 'boom' } }).then([{ type: 'TaskFailed', data: { turn: 1, error: 'boom' } }]));
-    it('refuses to fail a turn that is not running', () => spec.given(running).when({ type: 'FailTurn', data: { turn: 2, error: 'x' } }).thenThrows(TurnNotRunningError));
+      spec
+        .given(running)
+        .when({ type: 'FailTurn', data: { turn: 1, error: 'boom' } })
+        .then([{ type: 'TaskFailed', data: { turn: 1, error: 'boom' } }]));
+    it('refuses to fail a turn that is not running', () =>
+      spec
+        .given(running)
+        .when({ type: 'FailTurn', data: { turn: 2, error: 'x' } })
+        .thenThrows(TurnNotRunningError));
     it('cancels: closes unfinished calls and drops queued follow-ups', () =>
       spec
         .given([...waiting(), { type: 'UserMessageAdded', data: { messageId: 'm2', text: 'later', queued: true } }])
         .when({ type: 'CancelTask', data: {} })
         .then([
-          { type: 'ToolCallFinished', data: { callId: 'c1', toolName: 'shell', status: 'cancelled', output: 'The task was cancelled.', durationMs: 0 } },
+          {
+            type: 'ToolCallFinished',
+            data: { callId: 'c1', toolName: 'shell', status: 'cancelled', output: 'The task was cancelled.', durationMs: 0 },
+          },
           { type: 'TaskCancelled', data: { turn: 1, droppedMessageIds: ['m2'] } },
         ]));
     it('changes nothing when cancelling a finished task', () =>
-      spec.given([...running, { type: 'TaskFailed', data: { turn: 1, error: 'x' } }]).when({ type: 'CancelTask', data: {} }).thenNothing());
+      spec
+        .given([...running, { type: 'TaskFailed', data: { turn: 1, error: 'x' } }])
+        .when({ type: 'CancelTask', data: {} })
+        .thenNothing());
   });
 });

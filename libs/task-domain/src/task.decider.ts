@@ -1,3 +1,6 @@
+// Over 300 lines on purpose: every command the task accepts and the rule that admits or refuses
+// it, in one exhaustive switch. The state machine is read as a whole (a new command is checked
+// against the others here); its helpers (approval rules, artifact diff) already live apart.
 // The error types only: the @app/common index also re-exports modules that use Node (fs, crypto).
 import { NotFoundError, ValidationError } from '@app/common/errors/app-error';
 import { findMatchingRule, ruleFor } from './approvals/approval-rules';
@@ -166,7 +169,10 @@ export function decide(command: TaskCommand, state: TaskState, policy: DecidePol
       }
       const { artifacts, escapingLinks, ...result } = command.data;
       const finished: TaskEvent = { type: 'ToolCallFinished', data: { ...result, toolName: call.toolName } };
-      const links = escapingLinks && !sameItems(escapingLinks, s.escapingLinks) ? [{ type: 'ArtifactLinksChanged' as const, data: { callId: result.callId, links: [...escapingLinks].sort() } }] : [];
+      const links =
+        escapingLinks && !sameItems(escapingLinks, s.escapingLinks)
+          ? [{ type: 'ArtifactLinksChanged' as const, data: { callId: result.callId, links: [...escapingLinks].sort() } }]
+          : [];
       return [finished, ...(artifacts ? diffArtifacts(s.artifacts, artifacts, result.callId) : []), ...links];
     }
     case 'FailTurn':
@@ -266,7 +272,10 @@ function reportSecretsUnavailable(data: ReportSecretsUnavailable['data'], s: Exi
   if (!isTurnRunning(s.status) || data.turn !== s.turn) throw new TurnNotRunningError(data.turn);
   const closing: TaskEvent[] = openCallsOf(s)
     .filter((c) => c.phase !== 'finished')
-    .map((c) => ({ type: 'ToolCallFinished', data: { callId: c.callId, toolName: c.toolName, status: 'error', output: data.reason, durationMs: 0 } }));
+    .map((c) => ({
+      type: 'ToolCallFinished',
+      data: { callId: c.callId, toolName: c.toolName, status: 'error', output: data.reason, durationMs: 0 },
+    }));
   return [
     ...closing,
     { type: 'SecretsUnavailable', data: { names: s.secretNames, reason: data.reason } },

@@ -118,7 +118,10 @@ export type ToolCallDecided = Event<
   }
 >;
 /** Nobody decided within APPROVAL_TIMEOUT_MS: the call is treated as declined (a cancelled ToolCallFinished follows). */
-export type ToolCallApprovalExpired = Event<'ToolCallApprovalExpired', { readonly callId: string; readonly toolName: string; readonly timeoutMs: number }>;
+export type ToolCallApprovalExpired = Event<
+  'ToolCallApprovalExpired',
+  { readonly callId: string; readonly toolName: string; readonly timeoutMs: number }
+>;
 export type ToolCallStarted = Event<'ToolCallStarted', { readonly callId: string; readonly toolName: string }>;
 export type ToolCallFinished = Event<
   'ToolCallFinished',

@@ -1,4 +1,13 @@
-import { ApprovalRule, ArtifactRecord, SealedSecrets, TaskEvent, TaskMcpServer, ToolCallStatus, ToolResultStatus, TokenUsage } from './task.events';
+import {
+  ApprovalRule,
+  ArtifactRecord,
+  SealedSecrets,
+  TaskEvent,
+  TaskMcpServer,
+  ToolCallStatus,
+  ToolResultStatus,
+  TokenUsage,
+} from './task.events';
 
 // ─── State ───────────────────────────────────────────────────────────────────────────────────
 // What the decider and the agent loop need to know about a task, folded from its events.
@@ -63,8 +72,7 @@ export const initialTaskState = (): TaskState => ({ exists: false });
 const ZERO_USAGE: TokenUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
 
 /** The task has work in hand: a turn that runs, or a message waiting for its turn to start. */
-export const isTurnActive = (status: TaskStatus): boolean =>
-  status === 'pending' || status === 'running' || status === 'awaiting_approval';
+export const isTurnActive = (status: TaskStatus): boolean => status === 'pending' || status === 'running' || status === 'awaiting_approval';
 
 /** A turn has started and not ended (a `pending` task's next turn has not started yet). */
 export const isTurnRunning = (status: TaskStatus): boolean => status === 'running' || status === 'awaiting_approval';

@@ -1,4 +1,13 @@
-import { ActivityCancellationType, ApplicationFailure, condition, continueAsNew, isCancellation, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityCancellationType,
+  ApplicationFailure,
+  condition,
+  continueAsNew,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { AgentTurn, AgentTurnActivities, StepOutcome } from './activities.types';
 import { wakeSignal } from './agent.signals';
 

@@ -42,7 +42,11 @@ import { TaskAccess } from './tasks/task-access';
   ],
   providers: [
     { provide: ApiConfig, inject: [RUNTIME_ENV], useFactory: (env: NodeJS.ProcessEnv) => new ApiConfig(env) },
-    { provide: ApiKeyRegistry, inject: [RUNTIME_ENV, ApiConfig], useFactory: (env: NodeJS.ProcessEnv, c: ApiConfig) => ApiKeyRegistry.load(env, c.dataDir) },
+    {
+      provide: ApiKeyRegistry,
+      inject: [RUNTIME_ENV, ApiConfig],
+      useFactory: (env: NodeJS.ProcessEnv, c: ApiConfig) => ApiKeyRegistry.load(env, c.dataDir),
+    },
     { provide: APP_FILTER, useClass: AppExceptionFilter },
     { provide: TENANT_RATE_LIMIT, inject: [RUNTIME_ENV, ApiConfig], useFactory: tenantRateLimit },
     ApiKeyGuard,
@@ -62,6 +66,9 @@ async function tenantRateLimit(env: NodeJS.ProcessEnv, config: ApiConfig): Promi
   const windowMs = config.rateLimitWindowMs;
   // A key unwritten for a window holds nothing that still counts; the bucket forgets it soon after.
   // The window is in the bucket's name: a bucket keeps the TTL it was created with.
-  const store = await createCoordinationStore({ bucket: `rate-limits-${windowMs}`, ttlMs: windowMs + Math.ceil(windowMs / 30) + 1_000 }, env);
+  const store = await createCoordinationStore(
+    { bucket: `rate-limits-${windowMs}`, ttlMs: windowMs + Math.ceil(windowMs / 30) + 1_000 },
+    env,
+  );
   return new RateLimiter(store, { limit: config.rateLimitPerMinute, windowMs });
 }

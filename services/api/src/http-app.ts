@@ -46,7 +46,9 @@ export async function configureHttpApp(app: NestFastifyApplication, config: ApiC
   // busboy's limit it would destroy the file still being written, mid-pipe.
   const files = config.uploadMaxFiles + 1;
   releaseMultipartParserOnFinish();
-  await app.register(multipart, { limits: { fileSize: config.uploadMaxBytes, files, fields: 20, fieldSize: 1_048_576, parts: files + 20 } });
+  await app.register(multipart, {
+    limits: { fileSize: config.uploadMaxBytes, files, fields: 20, fieldSize: 1_048_576, parts: files + 20 },
+  });
   app.enableShutdownHooks();
   setupOpenApi(app);
 }

@@ -20,7 +20,9 @@ class ApiRootModule {
 async function main(): Promise<void> {
   const env = process.env;
   const config = new ApiConfig(env);
-  const app = await NestFactory.create<NestFastifyApplication>(ApiRootModule.forRoot(env), createFastifyAdapter(config), { logger: logLevelsFromEnv(env) });
+  const app = await NestFactory.create<NestFastifyApplication>(ApiRootModule.forRoot(env), createFastifyAdapter(config), {
+    logger: logLevelsFromEnv(env),
+  });
   await configureHttpApp(app, config);
   const host = env.HOST ?? '127.0.0.1';
   await app.listen(config.port, host);

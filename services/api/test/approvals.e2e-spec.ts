@@ -8,7 +8,8 @@ describe('Manual approval of tool calls (autoExecute=false)', () => {
   afterAll(async () => h.close());
 
   const task = async (id: string) => (await h.api(`/api/v1/tasks/${id}`)).body.data;
-  const approve = (id: string, callId: string, outcome: unknown) => h.api(`/api/v1/tasks/${id}/tools/${callId}/approve`, { method: 'POST', json: { outcome } });
+  const approve = (id: string, callId: string, outcome: unknown) =>
+    h.api(`/api/v1/tasks/${id}/tools/${callId}/approve`, { method: 'POST', json: { outcome } });
 
   it('waits for each call of one response, runs the approved one, tells the model about the declined one', async () => {
     h.model.script(
@@ -26,7 +27,12 @@ describe('Manual approval of tool calls (autoExecute=false)', () => {
       return v.pendingApprovals.length === 2 ? v : undefined;
     });
     expect(view.status).toBe('awaiting_approval');
-    expect(view.pendingApprovals[0]).toEqual({ callId: expect.any(String), toolName: 'write_file', args: { path: 'downloads/ok.md', content: 'yes' }, requestedAt: expect.any(String) });
+    expect(view.pendingApprovals[0]).toEqual({
+      callId: expect.any(String),
+      toolName: 'write_file',
+      args: { path: 'downloads/ok.md', content: 'yes' },
+      requestedAt: expect.any(String),
+    });
     const [first, second] = view.pendingApprovals.map((p: { callId: string }) => p.callId);
 
     const bad = await approve(id, first, 'maybe');
@@ -49,7 +55,9 @@ describe('Manual approval of tool calls (autoExecute=false)', () => {
     const calls = events.filter((e) => e.kind === 'tool_call').map((e) => e.payload.data.status);
     expect(calls).toEqual(['awaiting_approval', 'awaiting_approval']);
     // The declined call's result is recorded at once, possibly before the approved one finishes.
-    const results = Object.fromEntries(events.filter((e) => e.kind === 'tool_result').map((e) => [e.payload.data.callId, e.payload.data.status]));
+    const results = Object.fromEntries(
+      events.filter((e) => e.kind === 'tool_result').map((e) => [e.payload.data.callId, e.payload.data.status]),
+    );
     expect(results).toEqual({ [first]: 'success', [second]: 'cancelled' });
     expect(events.at(-1)!.payload.data.status).toBe('completed');
     const toolMessages = h.model.requests.at(-1)!.messages!.filter((m) => m.role === 'tool');
@@ -97,7 +105,9 @@ describe('Manual approval of tool calls (autoExecute=false)', () => {
     const callId = (await waitFor(async () => (await task(id)).pendingApprovals[0]?.callId)) as string;
     await approve(id, callId, 'proceed_always');
     // edit_file is another tool: it still asks.
-    const editCall = (await waitFor(async () => (await task(id)).pendingApprovals.find((p: { toolName: string }) => p.toolName === 'edit_file')?.callId)) as string;
+    const editCall = (await waitFor(
+      async () => (await task(id)).pendingApprovals.find((p: { toolName: string }) => p.toolName === 'edit_file')?.callId,
+    )) as string;
     await approve(id, editCall, 'proceed_once');
     const events = await followStream(`${h.url}/api/v1/tasks/${id}/stream?after=0`, 'test-key-tenant-a');
     const calls = events.filter((e) => e.kind === 'tool_call').map((e) => e.payload.data);
@@ -120,10 +130,14 @@ describe('Manual approval of tool calls (autoExecute=false)', () => {
     );
     const id = (await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'list', autoExecute: false } })).body.data.id;
     const pendingCall = async (n: number) =>
-      (await waitFor(async () => {
-        const p = (await task(id)).pendingApprovals;
-        return p.length === 1 && !decided.has(p[0].callId) ? p[0] : undefined;
-      }, 10_000, `approval request ${n}`)) as { callId: string; args: { command: string } };
+      (await waitFor(
+        async () => {
+          const p = (await task(id)).pendingApprovals;
+          return p.length === 1 && !decided.has(p[0].callId) ? p[0] : undefined;
+        },
+        10_000,
+        `approval request ${n}`,
+      )) as { callId: string; args: { command: string } };
     const decided = new Set<string>();
     const first = await pendingCall(1);
     decided.add(first.callId);
@@ -152,7 +166,11 @@ describe('Manual approval of tool calls (autoExecute=false)', () => {
     // One reply only: the turn is cancelled before the model would be asked again.
     h.model.script({ toolCalls: [{ name: 'shell', arguments: { command: `sleep 1${marker} & sleep 2${marker}` } }] });
     const id = (await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'slow tool' } })).body.data.id;
-    const running = () => execFileSync('ps', ['-eo', 'args']).toString().split('\n').filter((l) => l.includes(marker) && l.startsWith('sleep'));
+    const running = () =>
+      execFileSync('ps', ['-eo', 'args'])
+        .toString()
+        .split('\n')
+        .filter((l) => l.includes(marker) && l.startsWith('sleep'));
     await waitFor(() => (running().length === 2 ? true : undefined), 10_000, 'both sleeps to run');
     const cancelled = await h.api(`/api/v1/tasks/${id}/cancel`, { method: 'POST' });
     expect(cancelled.body.data.status).toBe('cancelled');
@@ -170,7 +188,11 @@ describe('Manual approval of tool calls (autoExecute=false)', () => {
     const form = new FormData();
     form.append('message', 'multipart approval');
     form.append('autoExecute', 'false');
-    const res = await fetch(`${h.url}/api/v1/tasks`, { method: 'POST', body: form, headers: { authorization: 'Bearer test-key-tenant-a' } });
+    const res = await fetch(`${h.url}/api/v1/tasks`, {
+      method: 'POST',
+      body: form,
+      headers: { authorization: 'Bearer test-key-tenant-a' },
+    });
     const id = ((await res.json()) as any).data.id;
     const view = await waitFor(async () => ((await task(id)).status === 'awaiting_approval' ? task(id) : undefined));
     expect(view.autoExecute).toBe(false);
@@ -186,12 +208,24 @@ describe('Approval timeout (APPROVAL_TIMEOUT_MS)', () => {
   afterAll(async () => h.close());
 
   it('treats an undecided call as declined once the timeout passes, says it expired, and the turn goes on', async () => {
-    h.model.script({ toolCalls: [{ name: 'write_file', arguments: { path: 'downloads/x.md', content: 'x' } }] }, { text: 'nobody answered' });
+    h.model.script(
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'downloads/x.md', content: 'x' } }] },
+      { text: 'nobody answered' },
+    );
     const id = (await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'wait for me', autoExecute: false } })).body.data.id;
     const events = await followStream(`${h.url}/api/v1/tasks/${id}/stream?after=0`, 'test-key-tenant-a', { timeoutMs: 10_000 });
     const callId = events.find((e) => e.kind === 'tool_call')!.payload.data.callId;
-    expect(events.find((e) => e.kind === 'tool_decision')!.payload.data).toEqual({ callId, outcome: 'expired', approved: false, timeoutMs: 400 });
-    expect(events.find((e) => e.kind === 'tool_result')!.payload.data).toMatchObject({ callId, status: 'cancelled', output: expect.stringContaining('APPROVAL_TIMEOUT_MS') });
+    expect(events.find((e) => e.kind === 'tool_decision')!.payload.data).toEqual({
+      callId,
+      outcome: 'expired',
+      approved: false,
+      timeoutMs: 400,
+    });
+    expect(events.find((e) => e.kind === 'tool_result')!.payload.data).toMatchObject({
+      callId,
+      status: 'cancelled',
+      output: expect.stringContaining('APPROVAL_TIMEOUT_MS'),
+    });
     expect(events.at(-1)!.payload.data.status).toBe('completed');
     const view = (await h.api(`/api/v1/tasks/${id}`)).body.data;
     expect(view.pendingApprovals).toEqual([]);

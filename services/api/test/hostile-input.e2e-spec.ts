@@ -19,7 +19,11 @@ interface RawExchange {
  * up). Settles when the server ends the connection, or, unless `waitForClose`, as soon as one
  * whole response has arrived; in any case after `waitMs`.
  */
-function rawExchange(url: string, chunks: readonly (string | Buffer)[], { waitMs = 1_000, waitForClose = true } = {}): Promise<RawExchange> {
+function rawExchange(
+  url: string,
+  chunks: readonly (string | Buffer)[],
+  { waitMs = 1_000, waitForClose = true } = {},
+): Promise<RawExchange> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
     const socket = connect(Number(port), hostname);
@@ -30,7 +34,12 @@ function rawExchange(url: string, chunks: readonly (string | Buffer)[], { waitMs
       const [statusLine, ...lines] = response.slice(0, split === -1 ? undefined : split).split('\r\n');
       const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
       const text = split === -1 ? '' : response.slice(split + 4);
-      return { status: Number(statusLine.split(' ')[1]), headers, text, whole: split !== -1 && Buffer.byteLength(text) >= Number(headers['content-length']) };
+      return {
+        status: Number(statusLine.split(' ')[1]),
+        headers,
+        text,
+        whole: split !== -1 && Buffer.byteLength(text) >= Number(headers['content-length']),
+      };
     };
     const finish = () => {
       clearTimeout(timer);
@@ -70,9 +79,11 @@ describe('API: hostile input is refused in the error envelope, and no connection
   afterAll(async () => h.close());
 
   const taskCount = async () => (await h.api('/api/v1/tasks?includeHidden=true&limit=100')).body.data.tasks.length;
-  const createRaw = (body: string, contentType = 'application/json') => h.api('/api/v1/tasks', { method: 'POST', body, headers: { 'content-type': contentType } });
+  const createRaw = (body: string, contentType = 'application/json') =>
+    h.api('/api/v1/tasks', { method: 'POST', body, headers: { 'content-type': contentType } });
   const postForm = (form: FormData) => h.api('/api/v1/tasks', { method: 'POST', body: form });
-  const newTask = async () => (await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'a task to poke at', autoExecute: false } })).body.data.id as string;
+  const newTask = async () =>
+    (await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'a task to poke at', autoExecute: false } })).body.data.id as string;
 
   describe('NUL characters and lone surrogates (A, B)', () => {
     it('refuses a NUL in a secret value with 400 naming the secret, never echoing the value, and creates nothing', async () => {
@@ -121,7 +132,11 @@ describe('API: hostile input is refused in the error envelope, and no connection
         '/api/v1/tasks?cursor=%00',
       ]) {
         const res = await h.api(path, path.endsWith('/approve') ? { method: 'POST', json: { outcome: 'proceed_once' } } : {});
-        expect({ path, status: res.status < 500, envelope: res.body.success === false && typeof res.body.error?.code === 'string' }).toEqual({ path, status: true, envelope: true });
+        expect({
+          path,
+          status: res.status < 500,
+          envelope: res.body.success === false && typeof res.body.error?.code === 'string',
+        }).toEqual({ path, status: true, envelope: true });
       }
     });
 
@@ -150,8 +165,16 @@ describe('API: hostile input is refused in the error envelope, and no connection
     });
 
     it.each([
-      ['a NUL in a header value', '{"message":"x","mcpServers":{"docs":{"url":"https://mcp.example.com/","headers":{"X-Key":"a\\u0000b"}}}}', /mcpServers\.docs\.headers\.X-Key.*NUL/],
-      ['a lone surrogate in a header value', '{"message":"x","mcpServers":{"docs":{"url":"https://mcp.example.com/","headers":{"X-Key":"\\ud800"}}}}', /mcpServers\.docs\.headers\.X-Key.*surrogate/],
+      [
+        'a NUL in a header value',
+        '{"message":"x","mcpServers":{"docs":{"url":"https://mcp.example.com/","headers":{"X-Key":"a\\u0000b"}}}}',
+        /mcpServers\.docs\.headers\.X-Key.*NUL/,
+      ],
+      [
+        'a lone surrogate in a header value',
+        '{"message":"x","mcpServers":{"docs":{"url":"https://mcp.example.com/","headers":{"X-Key":"\\ud800"}}}}',
+        /mcpServers\.docs\.headers\.X-Key.*surrogate/,
+      ],
       ['a NUL in the url', '{"message":"x","mcpServers":{"docs":{"url":"https://mcp.example.com/\\u0000"}}}', /mcpServers\.docs\.url.*NUL/],
     ])('refuses mcpServers with %s with 400 naming the field', async (_case, body, message) => {
       const res = await createRaw(body);
@@ -171,11 +194,16 @@ describe('API: hostile input is refused in the error envelope, and no connection
     ])('refuses a JSON body nested 10,000+ levels deep (%s) with 400 before parsing it', async (_case, body) => {
       const res = await createRaw(body);
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ success: false, error: { code: 'VALIDATION_ERROR', message: 'request body is nested deeper than 32 levels' } });
+      expect(res.body).toEqual({
+        success: false,
+        error: { code: 'VALIDATION_ERROR', message: 'request body is nested deeper than 32 levels' },
+      });
     });
 
     it('still accepts brackets and braces inside JSON strings, however many', async () => {
-      const res = await createRaw(JSON.stringify({ message: `${'[{'.repeat(1000)} "quoted \\" ]} ${'}]'.repeat(1000)}`, autoExecute: false }));
+      const res = await createRaw(
+        JSON.stringify({ message: `${'[{'.repeat(1000)} "quoted \\" ]} ${'}]'.repeat(1000)}`, autoExecute: false }),
+      );
       expect(res.status).toBe(201);
     });
 
@@ -197,7 +225,8 @@ describe('API: hostile input is refused in the error envelope, and no connection
     });
 
     it('answers a multipart body that ends inside a file with 400 instead of never answering', async () => {
-      const part = '--B\r\nContent-Disposition: form-data; name="message"\r\n\r\nhi\r\n--B\r\nContent-Disposition: form-data; name="files"; filename="a.txt"\r\n\r\nabc';
+      const part =
+        '--B\r\nContent-Disposition: form-data; name="message"\r\n\r\nhi\r\n--B\r\nContent-Disposition: form-data; name="files"; filename="a.txt"\r\n\r\nabc';
       const head = `POST /api/v1/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${API_KEY}\r\nContent-Type: multipart/form-data; boundary=B\r\nContent-Length: ${part.length}\r\n\r\n`;
       const res = await rawExchange(h.url, [head + part], { waitMs: 5_000, waitForClose: false });
       expect(res.status).toBe(400);
@@ -210,7 +239,11 @@ describe('API: hostile input is refused in the error envelope, and no connection
     it('answers a 10,000-character task id with 404 NOT_FOUND in the envelope', async () => {
       for (const path of [`/api/v1/tasks/${'a'.repeat(10_000)}`, `/api/v1/tasks/${'a'.repeat(10_000)}/stream`]) {
         const res = await h.api(path);
-        expect({ path: path.slice(-20), status: res.status, body: res.body }).toEqual({ path: path.slice(-20), status: 404, body: envelope('NOT_FOUND') });
+        expect({ path: path.slice(-20), status: res.status, body: res.body }).toEqual({
+          path: path.slice(-20),
+          status: 404,
+          body: envelope('NOT_FOUND'),
+        });
       }
     });
 
@@ -266,11 +299,15 @@ describe('API: hostile input is refused in the error envelope, and no connection
 
   describe('a request body left unread (E)', () => {
     it('closes the connection after a 413 sent while a chunked multipart body was still arriving', async () => {
-      const part = (i: number) => `--B\r\nContent-Disposition: form-data; name="files"; filename="f${i}.txt"\r\nContent-Type: text/plain\r\n\r\n${'x'.repeat(1024)}\r\n`;
+      const part = (i: number) =>
+        `--B\r\nContent-Disposition: form-data; name="files"; filename="f${i}.txt"\r\nContent-Type: text/plain\r\n\r\n${'x'.repeat(1024)}\r\n`;
       const chunk = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
       const head = `POST /api/v1/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${API_KEY}\r\nContent-Type: multipart/form-data; boundary=B\r\nTransfer-Encoding: chunked\r\n\r\n`;
       // More files than UPLOAD_MAX_FILES (3 here), and the body never finishes.
-      const parts = [chunk('--B\r\nContent-Disposition: form-data; name="message"\r\n\r\nhi\r\n'), ...[0, 1, 2, 3, 4].map((i) => chunk(part(i)))];
+      const parts = [
+        chunk('--B\r\nContent-Disposition: form-data; name="message"\r\n\r\nhi\r\n'),
+        ...[0, 1, 2, 3, 4].map((i) => chunk(part(i))),
+      ];
       const res = await rawExchange(h.url, [head, ...parts]);
       expect(res.status).toBe(413);
       expect(res.body).toEqual(envelope('PAYLOAD_TOO_LARGE'));
@@ -279,7 +316,8 @@ describe('API: hostile input is refused in the error envelope, and no connection
     });
 
     it('drains a small declared body refused midway (413): the client still sending it gets the answer, and the connection stays usable', async () => {
-      const part = (i: number) => `--B\r\nContent-Disposition: form-data; name="files"; filename="f${i}.txt"\r\nContent-Type: text/plain\r\n\r\n${'x'.repeat(1024)}\r\n`;
+      const part = (i: number) =>
+        `--B\r\nContent-Disposition: form-data; name="files"; filename="f${i}.txt"\r\nContent-Type: text/plain\r\n\r\n${'x'.repeat(1024)}\r\n`;
       // More files than UPLOAD_MAX_FILES (3 here): refused at the fourth while the rest is still to come.
       const sent = `--B\r\nContent-Disposition: form-data; name="message"\r\n\r\nhi\r\n${[0, 1, 2, 3].map(part).join('')}`;
       const rest = `${part(4)}--B--\r\n`;
@@ -295,7 +333,7 @@ describe('API: hostile input is refused in the error envelope, and no connection
       await waitFor(() => response.includes('\r\n\r\n') || undefined, 5_000, 'the 413');
       // The client goes on sending its body, then asks again on the same connection.
       socket.write(`${rest}GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n`);
-      await waitFor(() => (response.match(/HTTP\/1\.1 \d+/g)?.length === 2 || ended) || undefined, 5_000, 'the second answer');
+      await waitFor(() => response.match(/HTTP\/1\.1 \d+/g)?.length === 2 || ended || undefined, 5_000, 'the second answer');
       socket.destroy();
       expect(response.match(/HTTP\/1\.1 \d+/g)).toEqual(['HTTP/1.1 413', 'HTTP/1.1 200']);
       expect(response.toLowerCase()).not.toContain('connection: close');
@@ -373,7 +411,10 @@ describe('API: hostile input is refused in the error envelope, and no connection
   // Found by the API fuzz suite (test/fuzz/api.fuzz.e2e-spec.ts).
   describe('found by the fuzz suite (G)', () => {
     it('accepts a "constructor" env variable and refuses nested "constructor" keys with 400, never a 500', async () => {
-      const created = await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'a variable named constructor', autoExecute: false, env: { constructor: 'x' } } });
+      const created = await h.api('/api/v1/tasks', {
+        method: 'POST',
+        json: { message: 'a variable named constructor', autoExecute: false, env: { constructor: 'x' } },
+      });
       expect(created.status).toBe(201);
       const id = created.body.data.id;
       for (const [path, body] of [
@@ -384,7 +425,12 @@ describe('API: hostile input is refused in the error envelope, and no connection
         [`/api/v1/tasks/${id}/tools/call_x/approve`, '{"outcome":{"constructor":1}}'],
       ]) {
         const res = await h.api(path, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
-        expect({ path, body, status: res.status, envelope: res.body }).toEqual({ path, body, status: 400, envelope: envelope('VALIDATION_ERROR') });
+        expect({ path, body, status: res.status, envelope: res.body }).toEqual({
+          path,
+          body,
+          status: 400,
+          envelope: envelope('VALIDATION_ERROR'),
+        });
       }
     });
 
@@ -408,7 +454,11 @@ describe('API: hostile input is refused in the error envelope, and no connection
     });
 
     it('answers an Expect other than 100-continue with 400 in the envelope (was a bare 417 from Node); 100-continue still works', async () => {
-      const res = await rawExchange(h.url, [`GET /api/v1/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${API_KEY}\r\nExpect: something-else\r\n\r\n`], { waitForClose: false });
+      const res = await rawExchange(
+        h.url,
+        [`GET /api/v1/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${API_KEY}\r\nExpect: something-else\r\n\r\n`],
+        { waitForClose: false },
+      );
       expect(res.status).toBe(400);
       expect(res.body).toEqual(envelope('VALIDATION_ERROR'));
       expect(res.body.error.message).toContain('Expect');
@@ -421,7 +471,12 @@ describe('API: hostile input is refused in the error envelope, and no connection
     it('answers CONNECT with 404 NOT_FOUND in the envelope and closes the connection (was dropped unanswered)', async () => {
       for (const target of ['example.com:443', '/api/v1/tasks']) {
         const res = await rawExchange(h.url, [`CONNECT ${target} HTTP/1.1\r\nHost: x\r\n\r\n`]);
-        expect({ target, status: res.status, body: res.body, closed: res.endedByServer }).toEqual({ target, status: 404, body: envelope('NOT_FOUND'), closed: true });
+        expect({ target, status: res.status, body: res.body, closed: res.endedByServer }).toEqual({
+          target,
+          status: 404,
+          body: envelope('NOT_FOUND'),
+          closed: true,
+        });
       }
     });
 
@@ -439,7 +494,9 @@ describe('API: hostile input is refused in the error envelope, and no connection
       h.model.script({ toolCalls: [{ name: 'list_files', arguments: {} }] });
       const id = await newTask();
       await waitFor(async () => (await h.api(`/api/v1/tasks/${id}`)).body.data.status === 'awaiting_approval' || undefined);
-      const res = await rawExchange(h.url, [`HEAD /api/v1/tasks/${id}/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${API_KEY}\r\n\r\n`]);
+      const res = await rawExchange(h.url, [
+        `HEAD /api/v1/tasks/${id}/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${API_KEY}\r\n\r\n`,
+      ]);
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
       expect(res.body).toBe('');
@@ -456,7 +513,10 @@ describe('API: hostile input is refused in the error envelope, and no connection
 
     it('refuses a multipart boundary over 70 characters with 400 (one of 300 was a 500)', async () => {
       const b = 'b'.repeat(300);
-      const res = await createRaw(`--${b}\r\nContent-Disposition: form-data; name="message"\r\n\r\nhi\r\n--${b}--\r\n`, `multipart/form-data; boundary=${b}`);
+      const res = await createRaw(
+        `--${b}\r\nContent-Disposition: form-data; name="message"\r\n\r\nhi\r\n--${b}--\r\n`,
+        `multipart/form-data; boundary=${b}`,
+      );
       expect(res.status).toBe(400);
       expect(res.body).toEqual(envelope('VALIDATION_ERROR'));
       expect(res.body.error.message).toContain('boundary');
@@ -465,10 +525,17 @@ describe('API: hostile input is refused in the error envelope, and no connection
     it('reads a multipart part sent as application/json as JSON: env as an object is taken, invalid JSON is a 400 (was a 500)', async () => {
       const part = (name: string, value: string, json = false) =>
         `--B\r\nContent-Disposition: form-data; name="${name}"\r\n${json ? 'Content-Type: application/json\r\n' : ''}\r\n${value}\r\n`;
-      const ok = await createRaw(`${part('message', 'hi')}${part('autoExecute', 'false', true)}${part('env', '{"REGION":"eu"}', true)}--B--\r\n`, 'multipart/form-data; boundary=B');
+      const ok = await createRaw(
+        `${part('message', 'hi')}${part('autoExecute', 'false', true)}${part('env', '{"REGION":"eu"}', true)}--B--\r\n`,
+        'multipart/form-data; boundary=B',
+      );
       expect(ok.status).toBe(201);
       expect((await h.api(`/api/v1/tasks/${ok.body.data.id}`)).body.data).toMatchObject({ autoExecute: false, envKeys: ['REGION'] });
-      for (const body of [`${part('message', 'not json', true)}--B--\r\n`, `${part('message', 'hi')}${part('env', '{"A":', true)}--B--\r\n`, `${part('message', '{"a":1}', true)}--B--\r\n`]) {
+      for (const body of [
+        `${part('message', 'not json', true)}--B--\r\n`,
+        `${part('message', 'hi')}${part('env', '{"A":', true)}--B--\r\n`,
+        `${part('message', '{"a":1}', true)}--B--\r\n`,
+      ]) {
         const res = await createRaw(body, 'multipart/form-data; boundary=B');
         expect({ body, status: res.status, envelope: res.body }).toEqual({ body, status: 400, envelope: envelope('VALIDATION_ERROR') });
       }

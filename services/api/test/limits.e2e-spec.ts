@@ -25,7 +25,10 @@ describe('Rate limit: creates and follow-ups per tenant (RATE_LIMIT_PER_MINUTE)'
 
     const refused = await create();
     expect(refused.status).toBe(429);
-    expect(refused.body).toEqual({ success: false, error: { code: 'RATE_LIMITED', message: expect.stringContaining('RATE_LIMIT_PER_MINUTE') } });
+    expect(refused.body).toEqual({
+      success: false,
+      error: { code: 'RATE_LIMITED', message: expect.stringContaining('RATE_LIMIT_PER_MINUTE') },
+    });
     const retryAfter = Number(refused.headers.get('retry-after'));
     expect(Number.isInteger(retryAfter)).toBe(true);
     expect(retryAfter).toBeGreaterThanOrEqual(1);
@@ -145,7 +148,10 @@ describe('Token budget: maxTokens on create and follow-up, TASK_MAX_TOKENS for t
     const refused = await fetch(`${h.url}/api/v1/tasks`, { method: 'POST', body: bad, headers: { authorization: `Bearer ${API_KEY}` } });
     expect(refused.status).toBe(400);
     expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/maxTokens/);
-    expect((await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'x', maxTokens: 0 } })).body.error).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringMatching(/maxTokens/) });
+    expect((await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'x', maxTokens: 0 } })).body.error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      message: expect.stringMatching(/maxTokens/),
+    });
     const follow = await h.api(`/api/v1/tasks/${id}/messages`, { method: 'POST', json: { message: 'x', maxTokens: -5 } });
     expect(follow.status).toBe(400);
   });
@@ -171,7 +177,8 @@ describe('Running turns per tenant (MAX_RUNNING_TASKS_PER_TENANT=1)', () => {
   };
   const task = async (id: string, key?: string) => (await h.api(`/api/v1/tasks/${id}`, key ? { key } : {})).body.data;
   const statusOf = async (id: string) => (await task(id)).status as string;
-  const until = (id: string, status: string) => waitFor(async () => ((await statusOf(id)) === status ? true : undefined), 15_000, `${id} ${status}`);
+  const until = (id: string, status: string) =>
+    waitFor(async () => ((await statusOf(id)) === status ? true : undefined), 15_000, `${id} ${status}`);
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
   it('keeps a second task pending while the first runs, then runs it once the first completes', async () => {

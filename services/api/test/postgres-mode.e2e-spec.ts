@@ -37,7 +37,11 @@ describe('The all-in-one service on the PostgreSQL event store', () => {
     await client.end();
     expect(rows.rows.map((r) => Number(r.revision))).toEqual(rows.rows.map((_, i) => i + 1));
     expect(rows.rows).toHaveLength(second.at(-1)!.id);
-    expect((await h.api(`/api/v1/tasks/${id}/artifacts`)).body.files[0]).toMatchObject({ path: 'downloads/pg.csv', category: 'csv', mimeType: 'text/csv' });
+    expect((await h.api(`/api/v1/tasks/${id}/artifacts`)).body.files[0]).toMatchObject({
+      path: 'downloads/pg.csv',
+      category: 'csv',
+      mimeType: 'text/csv',
+    });
   });
 
   it('waits for approval and resumes after the decision', async () => {

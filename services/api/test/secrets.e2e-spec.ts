@@ -19,7 +19,10 @@ describe('Secrets never reach the store, the read model or a response', () => {
     const events = await followStream(`${h.url}/api/v1/tasks/${id}/stream`, 'test-key-tenant-a');
     const contents = events.filter((e) => e.kind === 'content').map((e) => e.payload.data.text);
     expect(contents).toEqual(['I see [REDACTED:API_TOKEN]', 'done with [REDACTED:API_TOKEN]']);
-    expect(events.find((e) => e.kind === 'tool_call')!.payload.data.args).toEqual({ path: 'downloads/leak.txt', content: 'token [REDACTED:API_TOKEN]' });
+    expect(events.find((e) => e.kind === 'tool_call')!.payload.data.args).toEqual({
+      path: 'downloads/leak.txt',
+      content: 'token [REDACTED:API_TOKEN]',
+    });
 
     // The model is told the secret's name, never its value.
     const system = h.model.requests[0].messages![0].content as string;

@@ -36,7 +36,9 @@ describe('SSE stream (CONTRACT.md "Stream")', () => {
   it('resumes right after Last-Event-ID and after ?after=', async () => {
     const id = await runTask();
     const all = parseSseBlocks((await readRawStream(`${h.url}/api/v1/tasks/${id}/stream?after=0`, AUTH)).text).filter((b) => b.id);
-    const fromHeader = parseSseBlocks((await readRawStream(`${h.url}/api/v1/tasks/${id}/stream`, { ...AUTH, 'last-event-id': '3' })).text).filter((b) => b.id);
+    const fromHeader = parseSseBlocks(
+      (await readRawStream(`${h.url}/api/v1/tasks/${id}/stream`, { ...AUTH, 'last-event-id': '3' })).text,
+    ).filter((b) => b.id);
     expect(fromHeader.map((b) => b.id)).toEqual(all.slice(3).map((b) => b.id));
     const fromQuery = parseSseBlocks((await readRawStream(`${h.url}/api/v1/tasks/${id}/stream?after=5`, AUTH)).text).filter((b) => b.id);
     expect(fromQuery.map((b) => b.id)).toEqual(all.slice(5).map((b) => b.id));
@@ -58,7 +60,11 @@ describe('SSE stream (CONTRACT.md "Stream")', () => {
     const id = (await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'slow' } })).body.data.id;
     const raw = await readRawStream(`${h.url}/api/v1/tasks/${id}/stream`, AUTH);
     expect(parseSseBlocks(raw.text).filter((b) => b.comment === 'keep-alive').length).toBeGreaterThanOrEqual(2);
-    expect(parseSseBlocks(raw.text).filter((b) => b.id).at(-1)?.event).toBe('done');
+    expect(
+      parseSseBlocks(raw.text)
+        .filter((b) => b.id)
+        .at(-1)?.event,
+    ).toBe('done');
   });
 
   it('never misses or duplicates an event at the replay→live seam', async () => {
@@ -73,7 +79,9 @@ describe('SSE stream (CONTRACT.md "Stream")', () => {
       }),
     );
     for (const raw of streams) {
-      const ids = parseSseBlocks(raw.text).filter((b) => b.id).map((b) => Number(b.id));
+      const ids = parseSseBlocks(raw.text)
+        .filter((b) => b.id)
+        .map((b) => Number(b.id));
       expect(ids).toEqual(ids.map((_, i) => i + 1));
       expect(ids.length).toBeGreaterThan(60);
     }
@@ -84,7 +92,9 @@ describe('SSE stream (CONTRACT.md "Stream")', () => {
     const started = Date.now();
     const raw = await readRawStream(`${h.url}/api/v1/tasks/${id}/stream`, AUTH);
     expect(Date.now() - started).toBeLessThan(2000);
-    const kinds = parseSseBlocks(raw.text).filter((b) => b.id).map((b) => b.event);
+    const kinds = parseSseBlocks(raw.text)
+      .filter((b) => b.id)
+      .map((b) => b.event);
     expect(kinds[0]).toBe('message');
     expect(kinds.at(-1)).toBe('done');
   });

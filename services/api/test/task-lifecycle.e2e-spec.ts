@@ -21,7 +21,10 @@ describe('A task from creation to artifacts and follow-ups', () => {
 
   it('returns pending at once, runs the agent, writes an artifact and streams every step', async () => {
     h.model.script(
-      { toolCalls: [{ name: 'write_file', arguments: { path: 'downloads/report.md', content: '# Report\n\ntotal: 42\n' } }], usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 } },
+      {
+        toolCalls: [{ name: 'write_file', arguments: { path: 'downloads/report.md', content: '# Report\n\ntotal: 42\n' } }],
+        usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 },
+      },
       { text: 'I wrote downloads/report.md.', usage: { inputTokens: 20, outputTokens: 7, totalTokens: 27 } },
     );
     const res = await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'Write a report', env: { REGION: 'eu' } } });
@@ -31,12 +34,34 @@ describe('A task from creation to artifacts and follow-ups', () => {
 
     const kinds = ['message', 'status', 'usage', 'tool_call', 'tool_started', 'tool_result', 'artifact', 'content', 'done'];
     const events = await followStream(`${h.url}/api/v1/tasks/${id}/stream`, 'test-key-tenant-a', { kinds });
-    expect(events.map((e) => e.kind)).toEqual(['message', 'status', 'usage', 'tool_call', 'tool_started', 'tool_result', 'artifact', 'usage', 'content', 'done']);
+    expect(events.map((e) => e.kind)).toEqual([
+      'message',
+      'status',
+      'usage',
+      'tool_call',
+      'tool_started',
+      'tool_result',
+      'artifact',
+      'usage',
+      'content',
+      'done',
+    ]);
     expect(events.map((e) => e.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     for (const e of events) expect(e.payload.type).toBe(e.kind);
     const call = events[3].payload.data;
-    expect(call).toEqual({ callId: expect.stringMatching(/^call_/), toolName: 'write_file', status: 'approved', args: { path: 'downloads/report.md', content: '# Report\n\ntotal: 42\n' } });
-    expect(events[5].payload.data).toMatchObject({ callId: call.callId, toolName: 'write_file', status: 'success', output: expect.any(String), durationMs: expect.any(Number) });
+    expect(call).toEqual({
+      callId: expect.stringMatching(/^call_/),
+      toolName: 'write_file',
+      status: 'approved',
+      args: { path: 'downloads/report.md', content: '# Report\n\ntotal: 42\n' },
+    });
+    expect(events[5].payload.data).toMatchObject({
+      callId: call.callId,
+      toolName: 'write_file',
+      status: 'success',
+      output: expect.any(String),
+      durationMs: expect.any(Number),
+    });
     expect(events[6].payload.data).toMatchObject({ path: 'downloads/report.md', size: 20, status: 'recorded', callId: call.callId });
     expect(events[8].payload.data).toEqual({ text: 'I wrote downloads/report.md.' });
     expect(events[9].payload.data).toMatchObject({ status: 'completed' });
@@ -58,9 +83,20 @@ describe('A task from creation to artifacts and follow-ups', () => {
     const artifacts = await h.api(`/api/v1/tasks/${id}/artifacts`);
     expect(artifacts.status).toBe(200);
     expect(artifacts.body).toEqual({
-      files: [{ name: 'report.md', path: 'downloads/report.md', size: 20, category: 'markdown', mimeType: 'text/markdown', modifiedAt: expect.any(String) }],
+      files: [
+        {
+          name: 'report.md',
+          path: 'downloads/report.md',
+          size: 20,
+          category: 'markdown',
+          mimeType: 'text/markdown',
+          modifiedAt: expect.any(String),
+        },
+      ],
     });
-    const download = await fetch(`${h.url}/api/v1/tasks/${id}/artifacts/download?path=downloads/report.md`, { headers: { authorization: 'Bearer test-key-tenant-a' } });
+    const download = await fetch(`${h.url}/api/v1/tasks/${id}/artifacts/download?path=downloads/report.md`, {
+      headers: { authorization: 'Bearer test-key-tenant-a' },
+    });
     expect(download.status).toBe(200);
     expect(download.headers.get('content-type')).toBe('text/markdown');
     expect(download.headers.get('content-disposition')).toContain('attachment; filename="report.md"');
@@ -89,7 +125,10 @@ describe('A task from creation to artifacts and follow-ups', () => {
     expect(firstCallOfTurn2.messages![1].content).toBe('Remember alpha in notes.txt');
     expect(firstCallOfTurn2.messages![4].content).toBe('Saved.');
     expect(firstCallOfTurn2.messages![5].content).toBe('What is in notes.txt?');
-    expect((await task(id)).messages.map((m: { text: string }) => m.text)).toEqual(['Remember alpha in notes.txt', 'What is in notes.txt?']);
+    expect((await task(id)).messages.map((m: { text: string }) => m.text)).toEqual([
+      'Remember alpha in notes.txt',
+      'What is in notes.txt?',
+    ]);
   });
 
   it('queues a follow-up sent while a turn runs and starts it when the turn ends', async () => {
@@ -196,7 +235,8 @@ describe('A task from creation to artifacts and follow-ups', () => {
     const other = await startHarness();
     try {
       const ids: string[] = [];
-      for (let i = 0; i < 5; i++) ids.push((await other.api('/api/v1/tasks', { method: 'POST', json: { message: `t${i}`, showInHistory: i !== 2 } })).body.data.id);
+      for (let i = 0; i < 5; i++)
+        ids.push((await other.api('/api/v1/tasks', { method: 'POST', json: { message: `t${i}`, showInHistory: i !== 2 } })).body.data.id);
       const page1 = await other.api('/api/v1/tasks?limit=2');
       expect(page1.body.data.tasks.map((t: { id: string }) => t.id)).toEqual([ids[4], ids[3]]);
       const page2 = await other.api(`/api/v1/tasks?limit=2&cursor=${page1.body.data.nextCursor}`);

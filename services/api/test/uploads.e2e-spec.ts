@@ -11,7 +11,8 @@ describe('Multipart create with files', () => {
   beforeAll(async () => (h = await startHarness({ UPLOAD_MAX_BYTES: '4096' })));
   afterAll(async () => h.close());
 
-  const post = (form: FormData) => fetch(`${h.url}/api/v1/tasks`, { method: 'POST', body: form, headers: { authorization: 'Bearer test-key-tenant-a' } });
+  const post = (form: FormData) =>
+    fetch(`${h.url}/api/v1/tasks`, { method: 'POST', body: form, headers: { authorization: 'Bearer test-key-tenant-a' } });
 
   it('puts uploaded files at the workspace root where the agent can read them', async () => {
     h.model.script({ toolCalls: [{ name: 'read_file', arguments: { path: 'data.csv' } }] }, { text: 'read it' });
@@ -68,7 +69,14 @@ describe('Multipart create with files', () => {
     h.model.script({ toolCalls: [{ name: 'shell', arguments: { command: 'cat src/app/main.py && ls' } }] }, { text: 'ok' });
     const form = new FormData();
     form.append('message', 'look at the project');
-    form.append('files', await zipBlob([{ name: 'src/app/main.py', content: 'print("zip")' }, { name: 'README.md', content: '# r' }]), 'project.zip');
+    form.append(
+      'files',
+      await zipBlob([
+        { name: 'src/app/main.py', content: 'print("zip")' },
+        { name: 'README.md', content: '# r' },
+      ]),
+      'project.zip',
+    );
     const res = await post(form);
     expect(res.status).toBe(201);
     const id = ((await res.json()) as any).data.id;

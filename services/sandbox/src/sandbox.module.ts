@@ -41,7 +41,11 @@ function redactOpening(secrets: TaskSecrets, commands: TaskCommandExecutor, task
       provide: SandboxLeases,
       inject: [RUNTIME_ENV, SANDBOX_SETTINGS],
       useFactory: async (env: NodeJS.ProcessEnv, settings: SandboxSettings) =>
-        new SandboxLeases(await createCoordinationStore({ bucket: 'sandbox-leases' }, env), `sbx${randomBytes(6).toString('hex')}`, settings.leaseTtlMs),
+        new SandboxLeases(
+          await createCoordinationStore({ bucket: 'sandbox-leases' }, env),
+          `sbx${randomBytes(6).toString('hex')}`,
+          settings.leaseTtlMs,
+        ),
     },
     { provide: TaskPlacement, inject: [SandboxLeases], useFactory: (leases: SandboxLeases) => new TaskPlacement(leases) },
     {
@@ -55,7 +59,16 @@ function redactOpening(secrets: TaskSecrets, commands: TaskCommandExecutor, task
         commands: TaskCommandExecutor,
         secrets: TaskSecrets,
         leases: SandboxLeases,
-      ) => new SandboxSessions(provider, objects, commands, join(dataDirFromEnv(env), 'workspaces'), settings.sessions, (taskId, text) => redactOpening(secrets, commands, taskId, text), leases),
+      ) =>
+        new SandboxSessions(
+          provider,
+          objects,
+          commands,
+          join(dataDirFromEnv(env), 'workspaces'),
+          settings.sessions,
+          (taskId, text) => redactOpening(secrets, commands, taskId, text),
+          leases,
+        ),
     },
     { provide: ArtifactScanner, inject: [OBJECT_STORE], useFactory: (objects: ObjectStore) => new ArtifactScanner(objects) },
     {

@@ -12,7 +12,9 @@ describe('MCP tools (mcp__<server>__<tool>)', () => {
   beforeAll(async () => {
     remote = await startEverythingHttp();
     h = await startHarness({
-      MCP_SERVERS: JSON.stringify({ everything: { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'], mounts: [REPO_NODE_MODULES], network: false } }),
+      MCP_SERVERS: JSON.stringify({
+        everything: { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'], mounts: [REPO_NODE_MODULES], network: false },
+      }),
       MCP_ALLOW_HOSTS: `127.0.0.1:${remote.port}`,
     });
   });
@@ -25,10 +27,19 @@ describe('MCP tools (mcp__<server>__<tool>)', () => {
 
   it('offers the service’s and the task’s MCP tools to the model and runs them', async () => {
     h.model.script(
-      { toolCalls: [{ name: 'mcp__everything__echo', arguments: { message: 'from stdio' } }, { name: 'mcp__mine__get-sum', arguments: { a: 20, b: 22 } }] },
+      {
+        toolCalls: [
+          { name: 'mcp__everything__echo', arguments: { message: 'from stdio' } },
+          { name: 'mcp__mine__get-sum', arguments: { a: 20, b: 22 } },
+        ],
+      },
       { text: 'Both servers answered.' },
     );
-    const res = await create({ message: 'use MCP', mcpServers: { mine: { url: remote.url, headers: { 'X-Token': '{{secrets.MCP_TOKEN}}' } } }, secrets: { MCP_TOKEN: 'mcp-token-value-123' } });
+    const res = await create({
+      message: 'use MCP',
+      mcpServers: { mine: { url: remote.url, headers: { 'X-Token': '{{secrets.MCP_TOKEN}}' } } },
+      secrets: { MCP_TOKEN: 'mcp-token-value-123' },
+    });
     expect(res.status).toBe(201);
     const events = await followStream(`${h.url}/api/v1/tasks/${res.body.data.id}/stream`, 'test-key-tenant-a', { timeoutMs: 30_000 });
     const results = events.filter((e) => e.kind === 'tool_result').map((e) => e.payload.data);
@@ -43,11 +54,22 @@ describe('MCP tools (mcp__<server>__<tool>)', () => {
   });
 
   it('gives a clear tool error for a tool no server has, and the task goes on', async () => {
-    h.model.script({ toolCalls: [{ name: 'mcp__everything__no-such-tool', arguments: {} }, { name: 'mcp__ghost__x', arguments: {} }] }, { text: 'Carried on.' });
+    h.model.script(
+      {
+        toolCalls: [
+          { name: 'mcp__everything__no-such-tool', arguments: {} },
+          { name: 'mcp__ghost__x', arguments: {} },
+        ],
+      },
+      { text: 'Carried on.' },
+    );
     const id = (await create({ message: 'bad MCP calls' })).body.data.id;
     const events = await followStream(`${h.url}/api/v1/tasks/${id}/stream`, 'test-key-tenant-a', { timeoutMs: 30_000 });
     const results = events.filter((e) => e.kind === 'tool_result').map((e) => e.payload.data);
-    expect(results[0]).toMatchObject({ status: 'error', output: expect.stringContaining('MCP server everything has no tool matching "mcp__everything__no-such-tool"') });
+    expect(results[0]).toMatchObject({
+      status: 'error',
+      output: expect.stringContaining('MCP server everything has no tool matching "mcp__everything__no-such-tool"'),
+    });
     expect(results[1]).toMatchObject({ status: 'error', output: expect.stringContaining('no MCP server "ghost" for this task') });
     expect(events.at(-1)!.payload.data).toMatchObject({ status: 'completed' });
   });
@@ -78,7 +100,11 @@ describe('MCP tools (mcp__<server>__<tool>)', () => {
   });
 
   it('refuses a task’s stdio server, a bad server name, and a header secret the task lacks, with VALIDATION_ERROR', async () => {
-    for (const mcpServers of [{ local: { command: 'sh' } }, { 'bad name': { url: remote.url } }, { x: { url: remote.url, headers: { A: '{{secrets.NOPE}}' } } }]) {
+    for (const mcpServers of [
+      { local: { command: 'sh' } },
+      { 'bad name': { url: remote.url } },
+      { x: { url: remote.url, headers: { A: '{{secrets.NOPE}}' } } },
+    ]) {
       const res = await create({ message: 'x', mcpServers });
       expect({ mcpServers, status: res.status, code: res.body.error?.code }).toEqual({ mcpServers, status: 400, code: 'VALIDATION_ERROR' });
     }
@@ -87,14 +113,20 @@ describe('MCP tools (mcp__<server>__<tool>)', () => {
   it('refuses a task’s own server on a private address not allowed by MCP_ALLOW_HOSTS: the tool is left out, and the caller is told why', async () => {
     h.model.script({ text: 'no tools needed' });
     // A working server, reached by a name that resolves to loopback: only 127.0.0.1:<port> is allowed.
-    const id = (await create({ message: 'private', mcpServers: { internal: { url: `http://localhost:${remote.port}/mcp` } } })).body.data.id;
-    const events = await followStream(`${h.url}/api/v1/tasks/${id}/stream`, 'test-key-tenant-a', { timeoutMs: 30_000, kinds: ['notice', 'done'] });
+    const id = (await create({ message: 'private', mcpServers: { internal: { url: `http://localhost:${remote.port}/mcp` } } })).body.data
+      .id;
+    const events = await followStream(`${h.url}/api/v1/tasks/${id}/stream`, 'test-key-tenant-a', {
+      timeoutMs: 30_000,
+      kinds: ['notice', 'done'],
+    });
     const offered = (h.model.requests.at(-1)!.tools ?? []).map((t) => t.function?.name as string);
     expect(offered.some((name) => name.startsWith('mcp__internal__'))).toBe(false);
     expect(offered).toContain('mcp__everything__echo');
     const notice = events.find((e) => e.kind === 'notice')?.payload.data;
     expect(notice).toMatchObject({ code: 'MCP_SERVER_UNAVAILABLE', server: 'internal' });
-    expect(notice?.message).toMatch(/^MCP server "internal" is unavailable, so its tools are left out: .*loopback address.*MCP_ALLOW_HOSTS/);
+    expect(notice?.message).toMatch(
+      /^MCP server "internal" is unavailable, so its tools are left out: .*loopback address.*MCP_ALLOW_HOSTS/,
+    );
     const view = (await h.api(`/api/v1/tasks/${id}`)).body.data;
     expect(view.notices).toEqual([notice?.message]);
   });

@@ -16,7 +16,11 @@ describe('escapes through artifacts (bubblewrap, whole service)', () => {
   beforeAll(async () => (h = await startHarness()));
   afterAll(async () => h.close());
 
-  const runTask = async (commands: string[], key = API_KEY, body: Record<string, unknown> = {}): Promise<{ id: string; events: SseEvent[] }> => {
+  const runTask = async (
+    commands: string[],
+    key = API_KEY,
+    body: Record<string, unknown> = {},
+  ): Promise<{ id: string; events: SseEvent[] }> => {
     h.model.script(...commands.map((command) => ({ toolCalls: [{ name: 'shell', arguments: { command } }] })), { text: 'done' });
     const res = await h.api('/api/v1/tasks', { method: 'POST', key, json: { message: 'run it', ...body } });
     expect(res.status).toBe(201);
@@ -27,17 +31,24 @@ describe('escapes through artifacts (bubblewrap, whole service)', () => {
   const artifactEvents = (events: SseEvent[]) => events.filter((e) => e.kind === 'artifact').map((e) => e.payload.data);
   const outputs = (events: SseEvent[]) => events.filter((e) => e.kind === 'tool_result').map((e) => String(e.payload.data.output));
   const download = (id: string, path: string, key = API_KEY) =>
-    fetch(`${h.url}/api/v1/tasks/${id}/artifacts/download?path=${encodeURIComponent(path)}`, { headers: { authorization: `Bearer ${key}` } });
+    fetch(`${h.url}/api/v1/tasks/${id}/artifacts/download?path=${encodeURIComponent(path)}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
 
   it('records nothing of the host when downloads is a link to /etc, and refuses a download through it as outside the workspace', async () => {
     const { id, events } = await runTask(['rm -rf downloads; ln -s /etc downloads && ls downloads/ | head -3']);
     expect(artifactEvents(events)).toEqual([]);
-    expect(outputs(events)[0]).toContain('[artifacts: downloads is a symlink (never followed), not a folder: nothing under it is recorded]');
+    expect(outputs(events)[0]).toContain(
+      '[artifacts: downloads is a symlink (never followed), not a folder: nothing under it is recorded]',
+    );
     expect((await h.api(`/api/v1/tasks/${id}/artifacts`)).body).toEqual({ files: [] });
     for (const path of ['downloads/shadow', 'downloads/passwd', 'downloads/hostname']) {
       const res = await download(id, path);
       expect({ path, status: res.status }).toEqual({ path, status: 400 });
-      expect(((await res.json()) as { error: unknown }).error).toEqual({ code: 'VALIDATION_ERROR', message: `path "${path}" is outside the workspace: downloads is a symlink leading out of it` });
+      expect(((await res.json()) as { error: unknown }).error).toEqual({
+        code: 'VALIDATION_ERROR',
+        message: `path "${path}" is outside the workspace: downloads is a symlink leading out of it`,
+      });
     }
   });
 
@@ -55,7 +66,9 @@ describe('escapes through artifacts (bubblewrap, whole service)', () => {
   });
 
   it('masks a secret in a file name in the artifact event, the listing and the download headers', async () => {
-    const { id, events } = await runTask(['mkdir -p downloads && echo report > "downloads/f-$TOKEN.txt"'], API_KEY, { secrets: { TOKEN: SECRET } });
+    const { id, events } = await runTask(['mkdir -p downloads && echo report > "downloads/f-$TOKEN.txt"'], API_KEY, {
+      secrets: { TOKEN: SECRET },
+    });
     const masked = 'downloads/f-[REDACTED:TOKEN].txt';
     expect(artifactEvents(events)).toEqual([expect.objectContaining({ path: masked, name: 'f-[REDACTED:TOKEN].txt', status: 'recorded' })]);
     expect(JSON.stringify(events)).not.toContain(SECRET);
@@ -72,7 +85,10 @@ describe('escapes through artifacts (bubblewrap, whole service)', () => {
   });
 
   it('serves the recorded bytes, never a host file, when a recorded file is swapped for a link', async () => {
-    const { id, events } = await runTask(['mkdir -p downloads && echo original > downloads/r.txt', 'rm downloads/r.txt && ln -s /etc/passwd downloads/r.txt']);
+    const { id, events } = await runTask([
+      'mkdir -p downloads && echo original > downloads/r.txt',
+      'rm downloads/r.txt && ln -s /etc/passwd downloads/r.txt',
+    ]);
     expect(artifactEvents(events)).toEqual([
       expect.objectContaining({ path: 'downloads/r.txt', status: 'recorded' }),
       expect.objectContaining({ path: 'downloads/r.txt', status: 'removed' }),
@@ -82,7 +98,9 @@ describe('escapes through artifacts (bubblewrap, whole service)', () => {
   });
 
   it('cannot hard-link a host file into downloads', async () => {
-    const { id, events } = await runTask(['mkdir -p downloads && ln /etc/passwd downloads/passwd; ln /usr/bin/bash downloads/bash; echo "rc=$?"']);
+    const { id, events } = await runTask([
+      'mkdir -p downloads && ln /etc/passwd downloads/passwd; ln /usr/bin/bash downloads/bash; echo "rc=$?"',
+    ]);
     expect(outputs(events)[0]).toMatch(/Invalid cross-device link|Operation not permitted/);
     expect(artifactEvents(events)).toEqual([]);
     expect((await download(id, 'downloads/passwd')).status).toBe(404);

@@ -22,7 +22,13 @@ describe('secret canary through every shell output path', () => {
       }) as typeof process.stdout.write;
     process.stdout.write = capture(writes.out);
     process.stderr.write = capture(writes.err);
-    h = await startHarness({ SANDBOX_MAX_OUTPUT_BYTES: '4096', SANDBOX_IDLE_TTL_MS: '300' }, true, ['log', 'warn', 'error', 'debug', 'verbose']);
+    h = await startHarness({ SANDBOX_MAX_OUTPUT_BYTES: '4096', SANDBOX_IDLE_TTL_MS: '300' }, true, [
+      'log',
+      'warn',
+      'error',
+      'debug',
+      'verbose',
+    ]);
     // A distributed deployment (seven processes) may take longer than this suite's 60 s to start.
   }, 180_000);
   afterAll(async () => {
@@ -40,7 +46,9 @@ describe('secret canary through every shell output path', () => {
       'head -c 4090 /dev/zero | tr "\\0" x; printf %s "$API_TOKEN"; echo',
       'mkdir -p downloads && echo report > downloads/r.txt && ls /nonexistent-$API_TOKEN',
     ];
-    h.model.script(...commands.map((command) => ({ toolCalls: [{ name: 'shell', arguments: { command } }] })), { text: `finished, the token was ${CANARY}` });
+    h.model.script(...commands.map((command) => ({ toolCalls: [{ name: 'shell', arguments: { command } }] })), {
+      text: `finished, the token was ${CANARY}`,
+    });
     const res = await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'use the token', secrets: { API_TOKEN: CANARY } } });
     const id = res.body.data.id;
     const events = await followStream(`${h.url}/api/v1/tasks/${id}/stream`, 'test-key-tenant-a', { timeoutMs: 30_000 });
@@ -67,7 +75,10 @@ describe('secret canary through every shell output path', () => {
     // Every file the service wrote (distributed: also the event rows, objects, workflow histories
     // and each process's log), and this process's own output (all-in-one: the service's log).
     const persisted = await h.stopAndCollectPersisted();
-    const logs = [{ where: 'this process’s output', bytes: Buffer.from(logged.join('')) }, ...persisted.filter((p) => p.where.startsWith('log of '))];
+    const logs = [
+      { where: 'this process’s output', bytes: Buffer.from(logged.join('')) },
+      ...persisted.filter((p) => p.where.startsWith('log of ')),
+    ];
     expect(logs.some((l) => l.bytes.length > 0)).toBe(true);
     // Distributed: NATS keeps only the JetStream streams (the sandbox leases' bucket); they are searched too.
     if (process.env.ATS_E2E_MODE === 'distributed') expect(persisted.some((p) => p.where.startsWith('jetstream '))).toBe(true);

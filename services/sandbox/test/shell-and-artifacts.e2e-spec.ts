@@ -12,7 +12,9 @@ jest.setTimeout(60_000);
 
 describe('shell tool and artifacts (bubblewrap)', () => {
   let h: Harness;
-  beforeAll(async () => (h = await startHarness({ SANDBOX_TIMEOUT_MS: '3000', SANDBOX_MAX_OUTPUT_BYTES: '65536', SANDBOX_MAX_PROCESSES: '64' })));
+  beforeAll(
+    async () => (h = await startHarness({ SANDBOX_TIMEOUT_MS: '3000', SANDBOX_MAX_OUTPUT_BYTES: '65536', SANDBOX_MAX_PROCESSES: '64' })),
+  );
   afterAll(async () => h.close());
 
   let lastTaskId = '';
@@ -26,7 +28,9 @@ describe('shell tool and artifacts (bubblewrap)', () => {
   const results = (events: SseEvent[]) => events.filter((e) => e.kind === 'tool_result').map((e) => e.payload.data as Record<string, any>);
 
   it('runs bash -lc in the workspace with the task env, reporting exit code and duration', async () => {
-    const [ok, failed] = results(await run(['echo "region=$REGION cwd=$(pwd) home=$HOME"; echo to-stderr >&2', 'exit 3'], { env: { REGION: 'eu-west' } }));
+    const [ok, failed] = results(
+      await run(['echo "region=$REGION cwd=$(pwd) home=$HOME"; echo to-stderr >&2', 'exit 3'], { env: { REGION: 'eu-west' } }),
+    );
     expect(ok).toMatchObject({ toolName: 'shell', status: 'success', exitCode: 0, durationMs: expect.any(Number) });
     expect(ok.output).toContain('region=eu-west cwd=/workspace home=/workspace');
     expect(ok.output).toContain('to-stderr');
@@ -51,7 +55,12 @@ describe('shell tool and artifacts (bubblewrap)', () => {
     const port = (server.address() as { port: number }).port;
     const apiPort = new URL(h.url).port;
     try {
-      const [host, api] = results(await run([`exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3`, `curl -sS --max-time 2 http://127.0.0.1:${apiPort}/healthz || exec 3<>/dev/tcp/127.0.0.1/${apiPort}`]));
+      const [host, api] = results(
+        await run([
+          `exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3`,
+          `curl -sS --max-time 2 http://127.0.0.1:${apiPort}/healthz || exec 3<>/dev/tcp/127.0.0.1/${apiPort}`,
+        ]),
+      );
       expect(host.status).toBe('error');
       expect(host.output).not.toContain('hello from the host');
       expect(api.status).toBe('error');
@@ -62,10 +71,20 @@ describe('shell tool and artifacts (bubblewrap)', () => {
   });
 
   it('records files under downloads/ as artifact events and serves them from the object store', async () => {
-    const events = await run(['mkdir -p downloads/sub && printf "a,b\\n1,2\\n" > downloads/sub/data.csv && echo "# hi" > downloads/r.md && ln -s /etc/hostname downloads/link', 'rm downloads/r.md']);
+    const events = await run([
+      'mkdir -p downloads/sub && printf "a,b\\n1,2\\n" > downloads/sub/data.csv && echo "# hi" > downloads/r.md && ln -s /etc/hostname downloads/link',
+      'rm downloads/r.md',
+    ]);
     const artifacts = events.filter((e) => e.kind === 'artifact').map((e) => e.payload.data);
     expect(artifacts).toEqual([
-      expect.objectContaining({ path: 'downloads/r.md', name: 'r.md', size: 5, category: 'markdown', status: 'recorded', sha256: expect.stringMatching(/^[a-f0-9]{64}$/) }),
+      expect.objectContaining({
+        path: 'downloads/r.md',
+        name: 'r.md',
+        size: 5,
+        category: 'markdown',
+        status: 'recorded',
+        sha256: expect.stringMatching(/^[a-f0-9]{64}$/),
+      }),
       expect.objectContaining({ path: 'downloads/sub/data.csv', category: 'csv', mimeType: 'text/csv', status: 'recorded' }),
       expect.objectContaining({ path: 'downloads/r.md', status: 'removed' }),
     ]);
@@ -75,13 +94,23 @@ describe('shell tool and artifacts (bubblewrap)', () => {
       const body = (await h.api(`/api/v1/tasks/${id}/artifacts`)).body;
       return body.files?.length === 1 ? body : undefined;
     });
-    expect(list.files).toEqual([{ name: 'data.csv', path: 'downloads/sub/data.csv', size: 8, category: 'csv', mimeType: 'text/csv', modifiedAt: expect.any(String) }]);
-    const download = await fetch(`${h.url}/api/v1/tasks/${id}/artifacts/download?path=downloads/sub/data.csv`, { headers: { authorization: 'Bearer test-key-tenant-a' } });
+    expect(list.files).toEqual([
+      { name: 'data.csv', path: 'downloads/sub/data.csv', size: 8, category: 'csv', mimeType: 'text/csv', modifiedAt: expect.any(String) },
+    ]);
+    const download = await fetch(`${h.url}/api/v1/tasks/${id}/artifacts/download?path=downloads/sub/data.csv`, {
+      headers: { authorization: 'Bearer test-key-tenant-a' },
+    });
     expect(download.status).toBe(200);
     expect(download.headers.get('content-type')).toBe('text/csv');
     expect(await download.text()).toBe('a,b\n1,2\n');
     // downloads/link leads out of the workspace (to /etc/hostname): outside, like `..`.
-    for (const [path, status] of [['downloads/link', 400], ['../../etc/passwd', 400], ['/etc/passwd', 400], ['downloads/r.md', 404], ['downloads/nothing.txt', 404]] as const) {
+    for (const [path, status] of [
+      ['downloads/link', 400],
+      ['../../etc/passwd', 400],
+      ['/etc/passwd', 400],
+      ['downloads/r.md', 404],
+      ['downloads/nothing.txt', 404],
+    ] as const) {
       const res = await h.api(`/api/v1/tasks/${id}/artifacts/download?path=${encodeURIComponent(path)}`);
       expect({ path, status: res.status }).toEqual({ path, status });
     }

@@ -27,7 +27,12 @@ describe('web tools', () => {
 
   it('fetches an allowed page as markdown and refuses a private address that is not allowed', async () => {
     h.model.script(
-      { toolCalls: [{ name: 'web_fetch', arguments: { url: `${site.origin}/changelog` } }, { name: 'web_fetch', arguments: { url: `${closed.origin}/` } }] },
+      {
+        toolCalls: [
+          { name: 'web_fetch', arguments: { url: `${site.origin}/changelog` } },
+          { name: 'web_fetch', arguments: { url: `${closed.origin}/` } },
+        ],
+      },
       { text: 'Read it.' },
     );
     const id = (await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'read the changelog' } })).body.data.id;
@@ -65,12 +70,17 @@ describe('web_search with SEARCH_PROVIDER=searxng', () => {
 
   it('offers web_search, waits for approval, and returns the results with secrets redacted', async () => {
     h.model.script({ toolCalls: [{ name: 'web_search', arguments: { query: 'release notes', maxResults: 3 } }] }, { text: 'Found them.' });
-    const created = await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'find the release notes', autoExecute: false, secrets: { PASTE_KEY: CANARY } } });
+    const created = await h.api('/api/v1/tasks', {
+      method: 'POST',
+      json: { message: 'find the release notes', autoExecute: false, secrets: { PASTE_KEY: CANARY } },
+    });
     const id = created.body.data.id;
     const pending = await waitFor(async () => (await h.api(`/api/v1/tasks/${id}`)).body.data.pendingApprovals[0]);
     expect(pending).toMatchObject({ toolName: 'web_search', args: { query: 'release notes', maxResults: 3 } });
     expect(engine.received).toHaveLength(0); // nothing searched before the decision
-    expect((await h.api(`/api/v1/tasks/${id}/tools/${pending.callId}/approve`, { method: 'POST', json: { outcome: 'proceed_once' } })).status).toBe(200);
+    expect(
+      (await h.api(`/api/v1/tasks/${id}/tools/${pending.callId}/approve`, { method: 'POST', json: { outcome: 'proceed_once' } })).status,
+    ).toBe(200);
 
     const events = await followStream(`${h.url}/api/v1/tasks/${id}/stream?after=0`, 'test-key-tenant-a', { timeoutMs: 30_000 });
     const result = events.find((e) => e.kind === 'tool_result')!.payload.data;

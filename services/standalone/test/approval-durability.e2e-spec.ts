@@ -15,7 +15,11 @@ jest.setTimeout(120_000);
 
 const KEY = 'durable-key';
 const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
-const exists = (path: string) => access(path).then(() => true, () => false);
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Block {
@@ -59,7 +63,8 @@ describe('Approvals and running tools across a kill -9 and restart', () => {
     });
     return { status: res.status, body: (await res.json()) as any };
   };
-  const create = async (body: Record<string, unknown>) => (await api('/api/v1/tasks', { method: 'POST', json: body })).body.data.id as string;
+  const create = async (body: Record<string, unknown>) =>
+    (await api('/api/v1/tasks', { method: 'POST', json: body })).body.data.id as string;
   const until = async <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
@@ -95,7 +100,11 @@ describe('Approvals and running tools across a kill -9 and restart', () => {
     await start();
     const id = await create({ message: 'run a slow command' });
     const downloads = join(dataDir, 'workspaces', id, 'downloads');
-    const running = () => execFileSync('ps', ['-eo', 'args']).toString().split('\n').filter((l) => l.includes(marker));
+    const running = () =>
+      execFileSync('ps', ['-eo', 'args'])
+        .toString()
+        .split('\n')
+        .filter((l) => l.includes(marker));
     const started = async () => running().length > 0 && (await exists(join(downloads, 'starts.txt')));
     await until('the sandboxed command to run', async () => ((await started()) ? true : undefined));
     await crash();
@@ -115,7 +124,10 @@ describe('Approvals and running tools across a kill -9 and restart', () => {
   });
 
   it('(c) a call awaiting approval survives the crash: still pending, decided after restart, run once; SSE resumes gaplessly', async () => {
-    model.script({ toolCalls: [{ name: 'write_file', arguments: { path: 'downloads/approved.md', content: 'once' } }] }, { text: 'written after restart' });
+    model.script(
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'downloads/approved.md', content: 'once' } }] },
+      { text: 'written after restart' },
+    );
     await start();
     const id = await create({ message: 'write after approval', autoExecute: false });
     const callId = await pendingCall(id);
@@ -127,7 +139,9 @@ describe('Approvals and running tools across a kill -9 and restart', () => {
     const after = (await api(`/api/v1/tasks/${id}`)).body.data;
     expect(after.status).toBe('awaiting_approval');
     expect(after.pendingApprovals).toEqual(before.pendingApprovals);
-    expect((await api(`/api/v1/tasks/${id}/tools/${callId}/approve`, { method: 'POST', json: { outcome: 'proceed_once' } })).body.data).toEqual({
+    expect(
+      (await api(`/api/v1/tasks/${id}/tools/${callId}/approve`, { method: 'POST', json: { outcome: 'proceed_once' } })).body.data,
+    ).toEqual({
       callId,
       outcome: 'proceed_once',
       approved: true,
@@ -143,7 +157,10 @@ describe('Approvals and running tools across a kill -9 and restart', () => {
   });
 
   it('(d) an approval whose POST returned just before the crash is kept, and the tool runs at most once', async () => {
-    model.script({ toolCalls: [{ name: 'shell', arguments: { command: 'mkdir -p downloads && echo ran >> downloads/runs.txt' } }] }, { text: 'done after restart' });
+    model.script(
+      { toolCalls: [{ name: 'shell', arguments: { command: 'mkdir -p downloads && echo ran >> downloads/runs.txt' } }] },
+      { text: 'done after restart' },
+    );
     await start();
     const id = await create({ message: 'append a line', autoExecute: false });
     const callId = await pendingCall(id);
@@ -154,7 +171,9 @@ describe('Approvals and running tools across a kill -9 and restart', () => {
     await start();
     const blocks = await history(id);
     expectGapless(blocks);
-    expect(blocks.filter((b) => b.event === 'tool_decision').map((b) => b.data)).toEqual([{ callId, outcome: 'proceed_once', approved: true }]);
+    expect(blocks.filter((b) => b.event === 'tool_decision').map((b) => b.data)).toEqual([
+      { callId, outcome: 'proceed_once', approved: true },
+    ]);
     expect(count(blocks, 'tool_started')).toBe(1);
     expect(count(blocks, 'tool_result')).toBe(1);
     expect(blocks.at(-1)!.data.status).toBe('completed');
@@ -164,7 +183,11 @@ describe('Approvals and running tools across a kill -9 and restart', () => {
     const runs = await readFile(join(dataDir, 'workspaces', id, 'downloads', 'runs.txt'), 'utf8').catch(() => '');
     const result = blocks.find((b) => b.event === 'tool_result')!.data;
     if (result.status === 'success') expect(runs).toBe('ran\n');
-    else expect({ output: result.output, runs: ['', 'ran\n'].includes(runs) }).toEqual({ output: expect.stringContaining('Interrupted'), runs: true });
+    else
+      expect({ output: result.output, runs: ['', 'ran\n'].includes(runs) }).toEqual({
+        output: expect.stringContaining('Interrupted'),
+        runs: true,
+      });
   });
 
   it('(e) an approval timeout counts from the request, not from the restart: a crash mid-wait does not reset it', async () => {

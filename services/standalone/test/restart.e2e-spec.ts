@@ -32,7 +32,11 @@ describe('The all-in-one service across a crash (kill -9) and restart on the sam
     );
 
     const first = await startServiceProcess(env, port);
-    const created = await fetch(`${first.url}/api/v1/tasks`, { method: 'POST', headers: auth, body: JSON.stringify({ message: 'survive a crash' }) });
+    const created = await fetch(`${first.url}/api/v1/tasks`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ message: 'survive a crash' }),
+    });
     const id = ((await created.json()) as any).data.id;
     const until = Date.now() + 20_000;
     while (model.requests.length < 2) {
@@ -46,7 +50,18 @@ describe('The all-in-one service across a crash (kill -9) and restart on the sam
       const raw = await readRawStream(`${second.url}/api/v1/tasks/${id}/stream?after=0`, { authorization: 'Bearer restart-key' }, 30_000);
       const blocks = parseSseBlocks(raw.text).filter((b) => b.id);
       expect(blocks.map((b) => Number(b.id))).toEqual(blocks.map((_, i) => i + 1));
-      expect(blocks.map((b) => b.event)).toEqual(['message', 'status', 'usage', 'tool_call', 'tool_started', 'tool_result', 'artifact', 'usage', 'content', 'done']);
+      expect(blocks.map((b) => b.event)).toEqual([
+        'message',
+        'status',
+        'usage',
+        'tool_call',
+        'tool_started',
+        'tool_result',
+        'artifact',
+        'usage',
+        'content',
+        'done',
+      ]);
       expect(JSON.parse(blocks[8].data).data.text).toBe('finished after restart');
       expect(JSON.parse(blocks[9].data).data.status).toBe('completed');
       const view = (await (await fetch(`${second.url}/api/v1/tasks/${id}`, { headers: auth })).json()) as any;
@@ -79,7 +94,11 @@ describe('A task’s secrets across a crash (kill -9) and restart on the same DA
     model.script({ toolCalls: [{ name: 'shell', arguments: { command: 'mkfifo "p-$TOKEN"' } }] }, { text: 'Ready.' });
     const first = await startServiceProcess(env, port);
     try {
-      const created = await fetch(`${first.url}/api/v1/tasks`, { method: 'POST', headers: auth, body: JSON.stringify({ message: 'keep the token', secrets: { TOKEN } }) });
+      const created = await fetch(`${first.url}/api/v1/tasks`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ message: 'keep the token', secrets: { TOKEN } }),
+      });
       id = ((await created.json()) as any).data.id;
       await turnBlocks(first);
     } finally {
@@ -105,7 +124,10 @@ describe('A task’s secrets across a crash (kill -9) and restart on the same DA
     const path = join(dataDir, 'secrets.key');
     expect((await stat(path)).mode & 0o777).toBe(0o600);
     expect(logs[0]).toContain(`generated the key that encrypts task secrets at rest, in ${path}`);
-    const key = (await persistedFiles(dataDir)).find((f) => f.where === path)!.bytes.toString().trim();
+    const key = (await persistedFiles(dataDir))
+      .find((f) => f.where === path)!
+      .bytes.toString()
+      .trim();
     expect(logs[0]).not.toContain(key);
   });
 
@@ -123,7 +145,9 @@ describe('A task’s secrets across a crash (kill -9) and restart on the same DA
         if (Date.now() > until) throw new Error(`the sandbox never expired:\n${second.output()}`);
         await new Promise((r) => setTimeout(r, 200));
       }
-      const all = parseSseBlocks((await readRawStream(`${second.url}/api/v1/tasks/${id}/stream?after=0`, { authorization: 'Bearer restart-key' })).text);
+      const all = parseSseBlocks(
+        (await readRawStream(`${second.url}/api/v1/tasks/${id}/stream?after=0`, { authorization: 'Bearer restart-key' })).text,
+      );
       const expired = JSON.parse(all.find((b) => b.event === 'sandbox')!.data).data;
       expect(expired.status).toBe('expired');
       expect(expired.skipped).toEqual([expect.stringMatching(/^p-\[REDACTED:TOKEN\]: /)]);
@@ -147,13 +171,17 @@ describe('A task’s secrets across a crash (kill -9) and restart on the same DA
     const modelCalls = model.requests.length;
     const wrong = await startServiceProcess({ ...env, SECRETS_KEY: randomBytes(32).toString('base64') }, port);
     try {
-      expect(wrong.output()).toMatch(/holds an earlier generated key \(key id [0-9a-f]{16}\) that is neither SECRETS_KEY nor in SECRETS_KEY_PREVIOUS/);
+      expect(wrong.output()).toMatch(
+        /holds an earlier generated key \(key id [0-9a-f]{16}\) that is neither SECRETS_KEY nor in SECRETS_KEY_PREVIOUS/,
+      );
       expect((await followUp(wrong, 'check the token again')).status).toBe(201);
       const blocks = await turnBlocks(wrong);
       expect(blocks.map((b) => b.event)).toEqual(['message', 'status', 'notice', 'done']);
       const done = blocks.at(-1)!.data;
       expect(done).toMatchObject({ status: 'failed', turn: 3 });
-      expect(done.error).toMatch(/^Secrets TOKEN cannot be opened: they were sealed with key id [0-9a-f]{16}, and this process has only key id [0-9a-f]{16}/);
+      expect(done.error).toMatch(
+        /^Secrets TOKEN cannot be opened: they were sealed with key id [0-9a-f]{16}, and this process has only key id [0-9a-f]{16}/,
+      );
       expect(done.error).toContain('The turn stopped so that nothing runs with these variables empty.');
       expect(blocks[2].data).toEqual({ code: 'SECRETS_UNAVAILABLE', names: ['TOKEN'], message: done.error });
       expect(model.requests.length).toBe(modelCalls);
@@ -179,7 +207,10 @@ describe('A task’s secrets across a crash (kill -9) and restart on the same DA
 
   it('left the value nowhere: not in DATA_DIR (event store, read model, key file), not in any log, not sent to the model', async () => {
     const forms = [TOKEN, Buffer.from(TOKEN).toString('base64'), encodeURIComponent(TOKEN)];
-    const items = [...(await persistedFiles(dataDir)), ...logs.map((text, i) => ({ where: `log of process ${i + 1}`, bytes: Buffer.from(text) }))];
+    const items = [
+      ...(await persistedFiles(dataDir)),
+      ...logs.map((text, i) => ({ where: `log of process ${i + 1}`, bytes: Buffer.from(text) })),
+    ];
     items.push({ where: 'model requests', bytes: Buffer.from(JSON.stringify(model.requests)) });
     for (const { where, bytes } of items) {
       for (const form of forms) expect({ where, form, leaked: bytes.includes(form) }).toEqual({ where, form, leaked: false });

@@ -39,7 +39,11 @@ export class InProcessBus implements MessageBus {
     const list = this.handlers.get(subject) ?? [];
     const entry = handler as Handler;
     this.handlers.set(subject, [...list, entry]);
-    return () => this.handlers.set(subject, (this.handlers.get(subject) ?? []).filter((h) => h !== entry));
+    return () =>
+      this.handlers.set(
+        subject,
+        (this.handlers.get(subject) ?? []).filter((h) => h !== entry),
+      );
   }
 
   publish<T>(subject: string, payload: T): void {

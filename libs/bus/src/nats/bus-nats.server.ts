@@ -30,7 +30,9 @@ export class BusNatsServer extends ServerNats {
   subscriptionCallback(subject: string): NatsCallback {
     const handle = this.getMessageHandler(subject) as (error: NatsError | null, msg: Msg) => Promise<unknown>;
     return (error, msg) => {
-      handle(error, msg).catch((e: unknown) => this.busLogger.error(`message on ${subject} dropped: ${e instanceof Error ? e.message : String(e)}`));
+      handle(error, msg).catch((e: unknown) =>
+        this.busLogger.error(`message on ${subject} dropped: ${e instanceof Error ? e.message : String(e)}`),
+      );
     };
   }
 

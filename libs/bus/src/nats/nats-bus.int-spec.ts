@@ -219,7 +219,11 @@ describe('NatsBus', () => {
         const bus = await open();
 
         await expect(bus.request(interop.command, { a: 21 })).resolves.toEqual({ b: 42 });
-        await expect(bus.request(interop.failing, {})).rejects.toMatchObject({ name: RemoteError.name, remoteCode: 'TOOL.FAILED', message: 'boom' });
+        await expect(bus.request(interop.failing, {})).rejects.toMatchObject({
+          name: RemoteError.name,
+          remoteCode: 'TOOL.FAILED',
+          message: 'boom',
+        });
         bus.publish(interop.fact, { n: 1 });
         await waitFor(() => heardByNest.length === 1);
         expect(heardByNest).toEqual([{ n: 1 }]);

@@ -53,7 +53,9 @@ export async function createNatsBus(options: NatsBusOptions): Promise<NatsBus> {
       reconnectDelayHandler: () => backoff.delayMs(),
     });
   } catch (error) {
-    throw new Error(`NATS at ${servers.join(', ')} did not answer: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(`NATS at ${servers.join(', ')} did not answer: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
   }
   const bus = new NatsBus(connection, backoff, options);
   try {
@@ -103,7 +105,8 @@ export class NatsBus implements MessageBus {
     await this.client.connect();
     this.watch().catch((error: unknown) => this.logger.error(`stopped watching the NATS connection: ${String(error)}`));
     void this.connection.closed().then((error) => {
-      if (!this.closing) this.logger.error(`the NATS connection closed for good${error ? `: ${error.message}` : ''}; the bus carries nothing any more`);
+      if (!this.closing)
+        this.logger.error(`the NATS connection closed for good${error ? `: ${error.message}` : ''}; the bus carries nothing any more`);
     });
     this.logger.log(`connected to NATS at ${this.connection.getServer()}`);
   }
@@ -168,7 +171,8 @@ export class NatsBus implements MessageBus {
       return;
     }
     this.client.emit(subject, payload).subscribe({
-      error: (error: unknown) => this.logger.error(`fact on ${subject} not published: ${error instanceof Error ? error.message : String(error)}`),
+      error: (error: unknown) =>
+        this.logger.error(`fact on ${subject} not published: ${error instanceof Error ? error.message : String(error)}`),
     });
   }
 

@@ -70,7 +70,13 @@ export async function startPrivateNatsServer(): Promise<PrivateNatsServer> {
       failed.catch(() => undefined);
       const until = Date.now() + 10_000;
       for (;;) {
-        const ready = await Promise.race([readGreeting('127.0.0.1', port, 500).then(() => true, () => false), failed]);
+        const ready = await Promise.race([
+          readGreeting('127.0.0.1', port, 500).then(
+            () => true,
+            () => false,
+          ),
+          failed,
+        ]);
         if (ready) return;
         if (Date.now() > until) {
           proc.kill('SIGKILL');

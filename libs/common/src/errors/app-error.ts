@@ -9,14 +9,7 @@
  * place that maps such codes onto these; a code it does not map is answered as INTERNAL.
  */
 export type ErrorCode =
-  | 'AUTH_REQUIRED'
-  | 'INVALID_API_KEY'
-  | 'NOT_FOUND'
-  | 'VALIDATION_ERROR'
-  | 'CONFLICT'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'RATE_LIMITED'
-  | 'INTERNAL';
+  'AUTH_REQUIRED' | 'INVALID_API_KEY' | 'NOT_FOUND' | 'VALIDATION_ERROR' | 'CONFLICT' | 'PAYLOAD_TOO_LARGE' | 'RATE_LIMITED' | 'INTERNAL';
 
 export class AppError extends Error {
   constructor(

@@ -34,7 +34,11 @@ describe('secret envelope (AES-256-GCM, a data key per task wrapped by SECRETS_K
     expect(envelope.keyId).toBe(secretsKeyId(key.bytes));
     expect(envelope.keyId).toMatch(/^[0-9a-f]{16}$/);
     const text = JSON.stringify(envelope);
-    for (const value of [...Object.values(SECRETS), key.bytes.toString('base64'), ...Object.values(SECRETS).map((v) => Buffer.from(v).toString('base64'))]) {
+    for (const value of [
+      ...Object.values(SECRETS),
+      key.bytes.toString('base64'),
+      ...Object.values(SECRETS).map((v) => Buffer.from(v).toString('base64')),
+    ]) {
       expect(text).not.toContain(value);
     }
   });
@@ -70,12 +74,21 @@ describe('secret envelope (AES-256-GCM, a data key per task wrapped by SECRETS_K
 
   it.each([
     ['a bit of the ciphertext flipped', (e: SecretEnvelope) => ({ ...e, ciphertext: flipBit(e.ciphertext, 20) })],
-    ['a bit of the ciphertext tag flipped', (e: SecretEnvelope) => ({ ...e, ciphertext: flipBit(e.ciphertext, Buffer.from(e.ciphertext, 'base64').length - 1) })],
+    [
+      'a bit of the ciphertext tag flipped',
+      (e: SecretEnvelope) => ({ ...e, ciphertext: flipBit(e.ciphertext, Buffer.from(e.ciphertext, 'base64').length - 1) }),
+    ],
     ['a bit of the ciphertext IV flipped', (e: SecretEnvelope) => ({ ...e, ciphertext: flipBit(e.ciphertext, 0) })],
     ['a bit of the wrapped key flipped', (e: SecretEnvelope) => ({ ...e, wrappedKey: flipBit(e.wrappedKey, 20) })],
-    ['the ciphertext cut short', (e: SecretEnvelope) => ({ ...e, ciphertext: Buffer.from(e.ciphertext, 'base64').subarray(0, 20).toString('base64') })],
+    [
+      'the ciphertext cut short',
+      (e: SecretEnvelope) => ({ ...e, ciphertext: Buffer.from(e.ciphertext, 'base64').subarray(0, 20).toString('base64') }),
+    ],
     ['the wrapped key emptied', (e: SecretEnvelope) => ({ ...e, wrappedKey: '' })],
-    ['the wrapped key of another envelope swapped in', (e: SecretEnvelope) => ({ ...e, wrappedKey: keyring.seal('task_1', SECRETS).wrappedKey })],
+    [
+      'the wrapped key of another envelope swapped in',
+      (e: SecretEnvelope) => ({ ...e, wrappedKey: keyring.seal('task_1', SECRETS).wrappedKey }),
+    ],
   ])('refuses a tampered envelope: %s', (_what, tamper) => {
     const error = catchError(() => keyring.open('task_1', tamper(keyring.seal('task_1', SECRETS))));
     expect(error).toBeInstanceOf(SecretsEnvelopeInvalidError);

@@ -129,7 +129,8 @@ export class SecretsKeyring {
 
   /** The secrets sealed in `envelope` for `taskId`; a typed SecretsCryptoError when they cannot be opened. */
   open(taskId: string, envelope: SecretEnvelope): Record<string, string> {
-    if (envelope.version !== SECRET_ENVELOPE_VERSION) throw new SecretsEnvelopeInvalidError(`unknown envelope version ${String(envelope.version)}`);
+    if (envelope.version !== SECRET_ENVELOPE_VERSION)
+      throw new SecretsEnvelopeInvalidError(`unknown envelope version ${String(envelope.version)}`);
     if (this.byId.size === 0) throw new SecretsKeyMissingError();
     const kek = this.byId.get(envelope.keyId);
     if (!kek) throw new SecretsKeyMismatchError(String(envelope.keyId), this.keyIds);

@@ -70,7 +70,12 @@ function patternsFor(secrets: Readonly<Record<string, string>>): Pattern[] {
   const out: Pattern[] = [];
   for (const [name, value] of Object.entries(secrets)) {
     const replacement = `[REDACTED:${name}]`;
-    const forms = new Set([value, Buffer.from(value).toString('base64'), Buffer.from(value).toString('base64url'), encodeURIComponent(value)]);
+    const forms = new Set([
+      value,
+      Buffer.from(value).toString('base64'),
+      Buffer.from(value).toString('base64url'),
+      encodeURIComponent(value),
+    ]);
     for (const needle of forms) if (needle.length > 0) out.push({ needle, replacement });
   }
   return out.sort((a, b) => b.needle.length - a.needle.length);

@@ -39,12 +39,22 @@ export async function loadSecretsKeyring(env: NodeJS.ProcessEnv, options: Secret
   return keyring;
 }
 
-async function currentKey(env: NodeJS.ProcessEnv, options: SecretsKeyOptions, log: NonNullable<SecretsKeyOptions['log']>): Promise<SecretsKey | undefined> {
+async function currentKey(
+  env: NodeJS.ProcessEnv,
+  options: SecretsKeyOptions,
+  log: NonNullable<SecretsKeyOptions['log']>,
+): Promise<SecretsKey | undefined> {
   const inline = env.SECRETS_KEY?.trim();
   const file = env.SECRETS_KEY_FILE?.trim();
   if (inline && file) throw new Error('SECRETS_KEY and SECRETS_KEY_FILE are both set: set one of them');
   if (inline) return warnAboutGeneratedKey(parseSecretsKey(inline, 'SECRETS_KEY'), env, options, log);
-  if (file) return warnAboutGeneratedKey(parseSecretsKey(await readKeyFile(file, 'SECRETS_KEY_FILE'), `SECRETS_KEY_FILE (${file})`), env, options, log);
+  if (file)
+    return warnAboutGeneratedKey(
+      parseSecretsKey(await readKeyFile(file, 'SECRETS_KEY_FILE'), `SECRETS_KEY_FILE (${file})`),
+      env,
+      options,
+      log,
+    );
   if (!options.generateIfMissing) return undefined;
 
   const path = join(options.dataDir, GENERATED_SECRETS_KEY_FILE);
@@ -98,9 +108,16 @@ async function warnAboutGeneratedKey(
   } catch {
     return key;
   }
-  const previousIds = (env.SECRETS_KEY_PREVIOUS ?? '').split(',').map((k) => k.trim()).filter(Boolean).map((k) => parseSecretsKey(k, 'SECRETS_KEY_PREVIOUS').id);
+  const previousIds = (env.SECRETS_KEY_PREVIOUS ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean)
+    .map((k) => parseSecretsKey(k, 'SECRETS_KEY_PREVIOUS').id);
   if (generatedId !== key.id && !previousIds.includes(generatedId)) {
-    log('warn', `${path} holds an earlier generated key (key id ${generatedId}) that is neither SECRETS_KEY nor in SECRETS_KEY_PREVIOUS: secrets of tasks sealed with it cannot be opened`);
+    log(
+      'warn',
+      `${path} holds an earlier generated key (key id ${generatedId}) that is neither SECRETS_KEY nor in SECRETS_KEY_PREVIOUS: secrets of tasks sealed with it cannot be opened`,
+    );
   }
   return key;
 }

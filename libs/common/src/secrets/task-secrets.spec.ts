@@ -22,8 +22,16 @@ describe('TaskSecrets: a task’s plain secrets from the vault or its envelope',
   });
 
   it.each([
-    ['no key', new SecretsKeyring(undefined), /^Secrets TOKEN, OTHER cannot be opened: no SECRETS_KEY \(or SECRETS_KEY_FILE\) is set on this process/],
-    ['a wrong key', new SecretsKeyring(generateSecretsKey()), /^Secrets TOKEN, OTHER cannot be opened: they were sealed with key id [0-9a-f]{16}, and this process has only key id/],
+    [
+      'no key',
+      new SecretsKeyring(undefined),
+      /^Secrets TOKEN, OTHER cannot be opened: no SECRETS_KEY \(or SECRETS_KEY_FILE\) is set on this process/,
+    ],
+    [
+      'a wrong key',
+      new SecretsKeyring(generateSecretsKey()),
+      /^Secrets TOKEN, OTHER cannot be opened: they were sealed with key id [0-9a-f]{16}, and this process has only key id/,
+    ],
   ])('refuses with %s: names the secrets, never a value, and leaves the vault empty', (_what, keyring, message) => {
     const vault = new SecretVault();
     const error = catchError(() => new TaskSecrets(vault, keyring).open('task_1', sealed));

@@ -65,11 +65,16 @@ export class TaskSecrets {
       secrets = this.keyring.open(taskId, task.sealedSecrets);
     } catch (error) {
       if (!(error instanceof SecretsCryptoError)) throw error;
-      throw new SecretsUnavailableError(task.secretNames, `Secrets ${list} cannot be opened: ${error.message}. ${STOPPED}`, { cause: error });
+      throw new SecretsUnavailableError(task.secretNames, `Secrets ${list} cannot be opened: ${error.message}. ${STOPPED}`, {
+        cause: error,
+      });
     }
     const opened = Object.keys(secrets).sort().join(',');
     if (opened !== [...task.secretNames].sort().join(',')) {
-      throw new SecretsUnavailableError(task.secretNames, `Secrets ${list} cannot be opened: the sealed secrets hold other names. ${STOPPED}`);
+      throw new SecretsUnavailableError(
+        task.secretNames,
+        `Secrets ${list} cannot be opened: the sealed secrets hold other names. ${STOPPED}`,
+      );
     }
     this.vault.put(taskId, secrets);
     return secrets;

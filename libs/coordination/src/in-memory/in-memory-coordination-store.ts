@@ -9,7 +9,10 @@ export class InMemoryCoordinationStore implements CoordinationStore {
   private readonly entries = new Map<string, Entry>();
   private revision = 0;
 
-  constructor(private readonly options: CoordinationStoreOptions, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly options: CoordinationStoreOptions,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   async get(key: string): Promise<VersionedValue | undefined> {
     assertCoordinationKey(key);

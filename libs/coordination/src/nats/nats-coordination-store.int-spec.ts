@@ -17,4 +17,6 @@ afterAll(async () => {
   await connection.close();
 });
 
-describeCoordinationStoreContract('NATS JetStream KV', (options) => createNatsCoordinationStore({ ...options, servers: [natsUrlForTests()], namespace }));
+describeCoordinationStoreContract('NATS JetStream KV', (options) =>
+  createNatsCoordinationStore({ ...options, servers: [natsUrlForTests()], namespace }),
+);

@@ -23,7 +23,10 @@ export async function createNatsCoordinationStore(options: NatsCoordinationStore
     return new NatsCoordinationStore(connection, kv);
   } catch (error) {
     await connection.close();
-    throw new Error(`NATS JetStream key-value bucket "${options.bucket}" is unavailable (is JetStream on, nats-server -js?): ${messageOf(error)}`, { cause: error });
+    throw new Error(
+      `NATS JetStream key-value bucket "${options.bucket}" is unavailable (is JetStream on, nats-server -js?): ${messageOf(error)}`,
+      { cause: error },
+    );
   }
 }
 

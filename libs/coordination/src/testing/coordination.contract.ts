@@ -2,7 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { CoordinationStore, CoordinationStoreOptions } from '../coordination.port';
 
 /** Every coordination store adapter's spec calls this with its own factory. */
-export function describeCoordinationStoreContract(name: string, make: (options: CoordinationStoreOptions) => Promise<CoordinationStore>): void {
+export function describeCoordinationStoreContract(
+  name: string,
+  make: (options: CoordinationStoreOptions) => Promise<CoordinationStore>,
+): void {
   describe(`CoordinationStore contract: ${name}`, () => {
     let store: CoordinationStore;
     const bucket = `contract-${randomBytes(4).toString('hex')}`;
@@ -56,7 +59,7 @@ export function describeCoordinationStoreContract(name: string, make: (options: 
       expect((await store.get(k))?.value).toBe('40');
     }, 30_000);
 
-    it('forgets a key not written for the bucket\'s TTL', async () => {
+    it("forgets a key not written for the bucket's TTL", async () => {
       const short = await make({ bucket: `${bucket}-ttl`, ttlMs: 1_000 });
       try {
         const k = key();

@@ -18,7 +18,8 @@ export class BatchAssembler {
   push(event: StoredEvent, mark: BatchMark): StoredEvent[][] {
     const completed: StoredEvent[][] = [];
     const last = this.pending.at(-1);
-    const continues = last !== undefined && mark.index === this.pending.length && event.streamId === last.streamId && event.revision === last.revision + 1;
+    const continues =
+      last !== undefined && mark.index === this.pending.length && event.streamId === last.streamId && event.revision === last.revision + 1;
     // A batch that breaks off cannot happen with whole appends; should it, its events still go
     // out (delivery is a hint) rather than being held back forever.
     if (last !== undefined && !continues) completed.push(this.take());

@@ -36,7 +36,11 @@ class FakeLog {
       const revision = this.revisions.get(streamId) ?? 0n;
       this.revisions.set(streamId, revision + 1n);
       this.position += 100n;
-      return recordedEvent(toEventData(event, { index, size: count }), { streamName: PREFIX + streamId, revision, position: this.position });
+      return recordedEvent(toEventData(event, { index, size: count }), {
+        streamName: PREFIX + streamId,
+        revision,
+        position: this.position,
+      });
     });
   }
 }
@@ -65,7 +69,8 @@ function setup(options: { committed?: number } = {}) {
   return { feed, subscriptions, errors, batches, log: new FakeLog(), current: () => subscriptions[subscriptions.length - 1] };
 }
 
-const keys = (batches: (readonly StoredEvent[])[]) => batches.map((batch) => batch.map((e) => `${e.streamId}#${e.revision}@${e.globalPosition}`));
+const keys = (batches: (readonly StoredEvent[])[]) =>
+  batches.map((batch) => batch.map((e) => `${e.streamId}#${e.revision}@${e.globalPosition}`));
 const expectedKeys = (...appends: AllStreamRecordedEvent[][]) =>
   appends.map((events) => events.map((e) => `${e.streamId.slice(PREFIX.length)}#${Number(e.revision) + 1}@${Number(e.position.commit)}`));
 

@@ -101,7 +101,10 @@ describe('esdb mapping: events', () => {
   const at = { streamName: 'agentic.task-1', revision: 2n, position: 5_000n, created: new Date('2025-05-06T07:08:09.123Z') };
 
   it('writes data as the JSON body and schemaVersion, batch and metadata as JSON metadata', () => {
-    const written = toEventData({ type: 'TaskCreated', data: { title: 'a' }, schemaVersion: 2, metadata: { correlationId: 'c-1' } }, { index: 1, size: 3 });
+    const written = toEventData(
+      { type: 'TaskCreated', data: { title: 'a' }, schemaVersion: 2, metadata: { correlationId: 'c-1' } },
+      { index: 1, size: 3 },
+    );
     expect(written).toMatchObject({
       contentType: 'application/json',
       type: 'TaskCreated',
@@ -112,12 +115,17 @@ describe('esdb mapping: events', () => {
   });
 
   it.each<[string, NewEvent]>([
-    ['object data with metadata', { type: 'TaskCreated', data: { title: 'a', tags: ['x'] }, schemaVersion: 2, metadata: { correlationId: 'c-1', $causationId: 'e-0' } }],
+    [
+      'object data with metadata',
+      { type: 'TaskCreated', data: { title: 'a', tags: ['x'] }, schemaVersion: 2, metadata: { correlationId: 'c-1', $causationId: 'e-0' } },
+    ],
     ['array data without metadata', { type: 'TaskNoted', data: ['list', 2], schemaVersion: 1 }],
     ['string data', { type: 'Said', data: 'hello', schemaVersion: 3 }],
     ['no data (stored as null, as the SQL adapter does)', { type: 'Pinged', data: null, schemaVersion: 1 }],
   ])('round-trips %s', (_, event) => {
-    const { stored, batch } = decodeRecordedEvent(recordedEvent(toEventData(event, { index: 0, size: 1 }), at), 'task-1', { fromAll: true });
+    const { stored, batch } = decodeRecordedEvent(recordedEvent(toEventData(event, { index: 0, size: 1 }), at), 'task-1', {
+      fromAll: true,
+    });
     expect(stored).toEqual({
       ...event,
       streamId: 'task-1',
@@ -133,7 +141,9 @@ describe('esdb mapping: events', () => {
     const good = toEventData({ type: 'T', data: {}, schemaVersion: 1 }, { index: 0, size: 1 });
     const decode = (metadata: unknown) => () => decodeRecordedEvent({ ...recordedEvent(good, at), metadata } as never, 'task-1');
 
-    expect(() => decodeRecordedEvent(recordedEvent(binaryEvent({ type: 'T', data: new Uint8Array([1]) }), at), 'task-1')).toThrow(/not JSON/);
+    expect(() => decodeRecordedEvent(recordedEvent(binaryEvent({ type: 'T', data: new Uint8Array([1]) }), at), 'task-1')).toThrow(
+      /not JSON/,
+    );
     expect(decode(undefined)).toThrow(UnreadableStoredEventError);
     expect(decode({ batch: { index: 0, size: 1 } })).toThrow(/schemaVersion/);
     expect(decode({ schemaVersion: 1 })).toThrow(/batch/);

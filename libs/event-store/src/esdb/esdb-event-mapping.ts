@@ -96,7 +96,10 @@ export function toGlobalPosition(position: Position | undefined, where: string):
   if (!position) throw new UnreadableStoredEventError(where, 'EventStoreDB returned no log position');
   // Servers before 22.6 send "no position" (2^64 - 1) for events read from a stream.
   if (position.commit < 0n || position.commit > MAX_POSITION) {
-    throw new UnreadableStoredEventError(where, `log position ${position.commit} is not usable (EventStoreDB 22.6 or later reports positions on stream reads)`);
+    throw new UnreadableStoredEventError(
+      where,
+      `log position ${position.commit} is not usable (EventStoreDB 22.6 or later reports positions on stream reads)`,
+    );
   }
   return Number(position.commit);
 }
@@ -159,7 +162,10 @@ export function decodeRecordedEvent(recorded: RecordedEvent, streamId: string, o
   const envelope = parseEnvelope(recorded.metadata, where);
   const globalPosition = toGlobalPosition(recorded.position, where);
   if (options.fromAll && recorded.position && recorded.position.commit !== recorded.position.prepare) {
-    throw new UnreadableStoredEventError(where, 'commit and prepare positions differ (an explicit transaction, which this adapter never writes)');
+    throw new UnreadableStoredEventError(
+      where,
+      'commit and prepare positions differ (an explicit transaction, which this adapter never writes)',
+    );
   }
   const stored: StoredEvent = {
     streamId,
@@ -182,8 +188,10 @@ function parseEnvelope(raw: unknown, where: string): EsdbEventMetadata {
     throw new UnreadableStoredEventError(where, 'metadata has no batch {index, size}');
   }
   const mark = { index: batch.index as number, size: batch.size as number };
-  if (mark.index < 0 || mark.index >= mark.size) throw new UnreadableStoredEventError(where, `batch index ${mark.index} is outside 0..${mark.size - 1}`);
-  if (metadata !== undefined && !isPlainObject(metadata)) throw new UnreadableStoredEventError(where, 'metadata.metadata is not a JSON object');
+  if (mark.index < 0 || mark.index >= mark.size)
+    throw new UnreadableStoredEventError(where, `batch index ${mark.index} is outside 0..${mark.size - 1}`);
+  if (metadata !== undefined && !isPlainObject(metadata))
+    throw new UnreadableStoredEventError(where, 'metadata.metadata is not a JSON object');
   return { schemaVersion: schemaVersion as number, batch: mark, ...(metadata === undefined ? {} : { metadata }) };
 }
 

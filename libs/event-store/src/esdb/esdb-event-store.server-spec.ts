@@ -67,7 +67,11 @@ describe('esdb event store', () => {
     const store = await open(prefix);
     const raw = EventStoreDBClient.connectionString(url);
     try {
-      await store.appendToStream('task-1', [{ type: 'TaskCreated', data: { title: 'a' }, schemaVersion: 2, metadata: { correlationId: 'c-1' } }], 'no_stream');
+      await store.appendToStream(
+        'task-1',
+        [{ type: 'TaskCreated', data: { title: 'a' }, schemaVersion: 2, metadata: { correlationId: 'c-1' } }],
+        'no_stream',
+      );
 
       const events = [];
       for await (const resolved of raw.readStream(`${prefix}task-1`)) events.push(resolved.event);

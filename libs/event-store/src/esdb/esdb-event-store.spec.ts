@@ -45,7 +45,13 @@ describe('esdb event store over a fake client', () => {
     store.onAppended((events) => batches.push(events));
     const results: AppendResult[] = [];
     for (let i = 0; i < 6; i++) {
-      results.push(await store.appendToStream(`task-${i % 2}`, [1, 2, 3].map((n) => ({ type: 'N', data: { n }, schemaVersion: 1 })), 'any'));
+      results.push(
+        await store.appendToStream(
+          `task-${i % 2}`,
+          [1, 2, 3].map((n) => ({ type: 'N', data: { n }, schemaVersion: 1 })),
+          'any',
+        ),
+      );
       if (i % 2 === 0) fake.dropSubscriptions();
     }
 

@@ -65,7 +65,10 @@ export async function createEsdbEventStore(options: EsdbEventStoreOptions): Prom
  * Opens the store over a client the caller built (e.g. with client certificates); the store owns
  * it from then on: close() disposes it, and so does a failed open.
  */
-export async function openEsdbEventStore(client: EsdbClient, options: Omit<EsdbEventStoreOptions, 'connectionString'> = {}): Promise<EventStore> {
+export async function openEsdbEventStore(
+  client: EsdbClient,
+  options: Omit<EsdbEventStoreOptions, 'connectionString'> = {},
+): Promise<EventStore> {
   const prefix = options.streamPrefix ?? DEFAULT_ESDB_STREAM_PREFIX;
   const reportError = options.reportError ?? ((error: unknown) => console.error('event store (esdb):', error));
   let start: FeedStart;
@@ -156,7 +159,11 @@ class EsdbEventStore implements EventStore {
   async streamRevision(streamId: string): Promise<number> {
     this.assertOpen();
     try {
-      const read = this.client.readStream(toEsdbStreamName(this.prefix, streamId), { direction: BACKWARDS, fromRevision: END, maxCount: 1 });
+      const read = this.client.readStream(toEsdbStreamName(this.prefix, streamId), {
+        direction: BACKWARDS,
+        fromRevision: END,
+        maxCount: 1,
+      });
       for await (const resolved of read) if (resolved.event) return fromEsdbRevision(resolved.event.revision);
     } catch (error) {
       if (!(error instanceof StreamNotFoundError)) throw error;
@@ -222,9 +229,18 @@ class EsdbEventStore implements EventStore {
    * the append). Should this read fail, the append has still happened, as with a lost commit
    * acknowledgement: a retry with the same expected revision then gets a conflict.
    */
-  private async readBack(streamName: string, streamId: string, fromRevision: number, written: readonly EventData[]): Promise<StoredEvent[]> {
+  private async readBack(
+    streamName: string,
+    streamId: string,
+    fromRevision: number,
+    written: readonly EventData[],
+  ): Promise<StoredEvent[]> {
     const events: StoredEvent[] = [];
-    const read = this.client.readStream(streamName, { fromRevision: toEsdbRevision(fromRevision), maxCount: written.length, requiresLeader: true });
+    const read = this.client.readStream(streamName, {
+      fromRevision: toEsdbRevision(fromRevision),
+      maxCount: written.length,
+      requiresLeader: true,
+    });
     for await (const resolved of read) {
       if (!resolved.event) continue;
       if (resolved.event.id.toLowerCase() !== written[events.length]?.id.toLowerCase()) {
@@ -232,7 +248,8 @@ class EsdbEventStore implements EventStore {
       }
       events.push(decodeRecordedEvent(resolved.event, streamId).stored);
     }
-    if (events.length !== written.length) throw new Error(`EventStoreDB: read back ${events.length} of the ${written.length} events appended to ${streamName}`);
+    if (events.length !== written.length)
+      throw new Error(`EventStoreDB: read back ${events.length} of the ${written.length} events appended to ${streamName}`);
     return events;
   }
 }

@@ -39,50 +39,61 @@ describeEventStoreContract('postgres', async () => {
 });
 
 describe('postgres event store', () => {
-  it('two stores on one database, like two processes, each see all appends through onAppended in global order', () =>
-    withSchema(async (schema) => {
-      const stores = [await createPostgresEventStore({ connectionString, schema }), await createPostgresEventStore({ connectionString, schema })];
-      try {
-        const seen: (readonly StoredEvent[])[][] = [[], []];
-        stores.forEach((store, i) => store.onAppended((events) => seen[i].push(events)));
+  it(
+    'two stores on one database, like two processes, each see all appends through onAppended in global order',
+    () =>
+      withSchema(async (schema) => {
+        const stores = [
+          await createPostgresEventStore({ connectionString, schema }),
+          await createPostgresEventStore({ connectionString, schema }),
+        ];
+        try {
+          const seen: (readonly StoredEvent[])[][] = [[], []];
+          stores.forEach((store, i) => store.onAppended((events) => seen[i].push(events)));
 
-        const results = (
-          await Promise.all([0, 1, 2, 3].map((w) => appendBatches(stores[w % 2], `task-${w}`, 10)))
-        ).flat().sort((a, b) => a.lastGlobalPosition - b.lastGlobalPosition);
-        const last = results.at(-1)!.lastGlobalPosition;
+          const results = (await Promise.all([0, 1, 2, 3].map((w) => appendBatches(stores[w % 2], `task-${w}`, 10))))
+            .flat()
+            .sort((a, b) => a.lastGlobalPosition - b.lastGlobalPosition);
+          const last = results.at(-1)!.lastGlobalPosition;
 
-        for (const batches of seen) {
-          await waitFor(() => batches.at(-1)?.at(-1)?.globalPosition === last);
-          expect(batches).toEqual(results.map((r) => r.events));
+          for (const batches of seen) {
+            await waitFor(() => batches.at(-1)?.at(-1)?.globalPosition === last);
+            expect(batches).toEqual(results.map((r) => r.events));
+          }
+        } finally {
+          await Promise.all(stores.map((s) => s.close()));
         }
-      } finally {
-        await Promise.all(stores.map((s) => s.close()));
-      }
-    }), 30_000);
+      }),
+    30_000,
+  );
 
-  it('turns a unique violation from a racing writer into ExpectedRevisionConflictError', () =>
-    withSchema(async (schema) => {
-      const store = await createPostgresEventStore({ connectionString, schema });
-      const rival = new Client({ connectionString, options: `-c search_path=${schema}` });
-      await rival.connect();
-      try {
-        // The rival inserts revision 1 without committing, so the store's revision check passes
-        // and its own insert of revision 1 waits on the unique index until the rival commits.
-        await rival.query('BEGIN');
-        await rival.query(`INSERT INTO events (global_position, stream_id, revision, type, schema_version, data)
+  it(
+    'turns a unique violation from a racing writer into ExpectedRevisionConflictError',
+    () =>
+      withSchema(async (schema) => {
+        const store = await createPostgresEventStore({ connectionString, schema });
+        const rival = new Client({ connectionString, options: `-c search_path=${schema}` });
+        await rival.connect();
+        try {
+          // The rival inserts revision 1 without committing, so the store's revision check passes
+          // and its own insert of revision 1 waits on the unique index until the rival commits.
+          await rival.query('BEGIN');
+          await rival.query(`INSERT INTO events (global_position, stream_id, revision, type, schema_version, data)
                            VALUES (1000000, 'race', 1, 'Rival', 1, '{}')`);
-        const append = store.appendToStream('race', [{ type: 'Mine', data: {}, schemaVersion: 1 }], 'no_stream');
-        await waitForLockWait();
-        await rival.query('COMMIT');
+          const append = store.appendToStream('race', [{ type: 'Mine', data: {}, schemaVersion: 1 }], 'no_stream');
+          await waitForLockWait();
+          await rival.query('COMMIT');
 
-        const error = await append.catch((e: unknown) => e);
-        expect(error).toBeInstanceOf(ExpectedRevisionConflictError);
-        expect(error).toMatchObject({ streamId: 'race', expected: 'no_stream', actual: 1 });
-      } finally {
-        await rival.end();
-        await store.close();
-      }
-    }), 30_000);
+          const error = await append.catch((e: unknown) => e);
+          expect(error).toBeInstanceOf(ExpectedRevisionConflictError);
+          expect(error).toMatchObject({ streamId: 'race', expected: 'no_stream', actual: 1 });
+        } finally {
+          await rival.end();
+          await store.close();
+        }
+      }),
+    30_000,
+  );
 });
 
 async function appendBatches(store: EventStore, streamId: string, count: number): Promise<AppendResult[]> {
@@ -100,7 +111,9 @@ async function waitForLockWait(): Promise<void> {
   await observer.connect();
   try {
     await waitFor(async () => {
-      const { rows } = await observer.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO events%'`);
+      const { rows } = await observer.query(
+        `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO events%'`,
+      );
       return rows.length > 0;
     });
   } finally {

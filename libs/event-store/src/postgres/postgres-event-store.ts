@@ -125,7 +125,9 @@ class PgPoolSqlClient implements SqlClient {
     let broken: Error | undefined;
     try {
       await connection.query('BEGIN');
-      const result = await fn({ query: async <Row>(text: string, params?: readonly unknown[]) => (await connection.query(text, params as unknown[])).rows as Row[] });
+      const result = await fn({
+        query: async <Row>(text: string, params?: readonly unknown[]) => (await connection.query(text, params as unknown[])).rows as Row[],
+      });
       await connection.query('COMMIT');
       return result;
     } catch (error) {

@@ -137,7 +137,12 @@ export class SqlEventStore implements EventStore {
    * inserted. Under contention PostgreSQL may check against a snapshot older than the lock; a
    * stale check then collides with UNIQUE(stream_id, revision), which is reported as a conflict.
    */
-  private async insert(db: SqlQueryable, streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<StoredEvent[]> {
+  private async insert(
+    db: SqlQueryable,
+    streamId: string,
+    events: readonly NewEvent[],
+    expected: ExpectedRevision,
+  ): Promise<StoredEvent[]> {
     const expectedNumber = expected === 'any' ? null : expected === 'no_stream' ? 0 : expected;
     const params: unknown[] = [streamId, events.length, expectedNumber];
     const values = events.map((event, i) => {

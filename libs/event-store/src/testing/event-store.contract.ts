@@ -33,7 +33,11 @@ export function describeEventStoreContract(name: string, factory: () => Promise<
         const read = await store.readStream(streamId);
         expect(read).toEqual(result.events);
         expect(read.map((e) => ({ type: e.type, data: e.data, schemaVersion: e.schemaVersion, metadata: e.metadata }))).toEqual(events);
-        expect(read.map((e) => [e.streamId, e.revision])).toEqual([[streamId, 1], [streamId, 2], [streamId, 3]]);
+        expect(read.map((e) => [e.streamId, e.revision])).toEqual([
+          [streamId, 1],
+          [streamId, 2],
+          [streamId, 3],
+        ]);
         expect(read.every((e) => typeof e.globalPosition === 'number' && !Number.isNaN(Date.parse(e.recordedAt)))).toBe(true);
         expect(result).toMatchObject({ nextExpectedRevision: 3, lastGlobalPosition: read[2].globalPosition });
       });
@@ -84,7 +88,10 @@ export function describeEventStoreContract(name: string, factory: () => Promise<
         const streamId = newStreamId();
         await store.appendToStream(streamId, [event(1), event(2)], 'no_stream');
 
-        await expect(store.appendToStream(streamId, [event(3)], 1)).rejects.toMatchObject({ name: 'ExpectedRevisionConflictError', actual: 2 });
+        await expect(store.appendToStream(streamId, [event(3)], 1)).rejects.toMatchObject({
+          name: 'ExpectedRevisionConflictError',
+          actual: 2,
+        });
         await expect(store.appendToStream(streamId, [event(3)], 3)).rejects.toBeInstanceOf(ExpectedRevisionConflictError);
         await expect(store.appendToStream(newStreamId(), [event(1)], 1)).rejects.toMatchObject({ actual: 0 });
         expect(await store.streamRevision(streamId)).toBe(2);

@@ -56,7 +56,16 @@ export class FakeEsdbClient {
 
   /** Writes system or foreign records straight into the log, as other writers would. */
   writeForeign(streamName: string, count = 1): void {
-    this.write(streamName, Array.from({ length: count }, (_, i) => ({ id: `${streamName}-${i}`, type: 'Other', contentType: 'application/json', data: { i }, metadata: undefined })));
+    this.write(
+      streamName,
+      Array.from({ length: count }, (_, i) => ({
+        id: `${streamName}-${i}`,
+        type: 'Other',
+        contentType: 'application/json',
+        data: { i },
+        metadata: undefined,
+      })),
+    );
   }
 
   /** Fails every open subscription, as a dropped connection or a restarting server does. */
@@ -108,7 +117,12 @@ export class FakeEsdbClient {
     const from = options.fromPosition ?? START;
     const after = from === START ? -1n : from === END ? this.nextPosition - 1n : from.commit;
     const prefixes = options.filter && 'prefixes' in options.filter ? options.filter.prefixes : undefined;
-    const subscription = new FakeAllSubscription(after, (r) => !prefixes || prefixes.some((p) => r.streamName.startsWith(p)), () => this.log, (s) => this.subscriptions.delete(s));
+    const subscription = new FakeAllSubscription(
+      after,
+      (r) => !prefixes || prefixes.some((p) => r.streamName.startsWith(p)),
+      () => this.log,
+      (s) => this.subscriptions.delete(s),
+    );
     this.subscriptions.add(subscription);
     setImmediate(() => subscription.start());
     return subscription;

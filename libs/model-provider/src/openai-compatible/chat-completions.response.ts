@@ -86,11 +86,7 @@ export class StreamedCompletion {
     // Some servers omit `index`; a new id then starts a new call, anything else continues the last.
     const last = this.calls.length - 1;
     const index =
-      typeof part.index === 'number'
-        ? part.index
-        : part.id && this.calls[last]?.id !== part.id
-          ? this.calls.length
-          : Math.max(last, 0);
+      typeof part.index === 'number' ? part.index : part.id && this.calls[last]?.id !== part.id ? this.calls.length : Math.max(last, 0);
     const call = (this.calls[index] ??= { name: '', args: '' });
     call.id ||= part.id;
     // The name arrives whole in the first fragment; servers that repeat it must not double it.

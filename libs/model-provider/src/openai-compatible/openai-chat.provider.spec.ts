@@ -1,9 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  ScriptedOpenAiServer,
-  startScriptedOpenAiServer,
-} from '@app/model-provider/testing/scripted-openai-server';
+import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { ModelCallAbortedError, ModelProviderError } from '../model-provider.errors';
 import { ChatMessage, ModelRequest, ToolDefinition } from '../model-provider.port';
 import { OpenAiChatProvider, OpenAiChatProviderOptions } from './openai-chat.provider';
@@ -189,7 +186,9 @@ describe('OpenAiChatProvider', () => {
     it('gives up after maxRetries + 1 attempts of 500, naming the status and the attempt count', async () => {
       server.script(...Array.from({ length: 3 }, () => ({ status: 500, body: { error: { message: 'upstream exploded' } } })));
 
-      const error = await provider({ maxRetries: 2 }).complete(ask('hi')).catch((e: unknown) => e);
+      const error = await provider({ maxRetries: 2 })
+        .complete(ask('hi'))
+        .catch((e: unknown) => e);
 
       expect(error).toBeInstanceOf(ModelProviderError);
       expect(error).toMatchObject({ retryable: true, code: 'MODEL_PROVIDER.FAILED' });
@@ -200,7 +199,9 @@ describe('OpenAiChatProvider', () => {
     it('does not retry a 400 and passes on the provider message', async () => {
       server.script({ status: 400, body: { error: { message: "Invalid value for 'model'" } } });
 
-      const error = await provider().complete(ask('hi')).catch((e: unknown) => e);
+      const error = await provider()
+        .complete(ask('hi'))
+        .catch((e: unknown) => e);
 
       expect(error).toBeInstanceOf(ModelProviderError);
       expect(error).toMatchObject({ retryable: false });
@@ -220,7 +221,9 @@ describe('OpenAiChatProvider', () => {
     it('names the timeout when every attempt hangs', async () => {
       server.script({ hang: true }, { hang: true });
 
-      const error = await provider({ timeoutMs: 100, maxRetries: 1 }).complete(ask('hi')).catch((e: unknown) => e);
+      const error = await provider({ timeoutMs: 100, maxRetries: 1 })
+        .complete(ask('hi'))
+        .catch((e: unknown) => e);
 
       expect(error).toBeInstanceOf(ModelProviderError);
       expect((error as Error).message).toContain('failed after 2 attempts; last error: the attempt timed out after 100 ms');
@@ -229,7 +232,9 @@ describe('OpenAiChatProvider', () => {
     it('retries network errors and names their cause', async () => {
       const closed = await unusedLocalUrl();
 
-      const error = await provider({ baseUrl: closed, maxRetries: 1 }).complete(ask('hi')).catch((e: unknown) => e);
+      const error = await provider({ baseUrl: closed, maxRetries: 1 })
+        .complete(ask('hi'))
+        .catch((e: unknown) => e);
 
       expect(error).toBeInstanceOf(ModelProviderError);
       expect((error as Error).message).toMatch(/failed after 2 attempts; last error: network error: .*ECONNREFUSED/);
@@ -238,7 +243,9 @@ describe('OpenAiChatProvider', () => {
     it('retries a stream cut off before it finished', async () => {
       const cut = await startTruncatingServer();
       try {
-        const error = await provider({ baseUrl: cut.url, maxRetries: 1 }).complete(ask('hi')).catch((e: unknown) => e);
+        const error = await provider({ baseUrl: cut.url, maxRetries: 1 })
+          .complete(ask('hi'))
+          .catch((e: unknown) => e);
 
         expect((error as Error).message).toContain('failed after 2 attempts; last error: the stream ended before the completion finished');
         expect(cut.hits()).toBe(2);
@@ -255,7 +262,9 @@ describe('OpenAiChatProvider', () => {
       setTimeout(() => controller.abort(), 50);
       const started = Date.now();
 
-      const error = await provider().complete(ask('hi', { signal: controller.signal })).catch((e: unknown) => e);
+      const error = await provider()
+        .complete(ask('hi', { signal: controller.signal }))
+        .catch((e: unknown) => e);
 
       expect(error).toBeInstanceOf(ModelCallAbortedError);
       expect((error as Error).name).toBe('AbortError');
@@ -268,14 +277,18 @@ describe('OpenAiChatProvider', () => {
       const controller = new AbortController();
       setTimeout(() => controller.abort(), 100);
 
-      const error = await provider().complete(ask('hi', { signal: controller.signal })).catch((e: unknown) => e);
+      const error = await provider()
+        .complete(ask('hi', { signal: controller.signal }))
+        .catch((e: unknown) => e);
 
       expect((error as Error).name).toBe('AbortError');
       expect(server.requests).toHaveLength(1);
     });
 
     it('sends nothing when the signal has already fired', async () => {
-      const error = await provider().complete(ask('hi', { signal: AbortSignal.abort() })).catch((e: unknown) => e);
+      const error = await provider()
+        .complete(ask('hi', { signal: AbortSignal.abort() }))
+        .catch((e: unknown) => e);
 
       expect((error as Error).name).toBe('AbortError');
       expect(server.requests).toHaveLength(0);
@@ -298,7 +311,9 @@ describe('OpenAiChatProvider', () => {
     it('keeps the key out of error messages even when the server quotes it', async () => {
       server.script({ status: 401, body: { error: { message: 'Incorrect API key provided: sk-secret-999' } } });
 
-      const error = await provider({ apiKey: 'sk-secret-999' }).complete(ask('hi')).catch((e: unknown) => e);
+      const error = await provider({ apiKey: 'sk-secret-999' })
+        .complete(ask('hi'))
+        .catch((e: unknown) => e);
 
       expect((error as Error).message).toContain('HTTP 401 Unauthorized: Incorrect API key provided: [REDACTED]');
       expect((error as Error).message).not.toContain('sk-secret-999');

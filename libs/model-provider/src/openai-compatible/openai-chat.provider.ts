@@ -1,9 +1,5 @@
 import { ModelCallAbortedError, ModelProviderError } from '../model-provider.errors';
-import {
-  ModelProvider,
-  ModelRequest,
-  ModelResponse,
-} from '../model-provider.port';
+import { ModelProvider, ModelRequest, ModelResponse } from '../model-provider.port';
 import { AttemptFailure } from './attempt-failure';
 import { toChatCompletionsRequest } from './chat-completions.request';
 import { parseCompletion, StreamedCompletion, WireCompletion } from './chat-completions.response';
@@ -53,9 +49,7 @@ export class OpenAiChatProvider implements ModelProvider {
 
   async complete(request: ModelRequest): Promise<ModelResponse> {
     const { signal } = request;
-    const body = JSON.stringify(
-      toChatCompletionsRequest(this.options.model, request.messages, request.tools, this.stream),
-    );
+    const body = JSON.stringify(toChatCompletionsRequest(this.options.model, request.messages, request.tools, this.stream));
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted) throw aborted(signal);
       try {
@@ -176,19 +170,14 @@ async function httpFailure(response: Response): Promise<AttemptFailure> {
   const detail = providerMessage(await response.text().catch(() => ''));
   const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
   const retryable = response.status === 429 || response.status >= 500;
-  return new AttemptFailure(
-    detail ? `${status}: ${detail}` : status,
-    retryable,
-    retryable ? retryAfterMs(response.headers) : undefined,
-  );
+  return new AttemptFailure(detail ? `${status}: ${detail}` : status, retryable, retryable ? retryAfterMs(response.headers) : undefined);
 }
 
 /** The provider's own words: `{error:{message}}` (OpenAI), `{error}` or `{message}`, else the text. */
 function providerMessage(text: string): string {
   try {
     const body = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown; detail?: unknown };
-    const message =
-      typeof body.error === 'string' ? body.error : (body.error?.message ?? body.message ?? body.detail);
+    const message = typeof body.error === 'string' ? body.error : (body.error?.message ?? body.message ?? body.detail);
     if (typeof message === 'string' && message.trim()) return excerpt(message);
   } catch {
     // Not JSON (a proxy's HTML page, plain text): fall through to the raw text.

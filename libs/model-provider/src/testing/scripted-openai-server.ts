@@ -36,10 +36,7 @@ export interface ScriptedHang {
 }
 
 export type ScriptedReply =
-  | ScriptedCompletion
-  | ScriptedError
-  | ScriptedHang
-  | ((requestBody: ChatCompletionsBody) => ScriptedReply | Promise<ScriptedReply>);
+  ScriptedCompletion | ScriptedError | ScriptedHang | ((requestBody: ChatCompletionsBody) => ScriptedReply | Promise<ScriptedReply>);
 
 /** What the server received, loosely typed: tests assert on the exact wire shape. */
 export interface ChatCompletionsBody {
@@ -68,9 +65,7 @@ export interface ScriptedOpenAiServerOptions {
   readonly defaultReply?: ScriptedReply;
 }
 
-export async function startScriptedOpenAiServer(
-  options: ScriptedOpenAiServerOptions = {},
-): Promise<ScriptedOpenAiServer> {
+export async function startScriptedOpenAiServer(options: ScriptedOpenAiServerOptions = {}): Promise<ScriptedOpenAiServer> {
   const queue: ScriptedReply[] = [];
   const requests: ChatCompletionsBody[] = [];
   const headers: IncomingHttpHeaders[] = [];
@@ -159,9 +154,7 @@ async function sendStream(res: ServerResponse, request: ChatCompletionsBody, rep
     choices,
     ...extra,
   });
-  const delta = (d: Record<string, unknown>, finish: string | null = null) => [
-    { index: 0, delta: d, finish_reason: finish },
-  ];
+  const delta = (d: Record<string, unknown>, finish: string | null = null) => [{ index: 0, delta: d, finish_reason: finish }];
   const events: unknown[] = [chunk(delta({ role: 'assistant', content: '' }))];
   for (const piece of split(reply.text ?? '', 3)) events.push(chunk(delta({ content: piece })));
   (reply.toolCalls ?? []).forEach((call, index) => {

@@ -15,7 +15,11 @@ if (missing.length > 0) {
       '`minio_env="$(bash infra/dev/ensure-minio.sh)"; set -a; eval "$minio_env"; set +a` first.',
   );
 }
-const server = { endpoint: process.env.MINIO_ENDPOINT!, accessKey: process.env.MINIO_ACCESS_KEY!, secretKey: process.env.MINIO_SECRET_KEY! };
+const server = {
+  endpoint: process.env.MINIO_ENDPOINT!,
+  accessKey: process.env.MINIO_ACCESS_KEY!,
+  secretKey: process.env.MINIO_SECRET_KEY!,
+};
 
 /** Talks to the server behind the store's back: what is really in the bucket, and cleanup. */
 function adminClient(): Client {
@@ -174,7 +178,12 @@ describe('MinIO object store against a real server', () => {
   });
 
   it('is selected by OBJECT_STORE=minio with the MINIO_* variables', async () => {
-    const env = { OBJECT_STORE: 'minio', MINIO_ENDPOINT: server.endpoint, MINIO_ACCESS_KEY: server.accessKey, MINIO_SECRET_KEY: server.secretKey };
+    const env = {
+      OBJECT_STORE: 'minio',
+      MINIO_ENDPOINT: server.endpoint,
+      MINIO_ACCESS_KEY: server.accessKey,
+      MINIO_SECRET_KEY: server.secretKey,
+    };
     const store = createObjectStore(objectStoreConfigFromEnv({ ...env, MINIO_BUCKET: fixture.options.bucket }));
     await store.put('configured', Buffer.from('yes'));
     expect(await fixture.store.list('')).toEqual(['configured']);

@@ -22,7 +22,10 @@ export class MultipartUpload {
     const part = this.etags.length + 1;
     if (part > MAX_PARTS) throw new Error(`object "${this.key}" needs more than ${MAX_PARTS} parts`);
     const headers = { 'Content-Length': bytes.length };
-    const { etag } = await this.client.uploadPart({ bucketName: this.bucket, objectName: this.key, uploadID: this.uploadId, partNumber: part, headers }, bytes);
+    const { etag } = await this.client.uploadPart(
+      { bucketName: this.bucket, objectName: this.key, uploadID: this.uploadId, partNumber: part, headers },
+      bytes,
+    );
     this.etags.push({ part, etag });
   }
 

@@ -20,7 +20,12 @@ export interface ActivityDeps {
 /** Default for ActivityDeps.maxBatchMs. */
 export const STEP_BATCH_MS = 10_000;
 
-export function createActivities({ step, onError = () => undefined, heartbeatIntervalMs = 1000, maxBatchMs = STEP_BATCH_MS }: ActivityDeps): AgentTurnActivities {
+export function createActivities({
+  step,
+  onError = () => undefined,
+  heartbeatIntervalMs = 1000,
+  maxBatchMs = STEP_BATCH_MS,
+}: ActivityDeps): AgentTurnActivities {
   return {
     async step({ taskId, turn }: AgentTurn) {
       const context = Context.current();

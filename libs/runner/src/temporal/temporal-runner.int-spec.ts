@@ -27,7 +27,9 @@ beforeAll(async () => {
     throw new Error('TEMPORAL_ADDRESS is not set: run `export TEMPORAL_ADDRESS=$(bash infra/dev/ensure-temporal.sh)` first');
   }
   const connection = await Connection.connect({ address, connectTimeout: 5_000 }).catch((error: Error) => {
-    throw new Error(`no Temporal server answers on TEMPORAL_ADDRESS=${address} (${error.message}); start one with infra/dev/ensure-temporal.sh`);
+    throw new Error(
+      `no Temporal server answers on TEMPORAL_ADDRESS=${address} (${error.message}); start one with infra/dev/ensure-temporal.sh`,
+    );
   });
   await connection.close();
 });
@@ -40,7 +42,10 @@ async function terminateOpen(taskQueue: string): Promise<void> {
   try {
     const client = new Client({ connection, namespace });
     for await (const wf of client.workflow.list({ query: `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'` })) {
-      await client.workflow.getHandle(wf.workflowId).terminate('test finished').catch(() => undefined);
+      await client.workflow
+        .getHandle(wf.workflowId)
+        .terminate('test finished')
+        .catch(() => undefined);
     }
   } finally {
     await connection.close();
@@ -100,7 +105,11 @@ describe('TemporalRunner: one workflow per turn', () => {
       asked.push(forTurn);
       return 'idle';
     };
-    fixture = testRunner(step, () => [], async () => turn);
+    fixture = testRunner(
+      step,
+      () => [],
+      async () => turn,
+    );
     await fixture.runner.start();
     fixture.runner.notify('task1');
     await fixture.runner.idle();
@@ -108,7 +117,10 @@ describe('TemporalRunner: one workflow per turn', () => {
     fixture.runner.notify('task1');
     await fixture.runner.idle();
     expect(asked).toEqual([1, 2]);
-    expect(await workflowsOf(fixture.id)).toEqual({ [`${fixture.id}-task1-turn-1`]: 'COMPLETED', [`${fixture.id}-task1-turn-2`]: 'COMPLETED' });
+    expect(await workflowsOf(fixture.id)).toEqual({
+      [`${fixture.id}-task1-turn-1`]: 'COMPLETED',
+      [`${fixture.id}-task1-turn-2`]: 'COMPLETED',
+    });
   });
 
   it('cancels the turn through Temporal cancellation: the step in flight sees its abort and the workflow ends cancelled', async () => {
@@ -123,7 +135,11 @@ describe('TemporalRunner: one workflow per turn', () => {
           resolve('idle');
         });
       });
-    fixture = testRunner(step, () => [], async () => 3);
+    fixture = testRunner(
+      step,
+      () => [],
+      async () => 3,
+    );
     await fixture.runner.start();
     fixture.runner.notify('task2');
     await started;
@@ -135,7 +151,11 @@ describe('TemporalRunner: one workflow per turn', () => {
 
   it('cancelling a turn whose workflow already ended is a no-op, and a later notify still runs the task', async () => {
     const ran: string[] = [];
-    fixture = testRunner(async (taskId) => (ran.push(taskId), 'idle'), () => [], async () => 1);
+    fixture = testRunner(
+      async (taskId) => (ran.push(taskId), 'idle'),
+      () => [],
+      async () => 1,
+    );
     await fixture.runner.start();
     fixture.runner.notify('task3');
     await fixture.runner.idle();

@@ -108,7 +108,11 @@ export function describeRunnerContract(name: string, factory: RunnerFactory): vo
         ran.push(turn);
         return 'idle';
       };
-      fixture = await factory(step, () => [], async () => turn);
+      fixture = await factory(
+        step,
+        () => [],
+        async () => turn,
+      );
       await fixture.runner.start();
       fixture.runner.notify('t');
       await fixture.runner.idle();

@@ -10,7 +10,11 @@ const BRAVE_MAX_COUNT = 20;
 export class BraveProvider implements SearchProvider {
   readonly name = 'brave';
 
-  constructor(private readonly endpoint: URL, private readonly apiKey: string, private readonly timeoutMs: number) {}
+  constructor(
+    private readonly endpoint: URL,
+    private readonly apiKey: string,
+    private readonly timeoutMs: number,
+  ) {}
 
   async search(query: string, { maxResults, signal }: SearchOptions): Promise<SearchHit[]> {
     const url = new URL(this.endpoint);

@@ -12,7 +12,10 @@ export class SearxngProvider implements SearchProvider {
   private readonly searchUrl: URL;
 
   /** `baseUrl` is the instance's root, e.g. `http://127.0.0.1:8888` or `https://example.org/searx/`. */
-  constructor(baseUrl: URL, private readonly timeoutMs: number) {
+  constructor(
+    baseUrl: URL,
+    private readonly timeoutMs: number,
+  ) {
     this.searchUrl = new URL('search', baseUrl.href.endsWith('/') ? baseUrl : new URL(`${baseUrl.href}/`));
   }
 

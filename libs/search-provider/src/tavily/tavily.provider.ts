@@ -10,7 +10,11 @@ const TAVILY_MAX_COUNT = 20;
 export class TavilyProvider implements SearchProvider {
   readonly name = 'tavily';
 
-  constructor(private readonly endpoint: URL, private readonly apiKey: string, private readonly timeoutMs: number) {}
+  constructor(
+    private readonly endpoint: URL,
+    private readonly apiKey: string,
+    private readonly timeoutMs: number,
+  ) {}
 
   async search(query: string, { maxResults, signal }: SearchOptions): Promise<SearchHit[]> {
     const answer = await fetchSearchJson({

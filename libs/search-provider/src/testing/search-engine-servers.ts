@@ -41,7 +41,11 @@ export type SearchEngineKind = 'searxng' | 'brave' | 'tavily';
  * matches wrapped in `<strong>`), Tavily's `POST /search` (bearer token). Brave and Tavily
  * refuse any key but `apiKey` with their documented 401 bodies.
  */
-export async function startSearchEngineServer(kind: SearchEngineKind, pages: readonly IndexedPage[], apiKey = 'test-search-key'): Promise<SearchEngineServer> {
+export async function startSearchEngineServer(
+  kind: SearchEngineKind,
+  pages: readonly IndexedPage[],
+  apiKey = 'test-search-key',
+): Promise<SearchEngineServer> {
   const received: ReceivedSearch[] = [];
   let behaviour: EngineBehaviour = { kind: 'answer' };
   const server = createServer(async (req, res) => {
@@ -49,9 +53,11 @@ export async function startSearchEngineServer(kind: SearchEngineKind, pages: rea
     const body = await readBody(req);
     received.push({ method: req.method ?? '', path: url.pathname, query: url.searchParams, headers: req.headers, body });
     if (behaviour.kind === 'hang') return;
-    if (behaviour.kind === 'status') return void res.writeHead(behaviour.status, { 'content-type': behaviour.contentType }).end(behaviour.body);
+    if (behaviour.kind === 'status')
+      return void res.writeHead(behaviour.status, { 'content-type': behaviour.contentType }).end(behaviour.body);
     if (behaviour.kind === 'oversized') return void sendOversized(res, behaviour.bytes);
-    if (behaviour.kind === 'redirect') return void res.writeHead(307, { location: `${behaviour.location}${url.pathname}${url.search}` }).end();
+    if (behaviour.kind === 'redirect')
+      return void res.writeHead(307, { location: `${behaviour.location}${url.pathname}${url.search}` }).end();
     if (kind === 'searxng') return answerSearxng(url, pages, res);
     if (kind === 'brave') return answerBrave(req, url, pages, apiKey, res);
     return answerTavily(req, body, pages, apiKey, res);
@@ -109,7 +115,13 @@ function answerBrave(req: IncomingMessage, url: URL, pages: readonly IndexedPage
   if (token !== apiKey) {
     return sendJson(res, 401, {
       type: 'ErrorResponse',
-      error: { id: 'c8a0c1d5', status: 401, code: 'SUBSCRIPTION_TOKEN_INVALID', detail: `The provided subscription token ${String(token)} is invalid.`, meta: {} },
+      error: {
+        id: 'c8a0c1d5',
+        status: 401,
+        code: 'SUBSCRIPTION_TOKEN_INVALID',
+        detail: `The provided subscription token ${String(token)} is invalid.`,
+        meta: {},
+      },
       time: Date.now(),
     });
   }
@@ -117,21 +129,36 @@ function answerBrave(req: IncomingMessage, url: URL, pages: readonly IndexedPage
   const count = Math.min(Number(url.searchParams.get('count') ?? 20), 20);
   const hits = matching(pages, query).slice(0, count);
   const words = query.split(/\s+/).filter(Boolean);
-  const highlight = (text: string) => words.reduce((t, w) => t.replace(new RegExp(`(${escapeRegExp(w)})`, 'gi'), '<strong>$1</strong>'), text.replace(/'/g, '&#x27;'));
+  const highlight = (text: string) =>
+    words.reduce((t, w) => t.replace(new RegExp(`(${escapeRegExp(w)})`, 'gi'), '<strong>$1</strong>'), text.replace(/'/g, '&#x27;'));
   sendJson(res, 200, {
     type: 'search',
     query: { original: query, more_results_available: false },
     mixed: { type: 'mixed', main: hits.map((_, index) => ({ type: 'web', index, all: false })) },
     // Brave leaves `web` out when nothing matched.
     ...(hits.length > 0
-      ? { web: { type: 'search', family_friendly: true, results: hits.map((p) => ({ type: 'search_result', title: p.title, url: p.url, description: highlight(p.text), is_source_local: false, language: 'en' })) } }
+      ? {
+          web: {
+            type: 'search',
+            family_friendly: true,
+            results: hits.map((p) => ({
+              type: 'search_result',
+              title: p.title,
+              url: p.url,
+              description: highlight(p.text),
+              is_source_local: false,
+              language: 'en',
+            })),
+          },
+        }
       : {}),
   });
 }
 
 function answerTavily(req: IncomingMessage, body: string, pages: readonly IndexedPage[], apiKey: string, res: ServerResponse): void {
   if (req.method !== 'POST') return sendJson(res, 405, { detail: 'Method Not Allowed' });
-  if (req.headers.authorization !== `Bearer ${apiKey}`) return sendJson(res, 401, { detail: { error: `Unauthorized: missing or invalid API key (${String(req.headers.authorization)}).` } });
+  if (req.headers.authorization !== `Bearer ${apiKey}`)
+    return sendJson(res, 401, { detail: { error: `Unauthorized: missing or invalid API key (${String(req.headers.authorization)}).` } });
   let request: { query?: unknown; max_results?: unknown };
   try {
     request = JSON.parse(body);

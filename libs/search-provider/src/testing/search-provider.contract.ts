@@ -3,11 +3,23 @@ import { SearchFailedError, SearchProvider } from '../search-provider.port';
 import { IndexedPage, SearchEngineKind, SearchEngineServer, startSearchEngineServer } from './search-engine-servers';
 
 export const CORPUS: readonly IndexedPage[] = [
-  { title: 'Node.js streams guide', url: 'https://nodejs.org/en/learn/streams', text: "Streams let you process data piece by piece; it's the Node way." },
-  { title: 'Backpressure in streams', url: 'https://example.org/backpressure?x=1&y=2', text: 'When a writable stream cannot keep up, streams apply backpressure.' },
+  {
+    title: 'Node.js streams guide',
+    url: 'https://nodejs.org/en/learn/streams',
+    text: "Streams let you process data piece by piece; it's the Node way.",
+  },
+  {
+    title: 'Backpressure in streams',
+    url: 'https://example.org/backpressure?x=1&y=2',
+    text: 'When a writable stream cannot keep up, streams apply backpressure.',
+  },
   { title: 'Unsafe link about streams', url: 'javascript:alert(1)', text: 'streams' },
   { title: 'Streams again', url: 'https://nodejs.org/en/learn/streams', text: 'the same page a second time (streams)' },
-  ...Array.from({ length: 25 }, (_, i) => ({ title: `Many result ${i}`, url: `https://many.example/${i}`, text: `plentiful topic number ${i}` })),
+  ...Array.from({ length: 25 }, (_, i) => ({
+    title: `Many result ${i}`,
+    url: `https://many.example/${i}`,
+    text: `plentiful topic number ${i}`,
+  })),
   { title: 'Ünïcode & symbols', url: 'https://example.org/unicode', text: 'grüße aus köln' },
 ];
 
@@ -31,7 +43,11 @@ export function describeSearchProviderContract(kind: SearchEngineKind, create: P
     it('returns title, URL and plain-text snippet of each hit, in the engine order', async () => {
       const hits = await provider().search('backpressure', { maxResults: 10 });
       expect(hits).toEqual([
-        { title: 'Backpressure in streams', url: 'https://example.org/backpressure?x=1&y=2', snippet: 'When a writable stream cannot keep up, streams apply backpressure.' },
+        {
+          title: 'Backpressure in streams',
+          url: 'https://example.org/backpressure?x=1&y=2',
+          snippet: 'When a writable stream cannot keep up, streams apply backpressure.',
+        },
       ]);
     });
 
@@ -58,7 +74,9 @@ export function describeSearchProviderContract(kind: SearchEngineKind, create: P
 
     if (credential) {
       it(`says the key was refused, names ${credential.variable}, and never shows the key`, async () => {
-        const error = await provider({ apiKey: 'a-wrong-secret-key' }).search('streams', { maxResults: 5 }).catch((e: unknown) => e);
+        const error = await provider({ apiKey: 'a-wrong-secret-key' })
+          .search('streams', { maxResults: 5 })
+          .catch((e: unknown) => e);
         expect(error).toBeInstanceOf(SearchFailedError);
         expect((error as Error).message).toMatch(new RegExp(`${kind} refused the request \\(HTTP 401\\).*check ${credential.variable}`));
         expect((error as Error).message).not.toContain('a-wrong-secret-key');
@@ -66,18 +84,29 @@ export function describeSearchProviderContract(kind: SearchEngineKind, create: P
     }
 
     it('reports an engine error with its status and reason', async () => {
-      server.behave({ kind: 'status', status: 502, contentType: 'application/json', body: JSON.stringify({ message: 'upstream engines failed' }) });
-      await expect(provider().search('streams', { maxResults: 5 })).rejects.toThrow(new SearchFailedError(`${kind} answered HTTP 502: upstream engines failed`));
+      server.behave({
+        kind: 'status',
+        status: 502,
+        contentType: 'application/json',
+        body: JSON.stringify({ message: 'upstream engines failed' }),
+      });
+      await expect(provider().search('streams', { maxResults: 5 })).rejects.toThrow(
+        new SearchFailedError(`${kind} answered HTTP 502: upstream engines failed`),
+      );
     });
 
     it('reports rate limiting as such', async () => {
       server.behave({ kind: 'status', status: 429, contentType: 'text/plain', body: 'slow down' });
-      await expect(provider().search('streams', { maxResults: 5 })).rejects.toThrow(/rate limiting searches \(HTTP 429\): slow down; try again later/);
+      await expect(provider().search('streams', { maxResults: 5 })).rejects.toThrow(
+        /rate limiting searches \(HTTP 429\): slow down; try again later/,
+      );
     });
 
     it('reports an answer that is not JSON', async () => {
       server.behave({ kind: 'status', status: 200, contentType: 'text/html', body: '<html>a login page</html>' });
-      await expect(provider().search('streams', { maxResults: 5 })).rejects.toThrow(`${kind} answered something that is not JSON (content-type text/html)`);
+      await expect(provider().search('streams', { maxResults: 5 })).rejects.toThrow(
+        `${kind} answered something that is not JSON (content-type text/html)`,
+      );
     });
 
     it('reports JSON without a result list', async () => {
@@ -93,7 +122,9 @@ export function describeSearchProviderContract(kind: SearchEngineKind, create: P
     it('gives up when the engine does not answer in time', async () => {
       server.behave({ kind: 'hang' });
       const started = Date.now();
-      await expect(provider({ timeoutMs: 300 }).search('streams', { maxResults: 5 })).rejects.toThrow(new SearchFailedError(`${kind} did not answer within 300 ms`));
+      await expect(provider({ timeoutMs: 300 }).search('streams', { maxResults: 5 })).rejects.toThrow(
+        new SearchFailedError(`${kind} did not answer within 300 ms`),
+      );
       expect(Date.now() - started).toBeLessThan(3000);
     });
 
@@ -101,7 +132,9 @@ export function describeSearchProviderContract(kind: SearchEngineKind, create: P
       server.behave({ kind: 'hang' });
       const controller = new AbortController();
       setTimeout(() => controller.abort(), 100);
-      const error = await provider({ timeoutMs: 10_000 }).search('streams', { maxResults: 5, signal: controller.signal }).catch((e: unknown) => e);
+      const error = await provider({ timeoutMs: 10_000 })
+        .search('streams', { maxResults: 5, signal: controller.signal })
+        .catch((e: unknown) => e);
       expect(controller.signal.aborted).toBe(true);
       expect(error).not.toBeInstanceOf(SearchFailedError);
       expect((error as Error).name).toBe('AbortError');

@@ -9,7 +9,7 @@ describe('shell command analysis', () => {
     ['ls -la', ['ls']],
     ['ls && rm -rf x', ['ls', 'rm']],
     ['ls | grep a; wc -l < in.txt || true', ['grep', 'ls', 'true', 'wc']],
-    ["echo 'a;b && c' \"d | e\"", ['echo']],
+    ['echo \'a;b && c\' "d | e"', ['echo']],
     ['cat <<EOF\nx; rm -rf /\nEOF', ['cat']],
     ['grep -r x . 2>/dev/null', ['grep']],
     ['make 2>&1', ['make']],
@@ -80,7 +80,10 @@ describe('approval rules', () => {
   });
 
   it('reads a file rule recorded when edits were scoped to one path as approving the whole tool', () => {
-    expect(findMatchingRule([{ toolName: 'edit_file', path: 'a.md' }], 'edit_file', { path: 'b.md', oldText: 'x', newText: 'y' })).toEqual({ toolName: 'edit_file', path: 'a.md' });
+    expect(findMatchingRule([{ toolName: 'edit_file', path: 'a.md' }], 'edit_file', { path: 'b.md', oldText: 'x', newText: 'y' })).toEqual({
+      toolName: 'edit_file',
+      path: 'a.md',
+    });
   });
 
   it('scopes MCP tools to the same server and tool, and other tools to their name', () => {

@@ -5,17 +5,47 @@ import { ShNode, syntax } from 'mvdan-sh';
 // `proceed_always` may vouch for a command line only when the program names tell the whole story.
 
 export type ShellAnalysis =
-  | { readonly vouchable: true; readonly programs: readonly string[] }
-  | { readonly vouchable: false; readonly reason: string };
+  { readonly vouchable: true; readonly programs: readonly string[] } | { readonly vouchable: false; readonly reason: string };
 
 /**
  * Programs that run other code given as arguments or input, or change how other programs run:
  * approving their name says nothing about what they will do, so they always ask again.
  */
 const NEVER_VOUCHED = new Set([
-  'eval', 'exec', 'source', '.', 'sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'fish', 'csh', 'tcsh',
-  'env', 'xargs', 'sudo', 'su', 'doas', 'command', 'builtin', 'nohup', 'timeout', 'nice', 'ionice',
-  'time', 'setsid', 'stdbuf', 'chroot', 'unshare', 'nsenter', 'trap', 'alias', 'enable', 'coproc',
+  'eval',
+  'exec',
+  'source',
+  '.',
+  'sh',
+  'bash',
+  'dash',
+  'zsh',
+  'ksh',
+  'mksh',
+  'fish',
+  'csh',
+  'tcsh',
+  'env',
+  'xargs',
+  'sudo',
+  'su',
+  'doas',
+  'command',
+  'builtin',
+  'nohup',
+  'timeout',
+  'nice',
+  'ionice',
+  'time',
+  'setsid',
+  'stdbuf',
+  'chroot',
+  'unshare',
+  'nsenter',
+  'trap',
+  'alias',
+  'enable',
+  'coproc',
 ]);
 
 /** Arguments that make an otherwise harmless program run or delete things. */
@@ -100,9 +130,18 @@ function literal(word: ShNode | undefined): string | undefined {
  */
 function learnRedirectOps(): Map<number, 'input' | 'dup' | 'output'> {
   const examples: Array<[string, 'input' | 'dup' | 'output']> = [
-    ['c < f', 'input'], ['c <& 3', 'input'], ['c <<< w', 'input'], ['c << E\nE', 'input'], ['c <<- E\nE', 'input'],
+    ['c < f', 'input'],
+    ['c <& 3', 'input'],
+    ['c <<< w', 'input'],
+    ['c << E\nE', 'input'],
+    ['c <<- E\nE', 'input'],
     ['c >& 2', 'dup'],
-    ['c > f', 'output'], ['c >> f', 'output'], ['c <> f', 'output'], ['c >| f', 'output'], ['c &> f', 'output'], ['c &>> f', 'output'],
+    ['c > f', 'output'],
+    ['c >> f', 'output'],
+    ['c <> f', 'output'],
+    ['c >| f', 'output'],
+    ['c &> f', 'output'],
+    ['c &>> f', 'output'],
   ];
   const ops = new Map<number, 'input' | 'dup' | 'output'>();
   for (const [src, kind] of examples) {

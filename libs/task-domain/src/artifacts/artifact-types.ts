@@ -22,7 +22,28 @@ const TYPES: Record<string, { mimeType: string; category: string }> = {
   '.tgz': { mimeType: 'application/gzip', category: 'archive' },
 };
 
-const CODE = new Set(['.ts', '.js', '.mjs', '.cjs', '.py', '.go', '.rs', '.java', '.c', '.h', '.cpp', '.rb', '.sh', '.sql', '.yaml', '.yml', '.xml', '.css', '.tsx', '.jsx']);
+const CODE = new Set([
+  '.ts',
+  '.js',
+  '.mjs',
+  '.cjs',
+  '.py',
+  '.go',
+  '.rs',
+  '.java',
+  '.c',
+  '.h',
+  '.cpp',
+  '.rb',
+  '.sh',
+  '.sql',
+  '.yaml',
+  '.yml',
+  '.xml',
+  '.css',
+  '.tsx',
+  '.jsx',
+]);
 
 /** `.md` of `notes/a.md`; empty for `Makefile` or `.env` (as path.extname, without Node in the domain). */
 function extensionOf(fileName: string): string {

@@ -5,16 +5,24 @@ const parse = (raw: unknown, allowStdio = true) => parseMcpServers(raw, { allowS
 
 describe('parseMcpServers', () => {
   it('reads stdio and Streamable HTTP servers', () => {
-    expect(parse({ fs: { command: 'npx', args: ['-y', 'srv'], env: { A: '1' } }, gh: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer {{secrets.GH}}' } } })).toEqual({
+    expect(
+      parse({
+        fs: { command: 'npx', args: ['-y', 'srv'], env: { A: '1' } },
+        gh: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer {{secrets.GH}}' } },
+      }),
+    ).toEqual({
       fs: { kind: 'stdio', command: 'npx', args: ['-y', 'srv'], env: { A: '1' }, mounts: [], network: true },
       gh: { kind: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer {{secrets.GH}}' } },
     });
   });
   it('reads a stdio server’s read-only mounts and network choice', () =>
-    expect(parse({ fs: { command: 'node', args: ['/opt/fs/index.js'], mounts: ['/opt/fs'], network: false } }).fs).toMatchObject({ mounts: ['/opt/fs'], network: false }));
+    expect(parse({ fs: { command: 'node', args: ['/opt/fs/index.js'], mounts: ['/opt/fs'], network: false } }).fs).toMatchObject({
+      mounts: ['/opt/fs'],
+      network: false,
+    }));
   it('is empty when nothing is configured', () => expect(parse(undefined)).toEqual({}));
   it.each([
-    [{ 'a__b': { url: 'http://x' } }, /server name "a__b"/],
+    [{ a__b: { url: 'http://x' } }, /server name "a__b"/],
     [{ 'a.b': { url: 'http://x' } }, /server name "a.b"/],
     [{ x: { url: 'ftp://x' } }, /must be http\(s\)/],
     [{ x: { url: 'https://user:pw@x' } }, /must not carry credentials/],
@@ -32,13 +40,19 @@ describe('parseMcpServers', () => {
   ])('refuses %j', (raw, message) => expect(() => parse(raw)).toThrow(message));
   it('refuses stdio servers where only HTTP is allowed (a task’s own)', () =>
     expect(() => parseMcpServers({ x: { command: 'sh' } }, { allowStdio: false, where: 'mcpServers' })).toThrow(McpConfigError));
-  it('refuses more than ten servers', () => expect(() => parse(Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`s${i}`, { url: 'http://x' }])))).toThrow(/at most 10/));
+  it('refuses more than ten servers', () =>
+    expect(() => parse(Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`s${i}`, { url: 'http://x' }])))).toThrow(/at most 10/));
 });
 
 describe('secret references in headers', () => {
-  const server = { kind: 'http' as const, url: 'http://x', headers: { Authorization: 'Bearer {{secrets.TOKEN}}', 'X-Two': '{{ secrets.A }}-{{secrets.B}}' } };
+  const server = {
+    kind: 'http' as const,
+    url: 'http://x',
+    headers: { Authorization: 'Bearer {{secrets.TOKEN}}', 'X-Two': '{{ secrets.A }}-{{secrets.B}}' },
+  };
   it('lists the secrets a server references', () => expect(referencedSecrets(server).sort()).toEqual(['A', 'B', 'TOKEN']));
   it('fills them in', () =>
     expect(resolveHeaders(server.headers, { TOKEN: 't', A: '1', B: '2' })).toEqual({ Authorization: 'Bearer t', 'X-Two': '1-2' }));
-  it('names a secret the task lacks', () => expect(() => resolveHeaders(server.headers, { TOKEN: 't' })).toThrow(/secret A, which this task does not have/));
+  it('names a secret the task lacks', () =>
+    expect(() => resolveHeaders(server.headers, { TOKEN: 't' })).toThrow(/secret A, which this task does not have/));
 });

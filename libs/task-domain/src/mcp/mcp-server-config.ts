@@ -35,7 +35,10 @@ const SECRET_REFERENCE = /\{\{\s*secrets\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
  * Checks a `{name: {command, args, env} | {url, headers}}` object (already JSON-parsed).
  * `allowStdio` is false for a task's own servers. Throws McpConfigError naming the bad entry.
  */
-export function parseMcpServers(raw: unknown, { allowStdio, where }: { allowStdio: boolean; where: string }): Record<string, McpServerConfig> {
+export function parseMcpServers(
+  raw: unknown,
+  { allowStdio, where }: { allowStdio: boolean; where: string },
+): Record<string, McpServerConfig> {
   if (raw === undefined || raw === null) return {};
   if (typeof raw !== 'object' || Array.isArray(raw)) throw new McpConfigError(`${where} must be an object of servers by name`);
   const entries = Object.entries(raw as Record<string, unknown>);
@@ -43,7 +46,9 @@ export function parseMcpServers(raw: unknown, { allowStdio, where }: { allowStdi
   const servers: Record<string, McpServerConfig> = {};
   for (const [name, value] of entries) {
     if (!MCP_SERVER_NAME.test(name) || name.length > 32) {
-      throw new McpConfigError(`${where}: server name "${name}" must be 1-32 letters, digits, - or single _ (it becomes part of mcp__<server>__<tool>)`);
+      throw new McpConfigError(
+        `${where}: server name "${name}" must be 1-32 letters, digits, - or single _ (it becomes part of mcp__<server>__<tool>)`,
+      );
     }
     servers[name] = parseServer(value, name, allowStdio, where);
   }
@@ -90,7 +95,9 @@ function parseServer(value: unknown, name: string, allowStdio: boolean, where: s
 /** `/a/b`: absolute, no empty, `.` or `..` segment, no trailing slash, not `/` itself (kept free of node:path). */
 function isPlainAbsolutePath(path: string): boolean {
   const segments = path.split('/');
-  return segments[0] === '' && segments.length > 1 && segments.slice(1).every((segment) => segment !== '' && segment !== '.' && segment !== '..');
+  return (
+    segments[0] === '' && segments.length > 1 && segments.slice(1).every((segment) => segment !== '' && segment !== '.' && segment !== '..')
+  );
 }
 
 function stringRecord(raw: unknown, at: string): Record<string, string> {
@@ -108,7 +115,10 @@ export function referencedSecrets(server: McpServerConfig): string[] {
 }
 
 /** Headers with `{{secrets.NAME}}` filled in; a reference to a secret the task lacks is an error. */
-export function resolveHeaders(headers: Readonly<Record<string, string>>, secrets: Readonly<Record<string, string>>): Record<string, string> {
+export function resolveHeaders(
+  headers: Readonly<Record<string, string>>,
+  secrets: Readonly<Record<string, string>>,
+): Record<string, string> {
   const resolved: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     resolved[name] = value.replace(SECRET_REFERENCE, (_match, secret: string) => {
@@ -130,7 +140,8 @@ export function parseTaskMcpServers(raw: unknown, secretNames: readonly string[]
   for (const [name, server] of Object.entries(servers)) {
     if (server.kind !== 'http') continue; // parseMcpServers refused stdio already
     const missing = referencedSecrets(server).filter((secret) => !secretNames.includes(secret));
-    if (missing.length > 0) throw new McpConfigError(`mcpServers.${name}.headers reference ${missing.join(', ')}, which are not among this task's secrets`);
+    if (missing.length > 0)
+      throw new McpConfigError(`mcpServers.${name}.headers reference ${missing.join(', ')}, which are not among this task's secrets`);
     result[name] = { url: server.url, headers: server.headers };
   }
   return result;

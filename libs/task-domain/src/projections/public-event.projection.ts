@@ -29,7 +29,10 @@ export function toPublicEvent(event: TaskEvent): PublicEvent {
     case 'ToolCallDecided':
       return { kind: 'tool_decision', data: { ...event.data } };
     case 'ToolCallApprovalExpired':
-      return { kind: 'tool_decision', data: { callId: event.data.callId, outcome: 'expired', approved: false, timeoutMs: event.data.timeoutMs } };
+      return {
+        kind: 'tool_decision',
+        data: { callId: event.data.callId, outcome: 'expired', approved: false, timeoutMs: event.data.timeoutMs },
+      };
     case 'ToolCallStarted':
       return { kind: 'tool_started', data: { ...event.data } };
     case 'ToolCallFinished':
@@ -47,7 +50,15 @@ export function toPublicEvent(event: TaskEvent): PublicEvent {
     case 'ArtifactRemoved':
       return { kind: 'artifact', data: { ...event.data, status: 'removed' } };
     case 'SandboxExpired':
-      return { kind: 'sandbox', data: { status: 'expired', sizeBytes: event.data.sizeBytes, idleMs: event.data.idleMs, ...(event.data.skipped ? { skipped: event.data.skipped } : {}) } };
+      return {
+        kind: 'sandbox',
+        data: {
+          status: 'expired',
+          sizeBytes: event.data.sizeBytes,
+          idleMs: event.data.idleMs,
+          ...(event.data.skipped ? { skipped: event.data.skipped } : {}),
+        },
+      };
     case 'SandboxRestored':
       return { kind: 'sandbox', data: { status: 'restored', durationMs: event.data.durationMs } };
     case 'SecretsUnavailable':

@@ -6,11 +6,27 @@ const at = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString();
 const usage = { inputTokens: 2, outputTokens: 3, totalTokens: 5 };
 
 function project(events: TaskEvent[], revisions = events.map((_, i) => i + 1)): TaskView | undefined {
-  return events.reduce<TaskView | undefined>((view, event, i) => projectTaskView(view, { event, revision: revisions[i], recordedAt: at(i) }), undefined);
+  return events.reduce<TaskView | undefined>(
+    (view, event, i) => projectTaskView(view, { event, revision: revisions[i], recordedAt: at(i) }),
+    undefined,
+  );
 }
 
 const history: TaskEvent[] = [
-  { type: 'TaskCreated', data: { taskId: 't', tenantId: 'x', messageId: 'm1', text: 'hi', autoExecute: false, showInHistory: false, env: { A: '1' }, secretNames: ['S'], files: [] } },
+  {
+    type: 'TaskCreated',
+    data: {
+      taskId: 't',
+      tenantId: 'x',
+      messageId: 'm1',
+      text: 'hi',
+      autoExecute: false,
+      showInHistory: false,
+      env: { A: '1' },
+      secretNames: ['S'],
+      files: [],
+    },
+  },
   { type: 'TurnStarted', data: { turn: 1, messageId: 'm1' } },
   { type: 'ModelResponded', data: { turn: 1, step: 1, model: 'm', finishReason: 'tool_calls', usage } },
   { type: 'ToolCallRequested', data: { turn: 1, step: 1, callId: 'c1', toolName: 'list_files', args: {}, status: 'awaiting_approval' } },
@@ -42,7 +58,7 @@ describe('task view projection', () => {
     expect(again).toBe(once);
   });
 
-  it('shows the token budget in force: none, the create field, then a follow-up\'s', () => {
+  it("shows the token budget in force: none, the create field, then a follow-up's", () => {
     expect(project(history)!.maxTokens).toBeUndefined();
     const created = { ...history[0], data: { ...history[0].data, maxTokens: 100 } } as TaskEvent;
     expect(project([created, ...history.slice(1)])!.maxTokens).toBe(100);
@@ -79,7 +95,8 @@ describe('sealed secrets', () => {
     const view = project([created])!;
     expect(view.secretNames).toEqual(['S']);
     for (const text of [JSON.stringify(view), JSON.stringify(toPublicEvent(created))]) {
-      for (const field of ['sealedSecrets', sealedSecrets.keyId, sealedSecrets.wrappedKey, sealedSecrets.ciphertext]) expect(text).not.toContain(field);
+      for (const field of ['sealedSecrets', sealedSecrets.keyId, sealedSecrets.wrappedKey, sealedSecrets.ciphertext])
+        expect(text).not.toContain(field);
     }
   });
 
@@ -100,14 +117,31 @@ describe('sealed secrets', () => {
 
 describe('public events', () => {
   it('maps tool calls, results and the end of a turn to the contract kinds and payloads', () => {
-    expect(toPublicEvent(history[3])).toEqual({ kind: 'tool_call', data: { callId: 'c1', toolName: 'list_files', status: 'awaiting_approval', args: {} } });
-    expect(toPublicEvent({ type: 'ToolCallFinished', data: { callId: 'c1', toolName: 'list_files', status: 'success', output: 'a', durationMs: 3 } })).toEqual({
+    expect(toPublicEvent(history[3])).toEqual({
+      kind: 'tool_call',
+      data: { callId: 'c1', toolName: 'list_files', status: 'awaiting_approval', args: {} },
+    });
+    expect(
+      toPublicEvent({
+        type: 'ToolCallFinished',
+        data: { callId: 'c1', toolName: 'list_files', status: 'success', output: 'a', durationMs: 3 },
+      }),
+    ).toEqual({
       kind: 'tool_result',
       data: { callId: 'c1', toolName: 'list_files', status: 'success', output: 'a', durationMs: 3 },
     });
-    expect(toPublicEvent({ type: 'AssistantTextProduced', data: { turn: 1, step: 1, text: 'hello' } })).toEqual({ kind: 'content', data: { text: 'hello' } });
-    expect(toPublicEvent({ type: 'TaskFailed', data: { turn: 1, error: 'x' } })).toEqual({ kind: 'done', data: { status: 'failed', error: 'x', turn: 1 } });
+    expect(toPublicEvent({ type: 'AssistantTextProduced', data: { turn: 1, step: 1, text: 'hello' } })).toEqual({
+      kind: 'content',
+      data: { text: 'hello' },
+    });
+    expect(toPublicEvent({ type: 'TaskFailed', data: { turn: 1, error: 'x' } })).toEqual({
+      kind: 'done',
+      data: { status: 'failed', error: 'x', turn: 1 },
+    });
     expect(toPublicEvent({ type: 'TurnCompleted', data: { turn: 2 } })).toEqual({ kind: 'done', data: { status: 'completed', turn: 2 } });
-    expect(toPublicEvent({ type: 'TaskCancelled', data: { turn: 2, droppedMessageIds: [] } }).data).toEqual({ status: 'cancelled', turn: 2 });
+    expect(toPublicEvent({ type: 'TaskCancelled', data: { turn: 2, droppedMessageIds: [] } }).data).toEqual({
+      status: 'cancelled',
+      turn: 2,
+    });
   });
 });

@@ -118,7 +118,9 @@ export function projectTaskView(view: TaskView | undefined, { event, revision, r
       const messages = [...v.messages, { id: event.data.messageId, text: event.data.text, createdAt: recordedAt, eventId: revision }];
       const waitingMessageIds = [...v.waitingMessageIds, event.data.messageId];
       // Sent to a finished task, the message begins the next turn (and its replay).
-      const next = ACTIVE.includes(v.status) ? { ...v, messages, waitingMessageIds } : { ...v, messages, waitingMessageIds, status: 'pending' as const, turnStartEventId: revision };
+      const next = ACTIVE.includes(v.status)
+        ? { ...v, messages, waitingMessageIds }
+        : { ...v, messages, waitingMessageIds, status: 'pending' as const, turnStartEventId: revision };
       return event.data.maxTokens === undefined ? next : { ...next, maxTokens: event.data.maxTokens };
     }
     case 'TurnStarted': {

@@ -7,7 +7,20 @@ import { ApprovalRule, SealedSecrets, TaskEventData, TaskEventType } from '../ta
 type FieldList = { readonly [T in TaskEventType]: readonly (keyof TaskEventData<T>)[] };
 
 export const TASK_EVENT_FIELDS = {
-  TaskCreated: ['taskId', 'tenantId', 'messageId', 'text', 'autoExecute', 'showInHistory', 'env', 'secretNames', 'sealedSecrets', 'files', 'mcpServers', 'maxTokens'],
+  TaskCreated: [
+    'taskId',
+    'tenantId',
+    'messageId',
+    'text',
+    'autoExecute',
+    'showInHistory',
+    'env',
+    'secretNames',
+    'sealedSecrets',
+    'files',
+    'mcpServers',
+    'maxTokens',
+  ],
   UserMessageAdded: ['messageId', 'text', 'queued', 'maxTokens'],
   TurnStarted: ['turn', 'messageId'],
   ModelResponded: ['turn', 'step', 'model', 'finishReason', 'usage'],
@@ -37,9 +50,12 @@ export const EVERY_FIELD_LISTED: [Unlisted] extends [never] ? true : Unlisted = 
 /** The fields of the rule nested in ToolCallRequested / ToolCallDecided, checked the same way. */
 export const APPROVAL_RULE_FIELDS = ['toolName', 'programs', 'program', 'path'] as const satisfies readonly (keyof ApprovalRule)[];
 /** Compile-time: fails to type-check when ApprovalRule gains a field that is not listed above. */
-export const EVERY_RULE_FIELD_LISTED: [Exclude<keyof ApprovalRule, (typeof APPROVAL_RULE_FIELDS)[number]>] extends [never] ? true : never = true;
+export const EVERY_RULE_FIELD_LISTED: [Exclude<keyof ApprovalRule, (typeof APPROVAL_RULE_FIELDS)[number]>] extends [never] ? true : never =
+  true;
 
 /** The fields of the sealed secrets nested in TaskCreated, checked the same way. */
 export const SEALED_SECRETS_FIELDS = ['version', 'keyId', 'wrappedKey', 'ciphertext'] as const satisfies readonly (keyof SealedSecrets)[];
 /** Compile-time: fails to type-check when SealedSecrets gains a field that is not listed above. */
-export const EVERY_SEALED_SECRETS_FIELD_LISTED: [Exclude<keyof SealedSecrets, (typeof SEALED_SECRETS_FIELDS)[number]>] extends [never] ? true : never = true;
+export const EVERY_SEALED_SECRETS_FIELD_LISTED: [Exclude<keyof SealedSecrets, (typeof SEALED_SECRETS_FIELDS)[number]>] extends [never]
+  ? true
+  : never = true;

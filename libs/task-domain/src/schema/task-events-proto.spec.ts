@@ -44,7 +44,10 @@ describe('task_events.proto matches the TypeScript event types', () => {
       ['TurnStarted', { turn: 2, messageId: 'msg_1' }],
       ['ToolCallFinished', { callId: 'call_1', toolName: 'shell', status: 'error', output: 'boom', exitCode: 2, durationMs: 15 }],
       ['TaskCancelled', { turn: 3, droppedMessageIds: ['msg_2', 'msg_3'] }],
-      ['ModelResponded', { turn: 1, step: 1, model: 'm', finishReason: 'stop', usage: { inputTokens: 3, outputTokens: 4, totalTokens: 7 } }],
+      [
+        'ModelResponded',
+        { turn: 1, step: 1, model: 'm', finishReason: 'stop', usage: { inputTokens: 3, outputTokens: 4, totalTokens: 7 } },
+      ],
     ];
     for (const [type, data] of samples) {
       const message = root.lookupType(`agent.v1.${type}`);

@@ -35,7 +35,12 @@ export class ArtifactsHttpController {
   @ApiQuery({ name: 'path', required: true, description: 'the `path` of an artifact record, e.g. downloads/report.md' })
   @ApiResponse({ status: 400, description: 'VALIDATION_ERROR: path missing, or outside the workspace' })
   @ApiResponse({ status: 404, description: 'NOT_FOUND: no such artifact' })
-  async download(@Tenant() tenantId: string, @Param('id') id: string, @Query('path') path: unknown, @Res() reply: FastifyReply): Promise<void> {
+  async download(
+    @Tenant() tenantId: string,
+    @Param('id') id: string,
+    @Query('path') path: unknown,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
     await this.tasks.find(tenantId, id);
     if (typeof path !== 'string' || path === '') throw new ValidationError('path is required: the path of an artifact record');
     const { file, objectKey } = await this.ask<LocateArtifactRequest, LocateArtifactReply>(SUBJECTS.artifactsLocate, { taskId: id, path });

@@ -20,7 +20,10 @@ export class ApiKeyRegistry {
   private constructor(private readonly tenantByHash: ReadonlyMap<string, string>) {}
 
   static async load(env: NodeJS.ProcessEnv, dataDir: string, logger = new Logger('Auth')): Promise<ApiKeyRegistry> {
-    const fromEnv = (env.API_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean);
+    const fromEnv = (env.API_KEYS ?? '')
+      .split(',')
+      .map((k) => k.trim())
+      .filter(Boolean);
     if (fromEnv.length > 0) {
       return new ApiKeyRegistry(new Map(fromEnv.map((key) => [hashKey(key), `key-${hashKey(key).slice(0, 16)}`])));
     }

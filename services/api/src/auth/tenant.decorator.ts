@@ -2,4 +2,6 @@ import { ExecutionContext, createParamDecorator } from '@nestjs/common';
 import { AuthenticatedRequest } from './api-key.guard';
 
 /** The tenant the request's API key acts for (set by ApiKeyGuard). */
-export const Tenant = createParamDecorator((_: unknown, ctx: ExecutionContext): string => ctx.switchToHttp().getRequest<AuthenticatedRequest>().tenantId);
+export const Tenant = createParamDecorator(
+  (_: unknown, ctx: ExecutionContext): string => ctx.switchToHttp().getRequest<AuthenticatedRequest>().tenantId,
+);

@@ -43,7 +43,8 @@ export function describeFrameworkError(error: unknown): ErrorResponse | undefine
  * Fastify instead, where this refuses them; undefined for any other request.
  */
 export function refusedByHttp(request: IncomingMessage): AppError | undefined {
-  if (request.httpVersion === '1.1' && request.headers.host === undefined) return new ValidationError('an HTTP/1.1 request needs a Host header');
+  if (request.httpVersion === '1.1' && request.headers.host === undefined)
+    return new ValidationError('an HTTP/1.1 request needs a Host header');
   const expect = request.headers.expect;
   if (expect !== undefined && expect.toLowerCase() !== '100-continue') {
     return new ValidationError(`Expect "${expect.slice(0, 100)}" cannot be met: only 100-continue is supported`);

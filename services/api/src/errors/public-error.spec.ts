@@ -19,8 +19,8 @@ describe('publicErrorOf', () => {
     new TurnNotRunningError(2),
     new SandboxNotInSnapshotError('s'),
   ];
-  it.each(conflicts)('answers the task conflict %s as CONFLICT, in its own words',
-    (error) => expect(publicErrorOf(error)).toEqual({ code: 'CONFLICT', message: error.message }),
+  it.each(conflicts)('answers the task conflict %s as CONFLICT, in its own words', (error) =>
+    expect(publicErrorOf(error)).toEqual({ code: 'CONFLICT', message: error.message }),
   );
 
   it('answers a second approval exactly as the contract shows it', () =>
@@ -40,7 +40,7 @@ describe('publicErrorOf', () => {
     expect(publicErrorOf(new ConflictError('clash'))).toEqual({ code: 'CONFLICT', message: 'clash' });
   });
 
-  it('maps the code a remote service failed with, public or a lib\'s', () => {
+  it("maps the code a remote service failed with, public or a lib's", () => {
     expect(publicErrorOf(new RemoteError('s', 'NOT_FOUND', 'gone'))).toEqual({ code: 'NOT_FOUND', message: 'gone' });
     expect(publicErrorOf(new RemoteError('s', 'TASK.CALL_NOT_AWAITING_APPROVAL', 'late'))).toEqual({ code: 'CONFLICT', message: 'late' });
   });

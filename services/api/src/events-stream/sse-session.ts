@@ -40,7 +40,11 @@ function frameOf(stored: StoredEvent): Frame {
   const cached = frames.get(stored);
   if (cached) return cached;
   const { kind, data } = toPublicEvent(toTaskEvent(stored));
-  const frame = { kind, turn: data.turn, block: `event: ${kind}\ndata: ${JSON.stringify({ type: kind, data })}\nid: ${stored.revision}\n\n` };
+  const frame = {
+    kind,
+    turn: data.turn,
+    block: `event: ${kind}\ndata: ${JSON.stringify({ type: kind, data })}\nid: ${stored.revision}\n\n`,
+  };
   frames.set(stored, frame);
   return frame;
 }

@@ -29,7 +29,7 @@ export class TaskStreamHttpController {
   @ApiOperation({
     summary: 'Follow a task over Server-Sent Events',
     description:
-      'Replays the latest turn from its start, then follows live, and ends after that turn\'s `done`. ' +
+      "Replays the latest turn from its start, then follows live, and ends after that turn's `done`. " +
       '`Last-Event-ID` or `?after=<id>` resumes right after that event (`after=0`: the whole history). ' +
       'Opened when no turn runs, it sends what follows `after` and ends. Keep-alive comments every 15 s.',
   })

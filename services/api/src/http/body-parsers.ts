@@ -17,7 +17,8 @@ export function useBodyParsers(app: NestFastifyApplication, bodyLimit: number): 
   const fastify = app.getHttpAdapter().getInstance();
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
   app.useBodyParser<Server>('application/json', { bodyLimit }, (request, body, done) => {
-    if (exceedsJsonDepth(body, MAX_JSON_DEPTH)) return done(new ValidationError(`request body is nested deeper than ${MAX_JSON_DEPTH} levels`), undefined);
+    if (exceedsJsonDepth(body, MAX_JSON_DEPTH))
+      return done(new ValidationError(`request body is nested deeper than ${MAX_JSON_DEPTH} levels`), undefined);
     return parseJson(request, body.toString('utf8'), done);
   });
   fastify.removeContentTypeParser('text/plain');
@@ -28,6 +29,9 @@ export function useBodyParsers(app: NestFastifyApplication, bodyLimit: number): 
     if (request.is404) return done(null, undefined);
     const type = request.headers['content-type'];
     const got = type === undefined ? 'no Content-Type' : `Content-Type "${type.slice(0, 100)}"`;
-    done(new ValidationError(`request body has ${got}: send application/json (POST /api/v1/tasks also takes multipart/form-data)`), undefined);
+    done(
+      new ValidationError(`request body has ${got}: send application/json (POST /api/v1/tasks also takes multipart/form-data)`),
+      undefined,
+    );
   });
 }

@@ -18,6 +18,9 @@ export class RateLimitGuard implements CanActivate {
     const decision = await this.limit.take(tenantId);
     if (decision.allowed) return true;
     const seconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
-    throw new RateLimitedError(`Rate limit reached: too many task creates and follow-ups for this tenant (RATE_LIMIT_PER_MINUTE); retry in ${seconds} s`, seconds);
+    throw new RateLimitedError(
+      `Rate limit reached: too many task creates and follow-ups for this tenant (RATE_LIMIT_PER_MINUTE); retry in ${seconds} s`,
+      seconds,
+    );
   }
 }

@@ -49,7 +49,8 @@ describe('sliding window rate limit math', () => {
         admitted.push(t);
       }
     }
-    for (const start of admitted) expect(admitted.filter((t) => t >= start && t < start + policy.windowMs).length).toBeLessThanOrEqual(policy.limit);
+    for (const start of admitted)
+      expect(admitted.filter((t) => t >= start && t < start + policy.windowMs).length).toBeLessThanOrEqual(policy.limit);
     // ... and it is not stingy: over five minutes about five windows' worth got through.
     expect(admitted.length).toBeGreaterThanOrEqual(20);
   });

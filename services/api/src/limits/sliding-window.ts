@@ -18,8 +18,7 @@ export interface WindowPolicy {
 export type SlotCounts = readonly (readonly [number, number])[];
 
 export type Admission =
-  | { readonly allowed: true; readonly counts: SlotCounts }
-  | { readonly allowed: false; readonly retryAfterMs: number };
+  { readonly allowed: true; readonly counts: SlotCounts } | { readonly allowed: false; readonly retryAfterMs: number };
 
 export function admit(counts: SlotCounts, nowMs: number, policy: WindowPolicy): Admission {
   const slotMs = policy.windowMs / SLOTS;
@@ -46,7 +45,10 @@ export function parseSlotCounts(value: string): SlotCounts {
     const parsed: unknown = JSON.parse(value);
     if (!Array.isArray(parsed)) return [];
     return parsed
-      .filter((e): e is [number, number] => Array.isArray(e) && e.length === 2 && Number.isSafeInteger(e[0]) && Number.isSafeInteger(e[1]) && e[1] > 0)
+      .filter(
+        (e): e is [number, number] =>
+          Array.isArray(e) && e.length === 2 && Number.isSafeInteger(e[0]) && Number.isSafeInteger(e[1]) && e[1] > 0,
+      )
       .sort((a, b) => a[0] - b[0]);
   } catch {
     return [];

@@ -30,7 +30,8 @@ function explain(value: unknown, rules: StringRecordRules): string | undefined {
   const entries = Object.entries(value as Record<string, unknown>);
   if (entries.length > rules.maxEntries) return `must have at most ${rules.maxEntries} entries`;
   for (const [key, v] of entries) {
-    if (!ENV_NAME.test(key)) return `key "${cut(key)}" must be an environment variable name (letters, digits, _; not starting with a digit)`;
+    if (!ENV_NAME.test(key))
+      return `key "${cut(key)}" must be an environment variable name (letters, digits, _; not starting with a digit)`;
     if (typeof v !== 'string') return `value of "${key}" must be a string`;
     // Only why, never the value: it may be a secret.
     const fault = textFault(v);

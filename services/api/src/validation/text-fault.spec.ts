@@ -25,7 +25,9 @@ describe('findTextFault', () => {
   it('names the path of the first bad string inside nested objects and arrays', () => {
     const value = { docs: { url: 'https://x', headers: { 'X-Key': 'a\u0000b' } }, list: ['\ud800'] };
     expect(findTextFault(value, 'mcpServers')).toBe('mcpServers.docs.headers.X-Key must not contain a NUL character');
-    expect(findTextFault({ list: ['ok', '\ud800'] }, 'field')).toBe('field.list.1 must not contain a lone UTF-16 surrogate (not valid Unicode)');
+    expect(findTextFault({ list: ['ok', '\ud800'] }, 'field')).toBe(
+      'field.list.1 must not contain a lone UTF-16 surrogate (not valid Unicode)',
+    );
   });
 
   it('checks keys too, and cuts a long key in the message', () => {

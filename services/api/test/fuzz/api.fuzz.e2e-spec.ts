@@ -36,7 +36,8 @@ const STATUSES_OF_CODE: Record<string, readonly number[]> = {
   RATE_LIMITED: [429],
 };
 
-type SuccessShape = 'health' | 'openapi' | 'docs-ui' | 'created' | 'list' | 'task' | 'follow-up' | 'cancel' | 'approve' | 'sse' | 'files' | 'download';
+type SuccessShape =
+  'health' | 'openapi' | 'docs-ui' | 'created' | 'list' | 'task' | 'follow-up' | 'cancel' | 'approve' | 'sse' | 'files' | 'download';
 const ROUTES: readonly (readonly [string, RegExp, SuccessShape])[] = [
   ['GET', /^\/healthz$/, 'health'],
   ['GET', /^\/api\/docs-json$/, 'openapi'],
@@ -59,15 +60,23 @@ function contractBreach(wire: WireRequest, res: RawResponse, first: boolean): st
   if (res.status >= 500) return `${res.status}: a server error`;
   const isHead = wire.heads[first ? 0 : 1] ?? false;
   if (res.status >= 400) {
-    if (!(res.headers['content-type'] ?? '').startsWith('application/json')) return `error ${res.status} with Content-Type "${res.headers['content-type']}", not the JSON envelope`;
+    if (!(res.headers['content-type'] ?? '').startsWith('application/json'))
+      return `error ${res.status} with Content-Type "${res.headers['content-type']}", not the JSON envelope`;
     if (isHead) return undefined; // a HEAD answer has no body to hold the envelope
     const body = parseJson(res.body);
     if (body === undefined) return `error ${res.status} with a body that is not JSON`;
-    if (!isPlainObject(body) || !sameKeys(body, ['success', 'error']) || body.success !== false || !isPlainObject(body.error) || !sameKeys(body.error, ['code', 'message'])) {
+    if (
+      !isPlainObject(body) ||
+      !sameKeys(body, ['success', 'error']) ||
+      body.success !== false ||
+      !isPlainObject(body.error) ||
+      !sameKeys(body.error, ['code', 'message'])
+    ) {
       return `error ${res.status} not in the envelope {"success":false,"error":{"code","message"}}`;
     }
     const { code, message } = body.error as { code: unknown; message: unknown };
-    if (typeof code !== 'string' || !(code in STATUSES_OF_CODE)) return `error ${res.status} with code ${JSON.stringify(code)}, not a contract code`;
+    if (typeof code !== 'string' || !(code in STATUSES_OF_CODE))
+      return `error ${res.status} with code ${JSON.stringify(code)}, not a contract code`;
     if (!STATUSES_OF_CODE[code].includes(res.status)) return `error code ${code} sent with status ${res.status}`;
     if (typeof message !== 'string' || message === '') return `error ${res.status} without a message`;
     if (/\n\s+at /.test(message)) return `error ${res.status} with a stack trace in its message`;
@@ -82,7 +91,8 @@ function contractBreach(wire: WireRequest, res: RawResponse, first: boolean): st
   const shape = route[2];
   const guarded = pathname.startsWith('/api/v1/');
   if (guarded && wire.grants === 'none') return `${res.status} without a valid API key`;
-  if (guarded && wire.owner && (wire.grants === 'A' || wire.grants === 'B') && wire.owner !== wire.grants) return `${res.status} for another tenant's task`;
+  if (guarded && wire.owner && (wire.grants === 'A' || wire.grants === 'B') && wire.owner !== wire.grants)
+    return `${res.status} for another tenant's task`;
   const expected = shape === 'created' || shape === 'follow-up' ? 201 : 200;
   if (res.status !== expected) return `status ${res.status} for ${shape}, expected ${expected}`;
   if (isHead) return undefined;
@@ -90,9 +100,14 @@ function contractBreach(wire: WireRequest, res: RawResponse, first: boolean): st
   if (shape === 'sse') {
     if (!res.headers['content-type']?.startsWith('text/event-stream')) return 'stream without Content-Type text/event-stream';
     const text = res.body.toString('utf8');
-    return text === '' || /^(event|data|id|retry|):/.test(text) ? undefined : `stream that does not start with an SSE field: ${JSON.stringify(text.slice(0, 80))}`;
+    return text === '' || /^(event|data|id|retry|):/.test(text)
+      ? undefined
+      : `stream that does not start with an SSE field: ${JSON.stringify(text.slice(0, 80))}`;
   }
-  if (shape === 'docs-ui') return /^(text\/html|text\/css|application\/javascript)/.test(res.headers['content-type'] ?? '') ? undefined : 'docs page with an odd Content-Type';
+  if (shape === 'docs-ui')
+    return /^(text\/html|text\/css|application\/javascript)/.test(res.headers['content-type'] ?? '')
+      ? undefined
+      : 'docs page with an odd Content-Type';
   if (shape === 'download') {
     if (!(res.headers['content-disposition'] ?? '').startsWith('attachment')) return 'download without Content-Disposition: attachment';
     return Number(res.headers['content-length']) === res.body.length ? undefined : 'download whose Content-Length is not its size';
@@ -100,17 +115,28 @@ function contractBreach(wire: WireRequest, res: RawResponse, first: boolean): st
   const body = parseJson(res.body);
   if (!isPlainObject(body)) return `${shape} answer that is not a JSON object`;
   if (shape === 'health') return sameKeys(body, ['status']) && body.status === 'ok' ? undefined : 'healthz answer is not {"status":"ok"}';
-  if (shape === 'openapi') return typeof body.openapi === 'string' && isPlainObject(body.paths) ? undefined : 'OpenAPI document without openapi and paths';
+  if (shape === 'openapi')
+    return typeof body.openapi === 'string' && isPlainObject(body.paths) ? undefined : 'OpenAPI document without openapi and paths';
   if (shape === 'files') return sameKeys(body, ['files']) && Array.isArray(body.files) ? undefined : 'artifact list is not {files: [...]}';
-  if (!sameKeys(body, ['success', 'data']) || body.success !== true || !isPlainObject(body.data)) return `${shape} answer not in the envelope {"success":true,"data":{...}}`;
+  if (!sameKeys(body, ['success', 'data']) || body.success !== true || !isPlainObject(body.data))
+    return `${shape} answer not in the envelope {"success":true,"data":{...}}`;
   const data = body.data;
   const ok =
-    shape === 'created' ? sameKeys(data, ['id', 'status']) && /^task_/.test(String(data.id)) && data.status === 'pending'
-    : shape === 'list' ? sameKeys(data, ['tasks', 'nextCursor']) && Array.isArray(data.tasks) && (data.nextCursor === null || typeof data.nextCursor === 'string')
-    : shape === 'task' ? typeof data.id === 'string' && TASK_STATUSES.includes(String(data.status)) && Array.isArray(data.pendingApprovals)
-    : shape === 'follow-up' ? sameKeys(data, ['id', 'messageId', 'status']) && TASK_STATUSES.includes(String(data.status))
-    : shape === 'cancel' ? sameKeys(data, ['id', 'status']) && TASK_STATUSES.includes(String(data.status))
-    : /* approve */ sameKeys(data, ['callId', 'outcome', 'approved']) && ['proceed_once', 'proceed_always', 'cancel'].includes(String(data.outcome)) && data.approved === (data.outcome !== 'cancel');
+    shape === 'created'
+      ? sameKeys(data, ['id', 'status']) && /^task_/.test(String(data.id)) && data.status === 'pending'
+      : shape === 'list'
+        ? sameKeys(data, ['tasks', 'nextCursor']) &&
+          Array.isArray(data.tasks) &&
+          (data.nextCursor === null || typeof data.nextCursor === 'string')
+        : shape === 'task'
+          ? typeof data.id === 'string' && TASK_STATUSES.includes(String(data.status)) && Array.isArray(data.pendingApprovals)
+          : shape === 'follow-up'
+            ? sameKeys(data, ['id', 'messageId', 'status']) && TASK_STATUSES.includes(String(data.status))
+            : shape === 'cancel'
+              ? sameKeys(data, ['id', 'status']) && TASK_STATUSES.includes(String(data.status))
+              : /* approve */ sameKeys(data, ['callId', 'outcome', 'approved']) &&
+                ['proceed_once', 'proceed_always', 'cancel'].includes(String(data.outcome)) &&
+                data.approved === (data.outcome !== 'cancel');
   return ok ? undefined : `${shape} data of an unexpected shape: ${JSON.stringify(data).slice(0, 200)}`;
 }
 
@@ -118,7 +144,9 @@ function contractBreach(wire: WireRequest, res: RawResponse, first: boolean): st
 function exchangeBreach(ex: RawExchange): string | undefined {
   if (ex.responses.length > 0) return undefined;
   if (ex.timedOut) return `no answer within ${HANG_MS} ms: the connection hangs`;
-  return ex.leftover > 0 ? `an answer cut off after ${ex.leftover} bytes` : `the connection was closed without an answer (${ex.socketError ?? 'closed'})`;
+  return ex.leftover > 0
+    ? `an answer cut off after ${ex.leftover} bytes`
+    : `the connection was closed without an answer (${ex.socketError ?? 'closed'})`;
 }
 
 const parseJson = (bytes: Buffer): unknown => {
@@ -142,7 +170,8 @@ function modelReply(body: ChatCompletionsBody): ScriptedReply {
   if (last?.role !== 'user') return { text: 'done' };
   const text = String(last.content);
   if (text.includes('FUZZ:ask')) return { toolCalls: [{ name: 'list_files', arguments: {} }] };
-  if (text.includes('FUZZ:write')) return { toolCalls: [{ name: 'write_file', arguments: { path: 'downloads/report.md', content: '# fuzz\n' } }] };
+  if (text.includes('FUZZ:write'))
+    return { toolCalls: [{ name: 'write_file', arguments: { path: 'downloads/report.md', content: '# fuzz\n' } }] };
   if (text.includes('FUZZ:shell')) return { toolCalls: [{ name: 'shell', arguments: { command: 'echo fuzz > downloads/shell.txt' } }] };
   return { text: 'ok' };
 }
@@ -165,7 +194,8 @@ describe('API fuzz: generated requests to every endpoint are answered within the
       return list.length === 0 ? undefined : list[pick % list.length];
     },
     // The newest calls are the ones most likely still waiting.
-    pending: (pick) => (pendingCalls.length === 0 ? undefined : pendingCalls[pendingCalls.length - 1 - (pick % Math.min(pendingCalls.length, 40))]),
+    pending: (pick) =>
+      pendingCalls.length === 0 ? undefined : pendingCalls[pendingCalls.length - 1 - (pick % Math.min(pendingCalls.length, 40))],
     artifact: (pick) => (artifacts.length === 0 ? undefined : artifacts[pick % artifacts.length]),
   };
 
@@ -188,7 +218,8 @@ describe('API fuzz: generated requests to every endpoint are answered within the
     if (!isPlainObject(parsed) || wire.grants === 'none' || wire.grants === 'unknown') return;
     const body = parsed as { data?: { id?: unknown; tasks?: unknown }; files?: unknown };
     const path = wire.pathname;
-    if (wire.method === 'POST' && path === '/api/v1/tasks' && typeof body.data?.id === 'string') (wire.grants === 'A' ? own : other).push(body.data.id);
+    if (wire.method === 'POST' && path === '/api/v1/tasks' && typeof body.data?.id === 'string')
+      (wire.grants === 'A' ? own : other).push(body.data.id);
     if (wire.grants !== 'A') return;
     if (wire.method === 'GET' && path === '/api/v1/tasks' && Array.isArray(body.data?.tasks)) addCalls(body.data.tasks);
     if (wire.method === 'GET' && /^\/api\/v1\/tasks\/task_[0-9a-f]+$/.test(path)) addCalls([body.data]);
@@ -208,7 +239,11 @@ describe('API fuzz: generated requests to every endpoint are answered within the
   const statusesOf: Record<string, Record<string, number>> = Object.fromEntries(ENDPOINTS.map((e) => [e, {}]));
   let serverErrors = 0;
   const count = (tally: Record<string, number>, key: string | number) => void (tally[key] = (tally[key] ?? 0) + 1);
-  const tallyText = (tally: Record<string, number>) => Object.entries(tally).sort(([a], [b]) => a.localeCompare(b)).map(([s, n]) => `${s}×${n}`).join(' ');
+  const tallyText = (tally: Record<string, number>) =>
+    Object.entries(tally)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([s, n]) => `${s}×${n}`)
+      .join(' ');
 
   /** Sends one request and checks what came back; throws (a fast-check failure) on any breach. */
   const exchangeAndCheck = async (endpoint: Endpoint, wire: WireRequest) => {
@@ -229,8 +264,12 @@ describe('API fuzz: generated requests to every endpoint are answered within the
     harvest(wire, ex.responses[0]);
     const breach = exchangeBreach(ex) ?? ex.responses.map((res, i) => contractBreach(wire, res, i === 0)).find((b) => b !== undefined);
     if (breach) {
-      const answers = ex.responses.map((r) => `${r.status} ${JSON.stringify(r.headers['content-type'])} ${JSON.stringify(r.body.toString('utf8').slice(0, 300))}`);
-      throw new Error(`${breach}\n  request: ${JSON.stringify(wire.line)} (auth: ${wire.grants}, task owner: ${wire.owner ?? '-'})\n  answers: ${answers.join(' | ') || '-'}`);
+      const answers = ex.responses.map(
+        (r) => `${r.status} ${JSON.stringify(r.headers['content-type'])} ${JSON.stringify(r.body.toString('utf8').slice(0, 300))}`,
+      );
+      throw new Error(
+        `${breach}\n  request: ${JSON.stringify(wire.line)} (auth: ${wire.grants}, task owner: ${wire.owner ?? '-'})\n  answers: ${answers.join(' | ') || '-'}`,
+      );
     }
   };
 
@@ -248,15 +287,31 @@ describe('API fuzz: generated requests to every endpoint are answered within the
     h.model.script(reply);
 
     // A few real tasks to start from: waiting calls of both tenants, an artifact, a finished task.
-    const create = async (key: string, message: string, autoExecute: boolean) => (await h.api('/api/v1/tasks', { method: 'POST', key, json: { message, autoExecute } })).body.data.id as string;
-    for (const [message, autoExecute] of [['FUZZ:ask seed 1', false], ['FUZZ:write seed', true], ['FUZZ:plain seed', true], ['FUZZ:ask seed 2', false], ['FUZZ:write seed ask', false]] as const) own.push(await create(API_KEY, message, autoExecute));
+    const create = async (key: string, message: string, autoExecute: boolean) =>
+      (await h.api('/api/v1/tasks', { method: 'POST', key, json: { message, autoExecute } })).body.data.id as string;
+    for (const [message, autoExecute] of [
+      ['FUZZ:ask seed 1', false],
+      ['FUZZ:write seed', true],
+      ['FUZZ:plain seed', true],
+      ['FUZZ:ask seed 2', false],
+      ['FUZZ:write seed ask', false],
+    ] as const)
+      own.push(await create(API_KEY, message, autoExecute));
     other.push(await create(OTHER_API_KEY, 'FUZZ:ask other', false), await create(OTHER_API_KEY, 'FUZZ:write other', true));
-    await waitFor(async () => {
-      const { body } = await h.api('/api/v1/tasks?limit=100');
-      addCalls(body.data.tasks);
-      return pendingCalls.length >= 3 || undefined;
-    }, 15_000, 'the seed tasks to ask for approval');
-    const files = await waitFor(async () => (await h.api(`/api/v1/tasks/${own[1]}/artifacts`)).body.files?.[0], 15_000, 'the seed artifact');
+    await waitFor(
+      async () => {
+        const { body } = await h.api('/api/v1/tasks?limit=100');
+        addCalls(body.data.tasks);
+        return pendingCalls.length >= 3 || undefined;
+      },
+      15_000,
+      'the seed tasks to ask for approval',
+    );
+    const files = await waitFor(
+      async () => (await h.api(`/api/v1/tasks/${own[1]}/artifacts`)).body.files?.[0],
+      15_000,
+      'the seed artifact',
+    );
     artifacts.push({ taskId: own[1], path: files.path });
     knownArtifacts.add(`${own[1]}/${files.path}`);
   }, 60_000);
@@ -265,7 +320,9 @@ describe('API fuzz: generated requests to every endpoint are answered within the
   it(
     `answers ${RUNS} generated requests without a 5xx, a hang or a breach of the error envelope, and is still serving afterwards`,
     async () => {
-      process.stdout.write(`API fuzz: seed ${SEED}${REPLAY_PATH ? `, path ${REPLAY_PATH}` : ''}, ${RUNS} runs (replay with FUZZ_SEED=${SEED})\n`);
+      process.stdout.write(
+        `API fuzz: seed ${SEED}${REPLAY_PATH ? `, path ${REPLAY_PATH}` : ''}, ${RUNS} runs (replay with FUZZ_SEED=${SEED})\n`,
+      );
       const started = Date.now();
       const total = () => Object.values(sent).reduce((a, b) => a + b, 0);
       // Printed whatever the outcome: what was sent, what came back.
@@ -276,20 +333,39 @@ describe('API fuzz: generated requests to every endpoint are answered within the
             ENDPOINTS.map((e) => `  ${e}: ${sent[e]} (${tallyText(statusesOf[e])})\n`).join(''),
         );
       let runs = 0;
-      await fc.assert(
-        fc.asyncProperty(fuzzRequest, async (request) => {
-          await exchangeAndCheck(request.endpoint, toWire(request, pools));
-          // Now and then a plain list: picks up the calls now waiting (and is fuzzed traffic too).
-          if (++runs % 100 === 0) await exchangeAndCheck('GET /tasks', toWire({ endpoint: 'GET /tasks', method: 'GET', path: ['api', 'v1', 'tasks'], query: [['limit', '100']], auth: { values: ['Bearer {A}'], grants: 'A' }, headers: [], framing: { kind: 'length' }, version: 'HTTP/1.1', close: true }, pools));
-        }),
-        {
-          seed: SEED,
-          numRuns: RUNS,
-          ...(REPLAY_PATH ? { path: REPLAY_PATH } : {}),
-          includeErrorInReport: true,
-          plugins: [fc.interruptAfterTimeLimit(TIME_LIMIT_MS, { failOnInterrupt: true })],
-        },
-      ).finally(summary);
+      await fc
+        .assert(
+          fc.asyncProperty(fuzzRequest, async (request) => {
+            await exchangeAndCheck(request.endpoint, toWire(request, pools));
+            // Now and then a plain list: picks up the calls now waiting (and is fuzzed traffic too).
+            if (++runs % 100 === 0)
+              await exchangeAndCheck(
+                'GET /tasks',
+                toWire(
+                  {
+                    endpoint: 'GET /tasks',
+                    method: 'GET',
+                    path: ['api', 'v1', 'tasks'],
+                    query: [['limit', '100']],
+                    auth: { values: ['Bearer {A}'], grants: 'A' },
+                    headers: [],
+                    framing: { kind: 'length' },
+                    version: 'HTTP/1.1',
+                    close: true,
+                  },
+                  pools,
+                ),
+              );
+          }),
+          {
+            seed: SEED,
+            numRuns: RUNS,
+            ...(REPLAY_PATH ? { path: REPLAY_PATH } : {}),
+            includeErrorInReport: true,
+            plugins: [fc.interruptAfterTimeLimit(TIME_LIMIT_MS, { failOnInterrupt: true })],
+          },
+        )
+        .finally(summary);
 
       // Still serving: health, and a valid create that can be read back.
       const health = await h.api('/healthz', { key: null });
@@ -300,7 +376,8 @@ describe('API fuzz: generated requests to every endpoint are answered within the
 
       expect(serverErrors).toBe(0);
       if (!REPLAY_PATH) expect(total()).toBeGreaterThanOrEqual(RUNS);
-      for (const endpoint of ENDPOINTS) if (!REPLAY_PATH && RUNS >= 1_000) expect({ endpoint, reached: sent[endpoint] > RUNS / 200 }).toEqual({ endpoint, reached: true });
+      for (const endpoint of ENDPOINTS)
+        if (!REPLAY_PATH && RUNS >= 1_000) expect({ endpoint, reached: sent[endpoint] > RUNS / 200 }).toEqual({ endpoint, reached: true });
     },
     TIME_LIMIT_MS + 60_000,
   );

@@ -64,8 +64,7 @@ export function rawExchange(host: string, port: number, chunks: readonly Buffer[
         const raw = buffer.subarray(sseStart.bodyStart);
         const body = /chunked/i.test(sseStart.headers['transfer-encoding'] ?? '') ? decodeChunks(raw).body : raw;
         responses.push({ status: sseStart.status, headers: sseStart.headers, body, sse: true });
-      }
-      else if (closedByServer) takeBodyUntilClose();
+      } else if (closedByServer) takeBodyUntilClose();
       resolve({ responses, closedByServer, timedOut, leftover: sseStart ? 0 : buffer.length, socketError });
     };
     const hangTimer = setTimeout(() => finish(true), options.timeoutMs);
@@ -173,7 +172,8 @@ function parseHead(buffer: Buffer): ParsedHead | undefined {
   }
   const headLength = end + 4;
   if (/chunked/i.test(headers['transfer-encoding'] ?? '')) return { status, headers, headLength, framing: { kind: 'chunked' } };
-  if (headers['content-length'] !== undefined) return { status, headers, headLength, framing: { kind: 'length', length: Number(headers['content-length']) } };
+  if (headers['content-length'] !== undefined)
+    return { status, headers, headLength, framing: { kind: 'length', length: Number(headers['content-length']) } };
   return { status, headers, headLength, framing: { kind: 'close' } };
 }
 

@@ -11,7 +11,8 @@ import fc from 'fast-check';
 /** Text as sent, one JS char per byte for paths and headers (latin1): raw bytes stay raw. */
 export type Text = string | { readonly $repeat: string; readonly times: number } | readonly Text[];
 
-export const expand = (text: Text): string => (typeof text === 'string' ? text : Array.isArray(text) ? text.map(expand).join('') : repeatOf(text as { $repeat: string; times: number }));
+export const expand = (text: Text): string =>
+  typeof text === 'string' ? text : Array.isArray(text) ? text.map(expand).join('') : repeatOf(text as { $repeat: string; times: number });
 const repeatOf = (r: { $repeat: string; times: number }) => r.$repeat.repeat(r.times);
 const repeat = ($repeat: string, times: number): { readonly $repeat: string; readonly times: number } => ({ $repeat, times });
 
@@ -37,9 +38,37 @@ const hostileText: fc.Arbitrary<string> = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 30 }),
   fc.string({ unit: 'grapheme', maxLength: 12 }),
   fc.constantFrom(
-    '', ' ', '\u0000', 'a\u0000b', '\ud800', 'x\udc00', '\udbff\udfff', '\ud83d\ude80', '\u202e', '\ufeff', '\r\n', '\t', '\u0007',
-    '%00', '../../etc/passwd', '{{secrets.TOKEN}}', '$(id)', '`id`', '<script>alert(1)</script>', "'; DROP TABLE tasks; --",
-    '__proto__', 'constructor', 'null', 'true', '1e309', '-0', '\\', '"', '\u00e9', '\u4e2d\u6587', '\ud834\udd1e',
+    '',
+    ' ',
+    '\u0000',
+    'a\u0000b',
+    '\ud800',
+    'x\udc00',
+    '\udbff\udfff',
+    '\ud83d\ude80',
+    '\u202e',
+    '\ufeff',
+    '\r\n',
+    '\t',
+    '\u0007',
+    '%00',
+    '../../etc/passwd',
+    '{{secrets.TOKEN}}',
+    '$(id)',
+    '`id`',
+    '<script>alert(1)</script>',
+    "'; DROP TABLE tasks; --",
+    '__proto__',
+    'constructor',
+    'null',
+    'true',
+    '1e309',
+    '-0',
+    '\\',
+    '"',
+    '\u00e9',
+    '\u4e2d\u6587',
+    '\ud834\udd1e',
   ),
 );
 
@@ -92,7 +121,13 @@ const jsonLeaf: fc.Arbitrary<JsonSpec> = fc.oneof(
   fc.boolean(),
   fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(0, -1, 2 ** 53, 1e308)),
   hostileText,
-  fc.constantFrom<JsonSpec>({ $raw: '1e999' }, { $raw: '-0' }, { $raw: '"\\ud800"' }, { $raw: '"\\u0000"' }, { $raw: '123456789012345678901234567890' }),
+  fc.constantFrom<JsonSpec>(
+    { $raw: '1e999' },
+    { $raw: '-0' },
+    { $raw: '"\\ud800"' },
+    { $raw: '"\\u0000"' },
+    { $raw: '123456789012345678901234567890' },
+  ),
 );
 
 const anyJson: fc.Arbitrary<JsonSpec> = fc.letrec<{ v: JsonSpec }>((tie) => ({
@@ -100,7 +135,9 @@ const anyJson: fc.Arbitrary<JsonSpec> = fc.letrec<{ v: JsonSpec }>((tie) => ({
     { depthSize: 'small', withCrossShrink: true },
     jsonLeaf,
     fc.array(tie('v'), { maxLength: 4 }).map(($array): JsonSpec => ({ $array })),
-    fc.array(fc.tuple(fc.oneof(hostileText, fc.constantFrom('message', 'outcome', '__proto__', 'constructor')), tie('v')), { maxLength: 4 }).map(obj),
+    fc
+      .array(fc.tuple(fc.oneof(hostileText, fc.constantFrom('message', 'outcome', '__proto__', 'constructor')), tie('v')), { maxLength: 4 })
+      .map(obj),
   ),
 })).v;
 
@@ -125,7 +162,9 @@ const wrongType = (wanted: 'string' | 'boolean' | 'object'): fc.Arbitrary<JsonSp
 /** A message field: mostly a usable instruction (with a model-script marker), else anything. */
 const MARKERS = ['FUZZ:plain', 'FUZZ:ask', 'FUZZ:write', 'FUZZ:shell'] as const;
 export type Marker = (typeof MARKERS)[number];
-const goodMessage: fc.Arbitrary<string> = fc.tuple(fc.constantFrom(...MARKERS), fc.string({ unit: 'grapheme', maxLength: 40 })).map(([m, t]) => `${m} ${t}`);
+const goodMessage: fc.Arbitrary<string> = fc
+  .tuple(fc.constantFrom(...MARKERS), fc.string({ unit: 'grapheme', maxLength: 40 }))
+  .map(([m, t]) => `${m} ${t}`);
 const messageValue: fc.Arbitrary<JsonSpec> = fc.oneof(
   { weight: 6, arbitrary: goodMessage },
   { weight: 2, arbitrary: fc.tuple(goodMessage, hostileText).map(([m, t]) => m + t) },
@@ -134,12 +173,24 @@ const messageValue: fc.Arbitrary<JsonSpec> = fc.oneof(
   { weight: 2, arbitrary: wrongType('string') },
 );
 
-const envName = fc.oneof(fc.stringMatching(/^[A-Z_][A-Z0-9_]{0,15}$/), hostileText, fc.constantFrom('1BAD', 'A-B', '', 'PATH', 'LD_PRELOAD', 'a'.repeat(300)));
+const envName = fc.oneof(
+  fc.stringMatching(/^[A-Z_][A-Z0-9_]{0,15}$/),
+  hostileText,
+  fc.constantFrom('1BAD', 'A-B', '', 'PATH', 'LD_PRELOAD', 'a'.repeat(300)),
+);
 const stringRecord = (minValue: number): fc.Arbitrary<JsonSpec> =>
   fc.oneof(
-    { weight: 3, arbitrary: fc.array(fc.tuple(fc.stringMatching(/^[A-Z][A-Z0-9_]{0,10}$/), fc.string({ minLength: minValue, maxLength: 20 })), { maxLength: 3 }).map(obj) },
+    {
+      weight: 3,
+      arbitrary: fc
+        .array(fc.tuple(fc.stringMatching(/^[A-Z][A-Z0-9_]{0,10}$/), fc.string({ minLength: minValue, maxLength: 20 })), { maxLength: 3 })
+        .map(obj),
+    },
     { weight: 3, arbitrary: fc.array(fc.tuple(envName, fc.oneof(hostileText, jsonLeaf, anyJson)), { maxLength: 4 }).map(obj) },
-    { weight: 1, arbitrary: fc.integer({ min: 40, max: 120 }).map((n) => obj(Array.from({ length: n }, (_, i) => [`K${i}`, 'value'] as const))) },
+    {
+      weight: 1,
+      arbitrary: fc.integer({ min: 40, max: 120 }).map((n) => obj(Array.from({ length: n }, (_, i) => [`K${i}`, 'value'] as const))),
+    },
     { weight: 1, arbitrary: fc.constantFrom<JsonSpec>(obj([['A', repeat('v', 40_000)]]), obj([['A', { $deep: 40, open: '[' }]])) },
     { weight: 2, arbitrary: wrongType('object') },
   );
@@ -147,17 +198,36 @@ const stringRecord = (minValue: number): fc.Arbitrary<JsonSpec> =>
 const mcpServers: fc.Arbitrary<JsonSpec> = fc.oneof(
   fc.constantFrom<JsonSpec>(
     obj([['docs', obj([['url', 'http://127.0.0.1:9/mcp']])]]),
-    obj([['docs', obj([['url', 'https://mcp.invalid/'], ['headers', obj([['X-Key', '{{secrets.TOKEN}}']])]])]]),
+    obj([
+      [
+        'docs',
+        obj([
+          ['url', 'https://mcp.invalid/'],
+          ['headers', obj([['X-Key', '{{secrets.TOKEN}}']])],
+        ]),
+      ],
+    ]),
     obj([['docs', obj([['url', 'ftp://x']])]]),
     obj([['bad name!', obj([['url', 'https://mcp.invalid/']])]]),
-    obj([['docs', obj([['command', 'sh'], ['args', { $array: ['-c', 'id'] }]])]]),
+    obj([
+      [
+        'docs',
+        obj([
+          ['command', 'sh'],
+          ['args', { $array: ['-c', 'id'] }],
+        ]),
+      ],
+    ]),
     obj(Array.from({ length: 12 }, (_, i) => [`s${i}`, obj([['url', 'https://mcp.invalid/']])] as const)),
   ),
   fc.array(fc.tuple(hostileText, anyJson), { maxLength: 3 }).map(obj),
   wrongType('object'),
 );
 
-const booleanValue: fc.Arbitrary<JsonSpec> = fc.oneof({ weight: 4, arbitrary: fc.boolean() }, { weight: 1, arbitrary: wrongType('boolean') });
+const booleanValue: fc.Arbitrary<JsonSpec> = fc.oneof(
+  { weight: 4, arbitrary: fc.boolean() },
+  { weight: 1, arbitrary: wrongType('boolean') },
+);
 
 /** Create fields: each present or not, each valid or not, plus unknown and odd keys. */
 const createJson: fc.Arbitrary<JsonSpec> = fc
@@ -169,7 +239,13 @@ const createJson: fc.Arbitrary<JsonSpec> = fc
       secrets: stringRecord(4),
       env: stringRecord(0),
       mcpServers,
-      extra: fc.array(fc.tuple(fc.oneof(hostileText, fc.constantFrom('autoexecute', 'webhookUrl', 'maxTokens', 'files', '__proto__', 'constructor', 'message')), anyJson), { maxLength: 2 }),
+      extra: fc.array(
+        fc.tuple(
+          fc.oneof(hostileText, fc.constantFrom('autoexecute', 'webhookUrl', 'maxTokens', 'files', '__proto__', 'constructor', 'message')),
+          anyJson,
+        ),
+        { maxLength: 2 },
+      ),
     },
     { requiredKeys: [] },
   )
@@ -177,7 +253,12 @@ const createJson: fc.Arbitrary<JsonSpec> = fc
 
 /** A create most likely to pass: the message decides what the scripted model does. */
 const validCreateJson: fc.Arbitrary<JsonSpec> = fc
-  .record({ message: goodMessage, autoExecute: fc.boolean(), showInHistory: fc.option(fc.boolean(), { nil: undefined }), env: fc.option(fc.constant(obj([['REGION', 'eu']])), { nil: undefined }) })
+  .record({
+    message: goodMessage,
+    autoExecute: fc.boolean(),
+    showInHistory: fc.option(fc.boolean(), { nil: undefined }),
+    env: fc.option(fc.constant(obj([['REGION', 'eu']])), { nil: undefined }),
+  })
   .map(({ message, autoExecute, showInHistory, env }) =>
     obj([
       ['message', message],
@@ -190,14 +271,35 @@ const validCreateJson: fc.Arbitrary<JsonSpec> = fc
 
 const followUpJson: fc.Arbitrary<JsonSpec> = fc.oneof(
   { weight: 3, arbitrary: goodMessage.map((m) => obj([['message', m]])) },
-  { weight: 3, arbitrary: fc.record({ message: messageValue, extra: fc.array(fc.tuple(hostileText, anyJson), { maxLength: 2 }) }, { requiredKeys: [] }).map(({ message, extra }) => obj([...(message === undefined ? [] : [['message', message] as const]), ...(extra ?? [])])) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .record({ message: messageValue, extra: fc.array(fc.tuple(hostileText, anyJson), { maxLength: 2 }) }, { requiredKeys: [] })
+      .map(({ message, extra }) => obj([...(message === undefined ? [] : [['message', message] as const]), ...(extra ?? [])])),
+  },
 );
 
 const OUTCOMES = ['proceed_once', 'proceed_always', 'cancel'];
 const approveJson: fc.Arbitrary<JsonSpec> = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom(...OUTCOMES).map((o) => obj([['outcome', o]])) },
-  { weight: 1, arbitrary: fc.constantFrom('PROCEED_ONCE', 'proceed', 'expired', 'approve', ' cancel', 'cancel\u0000').map((o) => obj([['outcome', o]])) },
-  { weight: 2, arbitrary: fc.record({ outcome: fc.oneof(fc.constantFrom(...OUTCOMES), wrongType('string')), extra: fc.array(fc.tuple(hostileText, anyJson), { maxLength: 2 }) }, { requiredKeys: [] }).map(({ outcome, extra }) => obj([...(outcome === undefined ? [] : [['outcome', outcome] as const]), ...(extra ?? [])])) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom('PROCEED_ONCE', 'proceed', 'expired', 'approve', ' cancel', 'cancel\u0000')
+      .map((o) => obj([['outcome', o]])),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .record(
+        {
+          outcome: fc.oneof(fc.constantFrom(...OUTCOMES), wrongType('string')),
+          extra: fc.array(fc.tuple(hostileText, anyJson), { maxLength: 2 }),
+        },
+        { requiredKeys: [] },
+      )
+      .map(({ outcome, extra }) => obj([...(outcome === undefined ? [] : [['outcome', outcome] as const]), ...(extra ?? [])])),
+  },
 );
 
 /** Whole bodies that are not the object an endpoint wants: other JSON, broken JSON, deep, huge, empty. */
@@ -223,7 +325,12 @@ const strayJson: fc.Arbitrary<JsonSpec> = fc.oneof(
     { $deep: 10_000, open: '[' },
     { $deep: 100_000, open: '{"a":' },
   ),
-  fc.integer({ min: 30, max: 36 }).map((n): JsonSpec => obj([['message', 'FUZZ:plain deep'], ['env', { $deep: n, open: '{"a":' }]])),
+  fc.integer({ min: 30, max: 36 }).map((n): JsonSpec =>
+    obj([
+      ['message', 'FUZZ:plain deep'],
+      ['env', { $deep: n, open: '{"a":' }],
+    ]),
+  ),
   // Over and under the 1 MiB body limit the suite sets (UPLOAD_MAX_BYTES).
   fc.constantFrom(1_048_000, 1_048_600, 1_500_000).map((n): JsonSpec => obj([['message', repeat('a', n)]])),
 );
@@ -261,8 +368,10 @@ export function serializeMultipart(spec: MultipartSpec): Buffer {
     const filename = part.filename === undefined ? '' : `; filename="${expand(part.filename)}"`;
     if (part.disposition === 'normal') body += `Content-Disposition: form-data; name="${name}"${filename}${nl}`;
     if (part.disposition === 'garbled') body += `Content-Disposition: form-data; name=${name}"; ;;${filename}${nl}`;
-    if (part.disposition === 'rfc5987') body += `Content-Disposition: form-data; name="${name}"; filename*=UTF-8''${percentEncode(expand(part.filename ?? 'f.txt'))}${nl}`;
-    if (part.disposition === 'huge-header') body += `Content-Disposition: form-data; name="${name}"${filename}; x="${'h'.repeat(90_000)}"${nl}`;
+    if (part.disposition === 'rfc5987')
+      body += `Content-Disposition: form-data; name="${name}"; filename*=UTF-8''${percentEncode(expand(part.filename ?? 'f.txt'))}${nl}`;
+    if (part.disposition === 'huge-header')
+      body += `Content-Disposition: form-data; name="${name}"${filename}; x="${'h'.repeat(90_000)}"${nl}`;
     if (part.contentType !== undefined) body += `Content-Type: ${part.contentType}${nl}`;
     body += `${nl}${expand(part.value)}${nl}`;
   }
@@ -271,30 +380,86 @@ export function serializeMultipart(spec: MultipartSpec): Buffer {
   return spec.ending === 'cut' ? bytes.subarray(0, Math.floor((bytes.length * spec.cutPerMille) / 1000)) : bytes;
 }
 
-const boundaryArb = fc.oneof({ weight: 4, arbitrary: fc.stringMatching(/^[A-Za-z0-9'()+_,\-.]{1,30}$/) }, { weight: 1, arbitrary: fc.constantFrom('B', '-', 'a'.repeat(70), 'a'.repeat(71), 'b'.repeat(300), 'with space', '--', 'x"y') });
+const boundaryArb = fc.oneof(
+  { weight: 4, arbitrary: fc.stringMatching(/^[A-Za-z0-9'()+_,\-.]{1,30}$/) },
+  { weight: 1, arbitrary: fc.constantFrom('B', '-', 'a'.repeat(70), 'a'.repeat(71), 'b'.repeat(300), 'with space', '--', 'x"y') },
+);
 
-const fieldPart = (name: Text, value: fc.Arbitrary<Text>): fc.Arbitrary<PartSpec> => value.map((v) => ({ name, value: v, disposition: 'normal' as const }));
+const fieldPart = (name: Text, value: fc.Arbitrary<Text>): fc.Arbitrary<PartSpec> =>
+  value.map((v) => ({ name, value: v, disposition: 'normal' as const }));
 const textValue: fc.Arbitrary<Text> = fc.oneof(
   goodMessage.map(utf8Bytes),
   hostileText.map(utf8Bytes),
-  fc.constantFrom<Text>('true', 'false', 'TRUE', '{"REGION":"eu"}', '{"TOKEN":"abcdef"}', '{"A":', '[1]', 'null', '"quoted"', repeat('v', 20_000), repeat('v', 120_000), repeat('{"a":', 40), repeat('[', 100_000)),
+  fc.constantFrom<Text>(
+    'true',
+    'false',
+    'TRUE',
+    '{"REGION":"eu"}',
+    '{"TOKEN":"abcdef"}',
+    '{"A":',
+    '[1]',
+    'null',
+    '"quoted"',
+    repeat('v', 20_000),
+    repeat('v', 120_000),
+    repeat('{"a":', 40),
+    repeat('[', 100_000),
+  ),
 );
 const filePart: fc.Arbitrary<PartSpec> = fc.record({
   name: fc.constantFrom<Text>('files', 'files', 'files', 'file', 'files[]', ''),
   filename: fc.oneof(
     { weight: 4, arbitrary: fc.stringMatching(/^[a-z]{1,8}\.(txt|csv|md|zip|bin)$/) },
-    { weight: 1, arbitrary: fc.constantFrom<Text>('', '.', '..', '../escape.txt', '/etc/passwd', 'a/b.txt', 'a\\b.txt', 'nul\u0000.txt', repeat('n', 300), utf8Bytes('\u00e9t\u00e9.txt'), utf8Bytes('\ud800.txt')) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom<Text>(
+        '',
+        '.',
+        '..',
+        '../escape.txt',
+        '/etc/passwd',
+        'a/b.txt',
+        'a\\b.txt',
+        'nul\u0000.txt',
+        repeat('n', 300),
+        utf8Bytes('\u00e9t\u00e9.txt'),
+        utf8Bytes('\ud800.txt'),
+      ),
+    },
   ),
   contentType: fc.option(fc.constantFrom('text/plain', 'application/zip', 'application/octet-stream', ''), { nil: undefined }),
-  value: fc.oneof(fc.string({ maxLength: 50 }), fc.constantFrom<Text>('PK\u0003\u0004broken zip', '\u00ff\u00fe\u0000\u0001', repeat('x', 20_000))),
+  value: fc.oneof(
+    fc.string({ maxLength: 50 }),
+    fc.constantFrom<Text>('PK\u0003\u0004broken zip', '\u00ff\u00fe\u0000\u0001', repeat('x', 20_000)),
+  ),
   disposition: fc.constantFrom('normal', 'normal', 'normal', 'rfc5987'),
 });
 const oddPart: fc.Arbitrary<PartSpec> = fc.record(
   {
-    name: fc.oneof(fc.constantFrom<Text>('message', 'autoExecute', 'showInHistory', 'env', 'secrets', 'mcpServers', 'extra', '', '__proto__', 'toString'), hostileText.map(utf8Bytes), fc.constantFrom<Text>(repeat('n', 10_000), repeat('n', 70_000))),
+    name: fc.oneof(
+      fc.constantFrom<Text>(
+        'message',
+        'autoExecute',
+        'showInHistory',
+        'env',
+        'secrets',
+        'mcpServers',
+        'extra',
+        '',
+        '__proto__',
+        'toString',
+      ),
+      hostileText.map(utf8Bytes),
+      fc.constantFrom<Text>(repeat('n', 10_000), repeat('n', 70_000)),
+    ),
     value: textValue,
     // A part typed application/json is parsed by @fastify/multipart before the API sees it.
-    contentType: fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain; charset=utf-8', 'text/plain; charset=utf-16'),
+    contentType: fc.constantFrom(
+      'application/json',
+      'application/json; charset=utf-8',
+      'text/plain; charset=utf-8',
+      'text/plain; charset=utf-16',
+    ),
     disposition: fc.constantFrom('normal', 'missing', 'garbled', 'huge-header'),
   },
   { requiredKeys: ['name', 'value', 'disposition'] },
@@ -304,25 +469,62 @@ const multipartBody = (valid: boolean): fc.Arbitrary<MultipartSpec> =>
   fc
     .record({
       boundary: boundaryArb,
-      contentTypeForm: valid ? fc.constant('normal' as const) : fc.oneof({ weight: 8, arbitrary: fc.constant('normal' as const) }, { weight: 1, arbitrary: fc.constantFrom('quoted', 'none', 'empty', 'other', 'upper') }),
+      contentTypeForm: valid
+        ? fc.constant('normal' as const)
+        : fc.oneof(
+            { weight: 8, arbitrary: fc.constant('normal' as const) },
+            { weight: 1, arbitrary: fc.constantFrom('quoted', 'none', 'empty', 'other', 'upper') },
+          ),
       parts: valid
-        ? fc.tuple(fieldPart('message', goodMessage.map(utf8Bytes)), fc.array(fieldPart('autoExecute', fc.constantFrom('true', 'false')), { maxLength: 1 }), fc.uniqueArray(filePart.filter((p) => p.disposition === 'normal' && p.name === 'files' && !expand(p.filename ?? '').endsWith('.zip')), { maxLength: 3, selector: (p) => expand(p.filename ?? '') })).map(([m, a, f]) => [m, ...a, ...f])
+        ? fc
+            .tuple(
+              fieldPart('message', goodMessage.map(utf8Bytes)),
+              fc.array(fieldPart('autoExecute', fc.constantFrom('true', 'false')), { maxLength: 1 }),
+              fc.uniqueArray(
+                filePart.filter((p) => p.disposition === 'normal' && p.name === 'files' && !expand(p.filename ?? '').endsWith('.zip')),
+                { maxLength: 3, selector: (p) => expand(p.filename ?? '') },
+              ),
+            )
+            .map(([m, a, f]) => [m, ...a, ...f])
         : fc.oneof(
             { weight: 3, arbitrary: fc.array(fc.oneof(fieldPart('message', textValue), filePart, oddPart), { maxLength: 6 }) },
             // Many parts: over UPLOAD_MAX_FILES (5 here), over the 20 fields limit.
-            { weight: 1, arbitrary: fc.tuple(fc.integer({ min: 6, max: 40 }), fc.boolean()).map(([n, files]) => Array.from({ length: n }, (_, i): PartSpec => ({ name: files ? 'files' : `f${i}`, filename: files ? `f${i}.txt` : undefined, value: 'x', disposition: 'normal' }))) },
+            {
+              weight: 1,
+              arbitrary: fc.tuple(fc.integer({ min: 6, max: 40 }), fc.boolean()).map(([n, files]) =>
+                Array.from({ length: n }, (_, i): PartSpec => ({
+                  name: files ? 'files' : `f${i}`,
+                  filename: files ? `f${i}.txt` : undefined,
+                  value: 'x',
+                  disposition: 'normal',
+                })),
+              ),
+            },
             // A big last part busboy skips (no usable Content-Disposition).
             {
               weight: 1,
-              arbitrary: fc.tuple(goodMessage.map(utf8Bytes), fc.integer({ min: 10_000, max: 60_000 }), fc.constantFrom('missing' as const, 'garbled' as const)).map(([m, n, disposition]): PartSpec[] => [
-                { name: 'message', value: m, disposition: 'normal' },
-                { name: 'note', value: repeat('v', n), disposition },
-              ]),
+              arbitrary: fc
+                .tuple(
+                  goodMessage.map(utf8Bytes),
+                  fc.integer({ min: 10_000, max: 60_000 }),
+                  fc.constantFrom('missing' as const, 'garbled' as const),
+                )
+                .map(([m, n, disposition]): PartSpec[] => [
+                  { name: 'message', value: m, disposition: 'normal' },
+                  { name: 'note', value: repeat('v', n), disposition },
+                ]),
             },
           ),
       preamble: fc.constantFrom('', '', 'preamble text\r\n'),
-      newline: valid ? fc.constant('\r\n' as const) : fc.oneof({ weight: 5, arbitrary: fc.constant('\r\n' as const) }, { weight: 1, arbitrary: fc.constant('\n' as const) }),
-      ending: valid ? fc.constant('close' as const) : fc.oneof({ weight: 5, arbitrary: fc.constant('close' as const) }, { weight: 1, arbitrary: fc.constantFrom('open' as const, 'no-final-newline' as const, 'cut' as const) }),
+      newline: valid
+        ? fc.constant('\r\n' as const)
+        : fc.oneof({ weight: 5, arbitrary: fc.constant('\r\n' as const) }, { weight: 1, arbitrary: fc.constant('\n' as const) }),
+      ending: valid
+        ? fc.constant('close' as const)
+        : fc.oneof(
+            { weight: 5, arbitrary: fc.constant('close' as const) },
+            { weight: 1, arbitrary: fc.constantFrom('open' as const, 'no-final-newline' as const, 'cut' as const) },
+          ),
       cutPerMille: fc.integer({ min: 0, max: 999 }),
     })
     .map(({ contentTypeForm, ...spec }) => {
@@ -358,7 +560,12 @@ export const ENDPOINTS = [
 export type Endpoint = (typeof ENDPOINTS)[number];
 
 /** Whose task an id names: a real one of tenant A or B (picked from the pools), or generated text. */
-export type IdRef = { readonly own: number } | { readonly other: number } | { readonly pendingTask: number } | { readonly artifactTask: number } | { readonly text: Text };
+export type IdRef =
+  | { readonly own: number }
+  | { readonly other: number }
+  | { readonly pendingTask: number }
+  | { readonly artifactTask: number }
+  | { readonly text: Text };
 export type CallRef = { readonly pendingCall: number } | { readonly text: Text };
 export type QueryValue = Text | { readonly artifactPath: number };
 export type Segment = string | { readonly id: IdRef } | { readonly call: CallRef };
@@ -369,7 +576,10 @@ export interface AuthSpec {
   readonly grants: 'A' | 'B' | 'none' | 'unknown';
 }
 
-export type BodySpec = { readonly json: JsonSpec; readonly encoding: 'utf8' | 'latin1' | 'utf16le' } | { readonly multipart: MultipartSpec } | { readonly raw: Text };
+export type BodySpec =
+  | { readonly json: JsonSpec; readonly encoding: 'utf8' | 'latin1' | 'utf16le' }
+  | { readonly multipart: MultipartSpec }
+  | { readonly raw: Text };
 
 /**
  * How the body is framed: its true length, chunked (chunk sizes cycled, maybe with extensions
@@ -457,7 +667,30 @@ const idRef: fc.Arbitrary<IdRef> = fc.oneof(
         fc.constant<Text>('task_00000000000000000000000000000000'),
         fc.stringMatching(/^task_[0-9a-f]{32}$/),
         hostileText.map(percentEncode),
-        fc.constantFrom<Text>('%', '%G0', '%E0%A4%A', '%FF', '%C0%AF', '%ED%A0%80', '%F0%9F', '%00', '%2F', '%2e%2e', '..', '.', '', '%20', '+', '*', ';x=1', '~', '__proto__', 'constructor', 'null', '-1'),
+        fc.constantFrom<Text>(
+          '%',
+          '%G0',
+          '%E0%A4%A',
+          '%FF',
+          '%C0%AF',
+          '%ED%A0%80',
+          '%F0%9F',
+          '%00',
+          '%2F',
+          '%2e%2e',
+          '..',
+          '.',
+          '',
+          '%20',
+          '+',
+          '*',
+          ';x=1',
+          '~',
+          '__proto__',
+          'constructor',
+          'null',
+          '-1',
+        ),
         fc.array(fc.integer({ min: 0x80, max: 0xff }), { minLength: 1, maxLength: 6 }).map((bytes) => String.fromCharCode(...bytes)),
         fc.integer({ min: 95, max: 110 }).map((n) => repeat('a', n)),
         fc.integer({ min: 1_000, max: 20_000 }).map((n) => repeat('a', n)),
@@ -469,7 +702,14 @@ const callRef: fc.Arbitrary<CallRef> = fc.oneof(
   fc.constant<CallRef>({ text: 'call_unknown' }),
   fc.stringMatching(/^call_[A-Za-z0-9]{1,24}$/).map((text) => ({ text })),
   hostileText.map((t) => ({ text: percentEncode(t) })),
-  fc.constantFrom<CallRef>({ text: '%00' }, { text: '%ED%A0%80' }, { text: '%E0%A4%A' }, { text: repeat('c', 101) }, { text: repeat('c', 5_000) }, { text: '\u00ff' }),
+  fc.constantFrom<CallRef>(
+    { text: '%00' },
+    { text: '%ED%A0%80' },
+    { text: '%E0%A4%A' },
+    { text: repeat('c', 101) },
+    { text: repeat('c', 5_000) },
+    { text: '\u00ff' },
+  ),
 );
 
 /** Mostly the endpoint's method; sometimes another known one, or one Node or Fastify do not route. */
@@ -506,16 +746,39 @@ const CONTENT_TYPES: readonly Text[] = [
   ['application/json; ', repeat('x=y; ', 1_000)],
 ];
 const contentTypeArb = (json: boolean): fc.Arbitrary<Text | undefined> =>
-  fc.oneof({ weight: json ? 16 : 1, arbitrary: fc.constant<Text>('application/json') }, { weight: json ? 2 : 6, arbitrary: fc.constant(undefined) }, { weight: 4, arbitrary: fc.constantFrom(...CONTENT_TYPES) });
+  fc.oneof(
+    { weight: json ? 16 : 1, arbitrary: fc.constant<Text>('application/json') },
+    { weight: json ? 2 : 6, arbitrary: fc.constant(undefined) },
+    { weight: 4, arbitrary: fc.constantFrom(...CONTENT_TYPES) },
+  );
 
-const headerValue: fc.Arbitrary<Text> = fc.oneof(hostileText.map(utf8Bytes), fc.constantFrom<Text>('', ' ', '\u00ff', 'a\u0000b', 'a\rb', 'x, y', repeat('v', 8_000), repeat('v', 17_000)));
+const headerValue: fc.Arbitrary<Text> = fc.oneof(
+  hostileText.map(utf8Bytes),
+  fc.constantFrom<Text>('', ' ', '\u00ff', 'a\u0000b', 'a\rb', 'x, y', repeat('v', 8_000), repeat('v', 17_000)),
+);
 const extraHeaders: fc.Arbitrary<readonly (readonly [Text, Text])[]> = fc.oneof(
   { weight: 6, arbitrary: fc.constant([]) },
   {
     weight: 3,
     arbitrary: fc.array(
       fc.oneof(
-        fc.tuple(fc.constantFrom<Text>('x-fuzz', 'accept', 'accept-charset', 'accept-encoding', 'cookie', 'origin', 'referer', 'x-forwarded-for', 'x-request-id', 'if-none-match', 'range', 'last-event-id'), headerValue),
+        fc.tuple(
+          fc.constantFrom<Text>(
+            'x-fuzz',
+            'accept',
+            'accept-charset',
+            'accept-encoding',
+            'cookie',
+            'origin',
+            'referer',
+            'x-forwarded-for',
+            'x-request-id',
+            'if-none-match',
+            'range',
+            'last-event-id',
+          ),
+          headerValue,
+        ),
         fc.constantFrom<readonly [Text, Text]>(
           ['content-encoding', 'gzip'],
           ['content-encoding', 'br'],
@@ -548,17 +811,37 @@ const framingArb = (hasBody: boolean): fc.Arbitrary<Framing> =>
   hasBody
     ? fc.oneof(
         { weight: 14, arbitrary: fc.constant<Framing>({ kind: 'length' }) },
-        { weight: 4, arbitrary: fc.record({ kind: fc.constant('chunked' as const), sizes: fc.array(fc.integer({ min: 1, max: 70_000 }), { minLength: 1, maxLength: 4 }), extension: fc.boolean(), trailer: fc.boolean() }) },
+        {
+          weight: 4,
+          arbitrary: fc.record({
+            kind: fc.constant('chunked' as const),
+            sizes: fc.array(fc.integer({ min: 1, max: 70_000 }), { minLength: 1, maxLength: 4 }),
+            extension: fc.boolean(),
+            trailer: fc.boolean(),
+          }),
+        },
         { weight: 1, arbitrary: fc.integer({ min: 1, max: 20 }).map((by): Framing => ({ kind: 'short-length', by })) },
         { weight: 1, arbitrary: fc.constant<Framing>({ kind: 'declared-huge' }) },
       )
-    : fc.oneof({ weight: 12, arbitrary: fc.constant<Framing>({ kind: 'length' }) }, { weight: 1, arbitrary: fc.constant<Framing>({ kind: 'chunked', sizes: [10], extension: false, trailer: false }) });
+    : fc.oneof(
+        { weight: 12, arbitrary: fc.constant<Framing>({ kind: 'length' }) },
+        { weight: 1, arbitrary: fc.constant<Framing>({ kind: 'chunked', sizes: [10], extension: false, trailer: false }) },
+      );
 
 const jsonBody = (json: fc.Arbitrary<JsonSpec>): fc.Arbitrary<BodySpec> =>
-  fc.tuple(json, fc.constantFrom('utf8', 'utf8', 'utf8', 'utf8', 'utf8', 'utf8', 'latin1', 'utf16le') as fc.Arbitrary<'utf8' | 'latin1' | 'utf16le'>).map(([j, encoding]) => ({ json: j, encoding }));
+  fc
+    .tuple(
+      json,
+      fc.constantFrom('utf8', 'utf8', 'utf8', 'utf8', 'utf8', 'utf8', 'latin1', 'utf16le') as fc.Arbitrary<'utf8' | 'latin1' | 'utf16le'>,
+    )
+    .map(([j, encoding]) => ({ json: j, encoding }));
 const rawBody: fc.Arbitrary<BodySpec> = fc.oneof(
   hostileText.map((t): BodySpec => ({ raw: utf8Bytes(t) })),
-  fc.constantFrom<BodySpec>({ raw: 'message=hi&autoExecute=false' }, { raw: '\u001f\u008b\u0008\u0000garbage' }, { raw: '\u0000\u0000\u0000' }),
+  fc.constantFrom<BodySpec>(
+    { raw: 'message=hi&autoExecute=false' },
+    { raw: '\u001f\u008b\u0008\u0000garbage' },
+    { raw: '\u0000\u0000\u0000' },
+  ),
 );
 
 interface EndpointShape {
@@ -574,10 +857,49 @@ interface EndpointShape {
 const task = (rest: readonly Segment[] = []) => idRef.map((id): readonly Segment[] => ['api', 'v1', 'tasks', { id }, ...rest]);
 
 const queryPairs = (keys: readonly string[], values: fc.Arbitrary<QueryValue>) =>
-  fc.array(fc.tuple(fc.oneof({ weight: 4, arbitrary: fc.constantFrom<Text>(...keys) }, { weight: 1, arbitrary: fc.oneof(hostileText.map(percentEncode), fc.constantFrom<Text>('__proto__', 'constructor', 'limit[]', 'limit[0]', '__proto__[x]', '', '=', '&')) }), values), { maxLength: 4 });
+  fc.array(
+    fc.tuple(
+      fc.oneof(
+        { weight: 4, arbitrary: fc.constantFrom<Text>(...keys) },
+        {
+          weight: 1,
+          arbitrary: fc.oneof(
+            hostileText.map(percentEncode),
+            fc.constantFrom<Text>('__proto__', 'constructor', 'limit[]', 'limit[0]', '__proto__[x]', '', '=', '&'),
+          ),
+        },
+      ),
+      values,
+    ),
+    { maxLength: 4 },
+  );
 const queryText: fc.Arbitrary<Text> = fc.oneof(
   hostileText.map(percentEncode),
-  fc.constantFrom<Text>('', '0', '1', '20', '100', '101', '-1', 'abc', '1.5', '1e2', '%20', '0x10', '99999999999999999999', 'true', 'false', 'TRUE', 'maybe', '%00', '%ED%A0%80', '%E0%A4%A', '%FF', '\u00ff', repeat('9', 5_000)),
+  fc.constantFrom<Text>(
+    '',
+    '0',
+    '1',
+    '20',
+    '100',
+    '101',
+    '-1',
+    'abc',
+    '1.5',
+    '1e2',
+    '%20',
+    '0x10',
+    '99999999999999999999',
+    'true',
+    'false',
+    'TRUE',
+    'maybe',
+    '%00',
+    '%ED%A0%80',
+    '%E0%A4%A',
+    '%FF',
+    '\u00ff',
+    repeat('9', 5_000),
+  ),
 );
 
 const ENDPOINT_SHAPES: readonly (EndpointShape & { readonly weight: number })[] = [
@@ -596,7 +918,14 @@ const ENDPOINT_SHAPES: readonly (EndpointShape & { readonly weight: number })[] 
       { weight: 1, arbitrary: rawBody },
     ),
   },
-  { endpoint: 'GET /tasks', method: 'GET', weight: 6, json: false, path: fc.constant(['api', 'v1', 'tasks']), query: fc.option(queryPairs(['limit', 'cursor', 'includeHidden'], queryText), { nil: undefined }) },
+  {
+    endpoint: 'GET /tasks',
+    method: 'GET',
+    weight: 6,
+    json: false,
+    path: fc.constant(['api', 'v1', 'tasks']),
+    query: fc.option(queryPairs(['limit', 'cursor', 'includeHidden'], queryText), { nil: undefined }),
+  },
   { endpoint: 'GET /tasks/{id}', method: 'GET', weight: 7, json: false, path: task() },
   {
     endpoint: 'POST /tasks/{id}/messages',
@@ -604,7 +933,12 @@ const ENDPOINT_SHAPES: readonly (EndpointShape & { readonly weight: number })[] 
     weight: 9,
     json: true,
     path: task(['messages']),
-    body: fc.oneof({ weight: 6, arbitrary: jsonBody(followUpJson) }, { weight: 2, arbitrary: jsonBody(strayJson) }, { weight: 1, arbitrary: multipartBody(true).map((multipart): BodySpec => ({ multipart })) }, { weight: 1, arbitrary: rawBody }),
+    body: fc.oneof(
+      { weight: 6, arbitrary: jsonBody(followUpJson) },
+      { weight: 2, arbitrary: jsonBody(strayJson) },
+      { weight: 1, arbitrary: multipartBody(true).map((multipart): BodySpec => ({ multipart })) },
+      { weight: 1, arbitrary: rawBody },
+    ),
   },
   {
     endpoint: 'POST /tasks/{id}/cancel',
@@ -612,7 +946,11 @@ const ENDPOINT_SHAPES: readonly (EndpointShape & { readonly weight: number })[] 
     weight: 5,
     json: false,
     path: task(['cancel']),
-    body: fc.oneof({ weight: 6, arbitrary: fc.constant(undefined) }, { weight: 2, arbitrary: jsonBody(fc.oneof(anyJson, strayJson)) }, { weight: 1, arbitrary: rawBody }),
+    body: fc.oneof(
+      { weight: 6, arbitrary: fc.constant(undefined) },
+      { weight: 2, arbitrary: jsonBody(fc.oneof(anyJson, strayJson)) },
+      { weight: 1, arbitrary: rawBody },
+    ),
   },
   {
     endpoint: 'POST /tasks/{id}/tools/{callId}/approve',
@@ -620,10 +958,32 @@ const ENDPOINT_SHAPES: readonly (EndpointShape & { readonly weight: number })[] 
     weight: 10,
     json: true,
     path: fc.oneof(
-      { weight: 3, arbitrary: fc.nat().map((n): readonly Segment[] => ['api', 'v1', 'tasks', { id: { pendingTask: n } }, 'tools', { call: { pendingCall: n } }, 'approve']) },
-      { weight: 2, arbitrary: fc.tuple(idRef, callRef).map(([id, call]): readonly Segment[] => ['api', 'v1', 'tasks', { id }, 'tools', { call }, 'approve']) },
+      {
+        weight: 3,
+        arbitrary: fc
+          .nat()
+          .map((n): readonly Segment[] => [
+            'api',
+            'v1',
+            'tasks',
+            { id: { pendingTask: n } },
+            'tools',
+            { call: { pendingCall: n } },
+            'approve',
+          ]),
+      },
+      {
+        weight: 2,
+        arbitrary: fc
+          .tuple(idRef, callRef)
+          .map(([id, call]): readonly Segment[] => ['api', 'v1', 'tasks', { id }, 'tools', { call }, 'approve']),
+      },
     ),
-    body: fc.oneof({ weight: 6, arbitrary: jsonBody(approveJson) }, { weight: 2, arbitrary: jsonBody(strayJson) }, { weight: 1, arbitrary: rawBody }),
+    body: fc.oneof(
+      { weight: 6, arbitrary: jsonBody(approveJson) },
+      { weight: 2, arbitrary: jsonBody(strayJson) },
+      { weight: 1, arbitrary: rawBody },
+    ),
   },
   {
     endpoint: 'GET /tasks/{id}/stream',
@@ -639,7 +999,13 @@ const ENDPOINT_SHAPES: readonly (EndpointShape & { readonly weight: number })[] 
     method: 'GET',
     weight: 7,
     json: false,
-    path: fc.oneof({ weight: 1, arbitrary: fc.nat().map((n): readonly Segment[] => ['api', 'v1', 'tasks', { id: { artifactTask: n } }, 'artifacts', 'download']) }, { weight: 1, arbitrary: task(['artifacts', 'download']) }),
+    path: fc.oneof(
+      {
+        weight: 1,
+        arbitrary: fc.nat().map((n): readonly Segment[] => ['api', 'v1', 'tasks', { id: { artifactTask: n } }, 'artifacts', 'download']),
+      },
+      { weight: 1, arbitrary: task(['artifacts', 'download']) },
+    ),
     query: fc.oneof(
       { weight: 3, arbitrary: fc.nat().map((n) => [['path', { artifactPath: n }] as const]) },
       {
@@ -648,14 +1014,37 @@ const ENDPOINT_SHAPES: readonly (EndpointShape & { readonly weight: number })[] 
           ['path'],
           fc.oneof(
             queryText,
-            fc.constantFrom<Text>('downloads/r.md', 'downloads/', 'downloads', '../etc/passwd', '/etc/passwd', 'downloads/../../x', 'downloads/%2e%2e/%2e%2e/x', 'downloads/a%00b', '.', 'data.csv', repeat('downloads/a/', 400)),
+            fc.constantFrom<Text>(
+              'downloads/r.md',
+              'downloads/',
+              'downloads',
+              '../etc/passwd',
+              '/etc/passwd',
+              'downloads/../../x',
+              'downloads/%2e%2e/%2e%2e/x',
+              'downloads/a%00b',
+              '.',
+              'data.csv',
+              repeat('downloads/a/', 400),
+            ),
           ),
         ),
       },
     ),
   },
   { endpoint: 'GET /healthz', method: 'GET', weight: 2, json: false, path: fc.constant(['healthz']) },
-  { endpoint: 'GET /api/docs-json', method: 'GET', weight: 1, json: false, path: fc.constantFrom<readonly Segment[]>(['api', 'docs-json'], ['api', 'docs-json'], ['api', 'docs'], ['api', 'docs', 'swagger-ui.css']) },
+  {
+    endpoint: 'GET /api/docs-json',
+    method: 'GET',
+    weight: 1,
+    json: false,
+    path: fc.constantFrom<readonly Segment[]>(
+      ['api', 'docs-json'],
+      ['api', 'docs-json'],
+      ['api', 'docs'],
+      ['api', 'docs', 'swagger-ui.css'],
+    ),
+  },
   {
     endpoint: 'unknown route or method',
     method: 'GET',
@@ -680,9 +1069,15 @@ const ENDPOINT_SHAPES: readonly (EndpointShape & { readonly weight: number })[] 
         ['', 'api', 'v1', 'tasks'],
         ['%2e%2e', 'healthz'],
       ),
-      fc.tuple(idRef, fc.constantFrom('unknown', 'tools', 'approve', 'webhook-deliveries', 'files')).map(([id, tail]): readonly Segment[] => ['api', 'v1', 'tasks', { id }, tail]),
-      fc.tuple(idRef, callRef, fc.constantFrom('reject', 'approve', '')).map(([id, call, tail]): readonly Segment[] => ['api', 'v1', 'tasks', { id }, 'tools', { call }, tail, 'x']),
-      fc.array(hostileText.map(percentEncode), { minLength: 1, maxLength: 4 }).map((segs): readonly Segment[] => ['api', 'v1', ...segs, 'zz']),
+      fc
+        .tuple(idRef, fc.constantFrom('unknown', 'tools', 'approve', 'webhook-deliveries', 'files'))
+        .map(([id, tail]): readonly Segment[] => ['api', 'v1', 'tasks', { id }, tail]),
+      fc
+        .tuple(idRef, callRef, fc.constantFrom('reject', 'approve', ''))
+        .map(([id, call, tail]): readonly Segment[] => ['api', 'v1', 'tasks', { id }, 'tools', { call }, tail, 'x']),
+      fc
+        .array(hostileText.map(percentEncode), { minLength: 1, maxLength: 4 })
+        .map((segs): readonly Segment[] => ['api', 'v1', ...segs, 'zz']),
     ),
   },
 ];
@@ -699,11 +1094,18 @@ const endpointRequest = (shape: EndpointShape): fc.Arbitrary<HttpRequestSpec> =>
       contentTypeChoice: contentTypeArb(shape.json),
       chunked: framingArb(true),
       plain: framingArb(false),
-      version: fc.constantFrom('HTTP/1.1', 'HTTP/1.1', 'HTTP/1.1', 'HTTP/1.1', 'HTTP/1.1', 'HTTP/1.0') as fc.Arbitrary<'HTTP/1.1' | 'HTTP/1.0'>,
+      version: fc.constantFrom('HTTP/1.1', 'HTTP/1.1', 'HTTP/1.1', 'HTTP/1.1', 'HTTP/1.1', 'HTTP/1.0') as fc.Arbitrary<
+        'HTTP/1.1' | 'HTTP/1.0'
+      >,
       close: fc.boolean(),
     })
     .map(({ contentTypeChoice, chunked, plain, ...r }): HttpRequestSpec => {
-      const contentType = r.body && 'multipart' in r.body && contentTypeChoice === 'application/json' ? r.body.multipart.contentType : r.body === undefined && contentTypeChoice === 'application/json' ? undefined : contentTypeChoice;
+      const contentType =
+        r.body && 'multipart' in r.body && contentTypeChoice === 'application/json'
+          ? r.body.multipart.contentType
+          : r.body === undefined && contentTypeChoice === 'application/json'
+            ? undefined
+            : contentTypeChoice;
       // Another method on a known path is counted as an unknown route or method.
       const endpoint = r.method === shape.method ? shape.endpoint : 'unknown route or method';
       return { endpoint, ...r, contentType, framing: r.body === undefined ? plain : chunked };
@@ -740,7 +1142,11 @@ const malformed: fc.Arbitrary<RawRequestSpec> = fc.oneof(
       'POST /api/v1/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {A}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n{}\r\n0\r\n\r\n',
       'POST /api/v1/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {A}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}XX0\r\n\r\n',
       'POST /api/v1/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {A}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked, identity\r\n\r\n2\r\n{}\r\n0\r\n\r\n',
-      ['POST /api/v1/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {A}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2;', repeat('e', 20_000), '\r\n{}\r\n0\r\n\r\n'],
+      [
+        'POST /api/v1/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {A}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2;',
+        repeat('e', 20_000),
+        '\r\n{}\r\n0\r\n\r\n',
+      ],
       'POST /api/v1/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {A}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffff\r\n{}\r\n0\r\n\r\n',
       'POST /api/v1/tasks/{ID}/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {A}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"mes\r\n0\r\nX-Trailer: \u0000\r\n\r\n',
     )
@@ -750,16 +1156,38 @@ const malformed: fc.Arbitrary<RawRequestSpec> = fc.oneof(
     .constantFrom<[Text, number]>(
       ['GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /api/v1/tasks/{ID} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {A}\r\n\r\n', 2],
       ['GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGARBAGE\r\n\r\n', 2],
-      ['POST /api/v1/tasks/{ID}/cancel HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {A}\r\nContent-Length: 0\r\n\r\nGET /api/v1/tasks/{ID} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {A}\r\nConnection: close\r\n\r\n', 2],
-      ['POST /api/v1/tasks/{ID}/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {A}\r\nContent-Type: application/json\r\nContent-Length: 3\r\n\r\n{"message":"FUZZ:plain smuggled"}', 2],
+      [
+        'POST /api/v1/tasks/{ID}/cancel HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {A}\r\nContent-Length: 0\r\n\r\nGET /api/v1/tasks/{ID} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {A}\r\nConnection: close\r\n\r\n',
+        2,
+      ],
+      [
+        'POST /api/v1/tasks/{ID}/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {A}\r\nContent-Type: application/json\r\nContent-Length: 3\r\n\r\n{"message":"FUZZ:plain smuggled"}',
+        2,
+      ],
     )
     .map(([raw, responses]): RawRequestSpec => ({ endpoint: 'malformed HTTP', raw, responses })),
   // HEAD is answered without a body.
-  fc.constant<RawRequestSpec>({ endpoint: 'malformed HTTP', raw: 'HEAD /api/v1/tasks/{ID} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {A}\r\n\r\n', responses: 1, heads: [true] }),
+  fc.constant<RawRequestSpec>({
+    endpoint: 'malformed HTTP',
+    raw: 'HEAD /api/v1/tasks/{ID} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {A}\r\n\r\n',
+    responses: 1,
+    heads: [true],
+  }),
   // Random bytes, and random bytes after a plausible start.
   // (Blank lines before a request line are skipped while the server waits for one: start with a byte.)
-  fc.string({ unit: 'binary-ascii', maxLength: 200 }).map((t): RawRequestSpec => ({ endpoint: 'malformed HTTP', raw: `~${t}\r\n\r\n`, responses: 1 })),
-  fc.tuple(fc.constantFrom('GET /healthz HTTP/1.1\r\n', 'POST /api/v1/tasks HTTP/1.1\r\nHost: x\r\n', 'GET /api/v1/tasks/{ID}/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {A}\r\n'), fc.string({ unit: 'binary-ascii', maxLength: 100 })).map(([start, t]): RawRequestSpec => ({ endpoint: 'malformed HTTP', raw: `${start}${t}\r\n\r\n`, responses: 1 })),
+  fc
+    .string({ unit: 'binary-ascii', maxLength: 200 })
+    .map((t): RawRequestSpec => ({ endpoint: 'malformed HTTP', raw: `~${t}\r\n\r\n`, responses: 1 })),
+  fc
+    .tuple(
+      fc.constantFrom(
+        'GET /healthz HTTP/1.1\r\n',
+        'POST /api/v1/tasks HTTP/1.1\r\nHost: x\r\n',
+        'GET /api/v1/tasks/{ID}/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {A}\r\n',
+      ),
+      fc.string({ unit: 'binary-ascii', maxLength: 100 }),
+    )
+    .map(([start, t]): RawRequestSpec => ({ endpoint: 'malformed HTTP', raw: `${start}${t}\r\n\r\n`, responses: 1 })),
 );
 
 /** Every endpoint by its weight, unknown routes and methods, and bytes that are not HTTP. */
@@ -804,7 +1232,15 @@ export function toWire(request: FuzzRequest, pools: Pools): WireRequest {
     const requestLine = raw.split(/\r?\n/)[0];
     // Words split on any run of spaces: the server may read `GET  /healthz` as GET /healthz.
     const [method = '', target = ''] = requestLine.split(/ +/);
-    return { chunks: [bytes], line: requestLine.slice(0, 120), method, pathname: target.split('?')[0], grants: 'unknown', responses: request.responses, heads: request.heads ?? [] };
+    return {
+      chunks: [bytes],
+      line: requestLine.slice(0, 120),
+      method,
+      pathname: target.split('?')[0],
+      grants: 'unknown',
+      responses: request.responses,
+      heads: request.heads ?? [],
+    };
   }
 
   let owner: 'A' | 'B' | undefined;
@@ -815,17 +1251,26 @@ export function toWire(request: FuzzRequest, pools: Pools): WireRequest {
     if ('pendingTask' in ref) pendingPick = pools.pending(ref.pendingTask);
     if ('artifactTask' in ref) artifactPick = pools.artifact(ref.artifactTask);
     const [tenant, id] =
-      'own' in ref ? (['A', pools.task('A', ref.own)] as const)
-      : 'other' in ref ? (['B', pools.task('B', ref.other)] as const)
-      : 'pendingTask' in ref ? (['A', pendingPick?.taskId] as const)
-      : (['A', artifactPick?.taskId] as const);
+      'own' in ref
+        ? (['A', pools.task('A', ref.own)] as const)
+        : 'other' in ref
+          ? (['B', pools.task('B', ref.other)] as const)
+          : 'pendingTask' in ref
+            ? (['A', pendingPick?.taskId] as const)
+            : (['A', artifactPick?.taskId] as const);
     if (id === undefined) return NOT_A_TASK;
     owner = tenant;
     return id;
   };
-  const segment = (s: Segment): string => (typeof s === 'string' ? s : 'id' in s ? idText(s.id) : 'text' in s.call ? expand(s.call.text) : (pendingPick?.callId ?? 'call_unknown'));
+  const segment = (s: Segment): string =>
+    typeof s === 'string' ? s : 'id' in s ? idText(s.id) : 'text' in s.call ? expand(s.call.text) : (pendingPick?.callId ?? 'call_unknown');
   const pathname = `/${request.path.map(segment).join('/')}`;
-  const query = request.query?.map(([k, v]) => `${expand(k)}=${typeof v === 'object' && !Array.isArray(v) && 'artifactPath' in v ? percentEncode(pools.artifact(v.artifactPath)?.path ?? 'downloads/none.md') : expand(v as Text)}`).join('&');
+  const query = request.query
+    ?.map(
+      ([k, v]) =>
+        `${expand(k)}=${typeof v === 'object' && !Array.isArray(v) && 'artifactPath' in v ? percentEncode(pools.artifact(v.artifactPath)?.path ?? 'downloads/none.md') : expand(v as Text)}`,
+    )
+    .join('&');
   const target = query === undefined ? pathname : `${pathname}?${query}`;
 
   let body: Buffer | undefined;
@@ -842,7 +1287,8 @@ export function toWire(request: FuzzRequest, pools: Pools): WireRequest {
   // would leave the server rightly waiting for one: those go only where they clash with ours.
   const framed = body !== undefined || request.framing.kind === 'chunked';
   const announcesBody = (name: string, value: string) => /^(content-length: *[1-9]|transfer-encoding: *chunked)/i.test(`${name}: ${value}`);
-  for (const [name, value] of request.headers) if (framed || !announcesBody(expand(name), expand(value))) lines.push(`${expand(name)}: ${expand(value)}`);
+  for (const [name, value] of request.headers)
+    if (framed || !announcesBody(expand(name), expand(value))) lines.push(`${expand(name)}: ${expand(value)}`);
   if (request.close) lines.push('Connection: close');
 
   const framing = request.framing;
@@ -854,7 +1300,11 @@ export function toWire(request: FuzzRequest, pools: Pools): WireRequest {
     for (let offset = 0, i = 0; offset < data.length; i++) {
       const size = framing.sizes[i % framing.sizes.length];
       const piece = data.subarray(offset, offset + size);
-      payload.push(Buffer.from(`${piece.length.toString(16)}${framing.extension ? ';ext="v"' : ''}\r\n`, 'latin1'), piece, Buffer.from('\r\n'));
+      payload.push(
+        Buffer.from(`${piece.length.toString(16)}${framing.extension ? ';ext="v"' : ''}\r\n`, 'latin1'),
+        piece,
+        Buffer.from('\r\n'),
+      );
       offset += size;
     }
     payload.push(Buffer.from(framing.trailer ? '0\r\nX-Trailer: t\r\n\r\n' : '0\r\n\r\n'));

@@ -10,14 +10,21 @@ export class ArtifactQueriesService implements OnModuleInit, OnModuleDestroy {
   private readonly catalog: ArtifactCatalog;
   private unsubscribes: Unsubscribe[] = [];
 
-  constructor(@Inject(MESSAGE_BUS) private readonly bus: MessageBus, views: TaskViewsStore) {
+  constructor(
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    views: TaskViewsStore,
+  ) {
     this.catalog = new ArtifactCatalog(views);
   }
 
   onModuleInit(): void {
     this.unsubscribes = [
-      this.bus.handle(SUBJECTS.artifactsList, async (req: ListArtifactsRequest): Promise<ListArtifactsReply> => ({ files: this.catalog.list(req.taskId) })),
-      this.bus.handle(SUBJECTS.artifactsLocate, async (req: LocateArtifactRequest): Promise<LocateArtifactReply> => this.catalog.locate(req.taskId, req.path)),
+      this.bus.handle(SUBJECTS.artifactsList, async (req: ListArtifactsRequest): Promise<ListArtifactsReply> => ({
+        files: this.catalog.list(req.taskId),
+      })),
+      this.bus.handle(SUBJECTS.artifactsLocate, async (req: LocateArtifactRequest): Promise<LocateArtifactReply> =>
+        this.catalog.locate(req.taskId, req.path),
+      ),
     ];
   }
 

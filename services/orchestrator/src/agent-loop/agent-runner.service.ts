@@ -42,7 +42,8 @@ export class AgentRunnerService implements OnApplicationBootstrap, OnApplication
       step: step.run,
       activeTaskIds: () => this.views.activeTaskIds(),
       turnOf: async (taskId) => turnOf((await commands.load(taskId)).state),
-      onError: (taskId, error) => this.logger.error(`task ${taskId}: step failed: ${error instanceof Error ? error.message : String(error)}`),
+      onError: (taskId, error) =>
+        this.logger.error(`task ${taskId}: step failed: ${error instanceof Error ? error.message : String(error)}`),
     });
   }
 
@@ -80,8 +81,8 @@ export class AgentRunnerService implements OnApplicationBootstrap, OnApplication
     if (!this.admission || tenantId === undefined) return;
     this.admission.headOfLine(tenantId).then(
       (taskIds) => taskIds.forEach((id) => this.runner.notify(id)),
-      (error: unknown) => this.logger.error(`waking the tasks waiting after ${taskId}: ${error instanceof Error ? error.message : String(error)}`),
+      (error: unknown) =>
+        this.logger.error(`waking the tasks waiting after ${taskId}: ${error instanceof Error ? error.message : String(error)}`),
     );
   }
 }
-

@@ -48,11 +48,17 @@ describe('AgentStep after a crash (embedded store on a real DATA_DIR, the real s
   };
 
   const newStep = (commands: TaskCommandExecutor) =>
-    new AgentStep(commands, new OpenAiChatProvider({ baseUrl: model.url, model: 'm', name: 'scripted', maxRetries: 0 }), bus, app.get(TaskSecrets), {
-      maxStepsPerTurn: 10,
-      toolTimeoutMs: 5000,
-      approvalTimeoutMs: 60_000,
-    });
+    new AgentStep(
+      commands,
+      new OpenAiChatProvider({ baseUrl: model.url, model: 'm', name: 'scripted', maxRetries: 0 }),
+      bus,
+      app.get(TaskSecrets),
+      {
+        maxStepsPerTurn: 10,
+        toolTimeoutMs: 5000,
+        approvalTimeoutMs: 60_000,
+      },
+    );
 
   async function runUntilSettled(step: AgentStep, taskId: string): Promise<void> {
     for (let i = 0; i < 50; i++) {
@@ -68,12 +74,30 @@ describe('AgentStep after a crash (embedded store on a real DATA_DIR, the real s
     const callId = newId('call');
     await commands.execute(taskId, {
       type: 'CreateTask',
-      data: { taskId, tenantId: 't', messageId: newId('msg'), text: 'go', autoExecute: true, showInHistory: true, env: {}, secretNames: [], files: [] },
+      data: {
+        taskId,
+        tenantId: 't',
+        messageId: newId('msg'),
+        text: 'go',
+        autoExecute: true,
+        showInHistory: true,
+        env: {},
+        secretNames: [],
+        files: [],
+      },
     });
     await commands.execute(taskId, { type: 'StartTurn', data: {} });
     await commands.execute(taskId, {
       type: 'RecordModelResponse',
-      data: { turn: 1, step: 1, text: '', toolCalls: [{ callId, toolName: 'shell', args: { command: RUN_ONCE } }], usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, model: 'm', finishReason: 'tool_calls' },
+      data: {
+        turn: 1,
+        step: 1,
+        text: '',
+        toolCalls: [{ callId, toolName: 'shell', args: { command: RUN_ONCE } }],
+        usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
+        model: 'm',
+        finishReason: 'tool_calls',
+      },
     });
     return { taskId, callId };
   }

@@ -49,11 +49,17 @@ describe('AgentStep and a task’s sealed secrets', () => {
 
   /** A step of a process with a fresh vault (a restart, another instance) and this keyring. */
   const newStep = (commands: TaskCommandExecutor, keyring: SecretsKeyring) =>
-    new AgentStep(commands, new OpenAiChatProvider({ baseUrl: model.url, model: 'm', name: 'scripted', maxRetries: 0 }), bus, new TaskSecrets(new SecretVault(), keyring), {
-      maxStepsPerTurn: 10,
-      toolTimeoutMs: 5000,
-      approvalTimeoutMs: 60_000,
-    });
+    new AgentStep(
+      commands,
+      new OpenAiChatProvider({ baseUrl: model.url, model: 'm', name: 'scripted', maxRetries: 0 }),
+      bus,
+      new TaskSecrets(new SecretVault(), keyring),
+      {
+        maxStepsPerTurn: 10,
+        toolTimeoutMs: 5000,
+        approvalTimeoutMs: 60_000,
+      },
+    );
 
   async function createTask(commands: TaskCommandExecutor, sealed: 'sealed' | 'names only'): Promise<string> {
     const taskId = newId('task');
@@ -61,7 +67,17 @@ describe('AgentStep and a task’s sealed secrets', () => {
     await commands.execute(taskId, {
       type: 'CreateTask',
       data: {
-        ...{ taskId, tenantId: 't', messageId: newId('msg'), text: 'go', autoExecute: true, showInHistory: true, env: {}, secretNames: ['TOKEN'], files: [] },
+        ...{
+          taskId,
+          tenantId: 't',
+          messageId: newId('msg'),
+          text: 'go',
+          autoExecute: true,
+          showInHistory: true,
+          env: {},
+          secretNames: ['TOKEN'],
+          files: [],
+        },
         ...(sealed === 'sealed' ? { sealedSecrets } : {}),
       },
     });
@@ -75,7 +91,8 @@ describe('AgentStep and a task’s sealed secrets', () => {
     throw new Error('loop did not settle');
   }
 
-  const eventsOf = async (commands: TaskCommandExecutor, taskId: string) => (await commands.load(taskId)).events.map((e) => ({ type: e.type, data: e.data as Record<string, any> }));
+  const eventsOf = async (commands: TaskCommandExecutor, taskId: string) =>
+    (await commands.load(taskId)).events.map((e) => ({ type: e.type, data: e.data as Record<string, any> }));
 
   it('opens the sealed secrets with its own key: model text and tool output are redacted, no request carries the value', async () => {
     const commands = new TaskCommandExecutor(store);
@@ -107,30 +124,51 @@ describe('AgentStep and a task’s sealed secrets', () => {
   });
 
   it.each([
-    ['a wrong key', () => new SecretsKeyring(generateSecretsKey()), 'sealed' as const, /^Secrets TOKEN cannot be opened: they were sealed with key id [0-9a-f]{16}/],
-    ['no key', () => new SecretsKeyring(undefined), 'sealed' as const, /^Secrets TOKEN cannot be opened: no SECRETS_KEY \(or SECRETS_KEY_FILE\) is set/],
-    ['a task from before durable secrets', () => new SecretsKeyring(key), 'names only' as const, /^Secrets TOKEN cannot be used: this task was created before secrets were durable/],
-  ])('with %s: fails the turn with a clear error and a notice before the model or any tool is called', async (_what, keyring, sealed, message) => {
-    const commands = new TaskCommandExecutor(store);
-    const taskId = await createTask(commands, sealed);
-    const modelCalls = model.requests.length;
+    [
+      'a wrong key',
+      () => new SecretsKeyring(generateSecretsKey()),
+      'sealed' as const,
+      /^Secrets TOKEN cannot be opened: they were sealed with key id [0-9a-f]{16}/,
+    ],
+    [
+      'no key',
+      () => new SecretsKeyring(undefined),
+      'sealed' as const,
+      /^Secrets TOKEN cannot be opened: no SECRETS_KEY \(or SECRETS_KEY_FILE\) is set/,
+    ],
+    [
+      'a task from before durable secrets',
+      () => new SecretsKeyring(key),
+      'names only' as const,
+      /^Secrets TOKEN cannot be used: this task was created before secrets were durable/,
+    ],
+  ])(
+    'with %s: fails the turn with a clear error and a notice before the model or any tool is called',
+    async (_what, keyring, sealed, message) => {
+      const commands = new TaskCommandExecutor(store);
+      const taskId = await createTask(commands, sealed);
+      const modelCalls = model.requests.length;
 
-    await runUntilSettled(newStep(commands, keyring()), taskId);
+      await runUntilSettled(newStep(commands, keyring()), taskId);
 
-    const events = await eventsOf(commands, taskId);
-    expect(events.map((e) => e.type)).toEqual(['TaskCreated', 'TurnStarted', 'SecretsUnavailable', 'TaskFailed']);
-    expect(events[2].data).toEqual({ names: ['TOKEN'], reason: expect.stringMatching(message) });
-    expect(events[3].data.error).toMatch(message);
-    expect(events[3].data.error).toContain('The turn stopped so that nothing runs with these variables empty.');
-    expect(model.requests.length).toBe(modelCalls);
-    expect(requests).toEqual([]);
-  });
+      const events = await eventsOf(commands, taskId);
+      expect(events.map((e) => e.type)).toEqual(['TaskCreated', 'TurnStarted', 'SecretsUnavailable', 'TaskFailed']);
+      expect(events[2].data).toEqual({ names: ['TOKEN'], reason: expect.stringMatching(message) });
+      expect(events[3].data.error).toMatch(message);
+      expect(events[3].data.error).toContain('The turn stopped so that nothing runs with these variables empty.');
+      expect(model.requests.length).toBe(modelCalls);
+      expect(requests).toEqual([]);
+    },
+  );
 
   it('when the sandbox cannot open them: the call it refused ends with the reason and the turn fails', async () => {
     bus = new InProcessBus();
     bus.handle(SUBJECTS.sandboxListTools, async () => []);
     bus.handle(SUBJECTS.sandboxExecuteTool, async () => {
-      throw new SecretsUnavailableError(['TOKEN'], 'Secrets TOKEN cannot be opened: no SECRETS_KEY (or SECRETS_KEY_FILE) is set on this process.');
+      throw new SecretsUnavailableError(
+        ['TOKEN'],
+        'Secrets TOKEN cannot be opened: no SECRETS_KEY (or SECRETS_KEY_FILE) is set on this process.',
+      );
     });
     const commands = new TaskCommandExecutor(store);
     const taskId = await createTask(commands, 'sealed');

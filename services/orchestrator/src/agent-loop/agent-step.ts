@@ -88,20 +88,19 @@ export class AgentStep {
     }
   };
 
-  private async callModel(
-    taskId: string,
-    turn: number,
-    step: number,
-    history: TaskEvent[],
-    signal: AbortSignal,
-  ): Promise<StepOutcome> {
+  private async callModel(taskId: string, turn: number, step: number, history: TaskEvent[], signal: AbortSignal): Promise<StepOutcome> {
     let response;
     try {
       // Like a tool call, waits out a NATS reconnect or sandbox restarts instead of failing the turn.
-      const tools = await requestUntilDelivered<ListToolsRequest, ToolDefinition[]>(this.bus, SUBJECTS.sandboxListTools, { taskId }, {
-        timeoutMs: DEFAULT_REQUEST_TIMEOUT_MS,
-        signal,
-      });
+      const tools = await requestUntilDelivered<ListToolsRequest, ToolDefinition[]>(
+        this.bus,
+        SUBJECTS.sandboxListTools,
+        { taskId },
+        {
+          timeoutMs: DEFAULT_REQUEST_TIMEOUT_MS,
+          signal,
+        },
+      );
       response = await this.model.complete({ messages: buildConversation(history), tools, signal });
     } catch (error) {
       if (signal.aborted) return 'continue';
@@ -140,7 +139,14 @@ export class AgentStep {
     return this.record(taskId, { type: 'ExpireApproval', data: { callId, timeoutMs: this.config.approvalTimeoutMs } });
   }
 
-  private async executeTool(taskId: string, turn: number, callId: string, toolName: string, args: Record<string, unknown>, signal: AbortSignal): Promise<StepOutcome> {
+  private async executeTool(
+    taskId: string,
+    turn: number,
+    callId: string,
+    toolName: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<StepOutcome> {
     // Record the start first: if we crash while the tool runs, the next step sees a started,
     // unfinished call and reports it as interrupted instead of running it twice.
     const started = await this.record(taskId, { type: 'StartToolCall', data: { callId } });
@@ -196,7 +202,6 @@ export class AgentStep {
     }
   }
 }
-
 
 /** The sandbox refused a request because it cannot open the task's secrets: why, or undefined. */
 function sandboxSecretsUnavailable(error: unknown): string | undefined {

@@ -30,20 +30,28 @@ export function buildConversation(events: readonly TaskEvent[]): ChatMessage[] {
 
   const flushAssistant = () => {
     if (!assistant) return;
-    messages.push({ role: 'assistant', content: assistant.content || null, ...(assistant.toolCalls.length ? { toolCalls: assistant.toolCalls } : {}) });
+    messages.push({
+      role: 'assistant',
+      content: assistant.content || null,
+      ...(assistant.toolCalls.length ? { toolCalls: assistant.toolCalls } : {}),
+    });
     assistant = undefined;
   };
   // Every tool call needs an answer before the next user or assistant message (protocol rule).
   const closeUnanswered = () => {
     flushAssistant();
-    for (const id of unanswered) messages.push({ role: 'tool', toolCallId: id, content: 'No result: the turn ended before this call ran.' });
+    for (const id of unanswered)
+      messages.push({ role: 'tool', toolCallId: id, content: 'No result: the turn ended before this call ran.' });
     unanswered.clear();
   };
 
   for (const event of events) {
     switch (event.type) {
       case 'TaskCreated':
-        messages.push({ role: 'system', content: systemPrompt({ secretNames: event.data.secretNames, envKeys: Object.keys(event.data.env) }) });
+        messages.push({
+          role: 'system',
+          content: systemPrompt({ secretNames: event.data.secretNames, envKeys: Object.keys(event.data.env) }),
+        });
         textByMessageId.set(event.data.messageId, event.data.text);
         break;
       case 'UserMessageAdded':
@@ -67,7 +75,11 @@ export function buildConversation(events: readonly TaskEvent[]): ChatMessage[] {
       case 'ToolCallFinished':
         flushAssistant();
         if (unanswered.delete(event.data.callId)) {
-          messages.push({ role: 'tool', toolCallId: event.data.callId, content: toolMessage(event.data.status, event.data.output, event.data.exitCode) });
+          messages.push({
+            role: 'tool',
+            toolCallId: event.data.callId,
+            content: toolMessage(event.data.status, event.data.output, event.data.exitCode),
+          });
         }
         break;
       // SecretsUnavailable: the turn it ended failed before the model heard of it; a later turn has

@@ -4,7 +4,18 @@ import { nextAction, tokenBudgetError } from './next-action';
 const fold = (events: TaskEvent[]): TaskState => events.reduce(evolve, initialTaskState());
 const created = (maxTokens?: number): TaskEvent => ({
   type: 'TaskCreated',
-  data: { taskId: 't', tenantId: 'ten', messageId: 'm1', text: 'hi', autoExecute: true, showInHistory: true, env: {}, secretNames: [], files: [], ...(maxTokens ? { maxTokens } : {}) },
+  data: {
+    taskId: 't',
+    tenantId: 'ten',
+    messageId: 'm1',
+    text: 'hi',
+    autoExecute: true,
+    showInHistory: true,
+    env: {},
+    secretNames: [],
+    files: [],
+    ...(maxTokens ? { maxTokens } : {}),
+  },
 });
 const started = (turn: number, messageId: string): TaskEvent => ({ type: 'TurnStarted', data: { turn, messageId } });
 const responded = (turn: number, step: number, totalTokens: number): TaskEvent => ({
@@ -20,13 +31,19 @@ const none = new Set<string>();
 
 describe('nextAction and the token budget (maxTokens)', () => {
   it('calls the model while the task has spent less than its budget', () => {
-    expect(nextAction(fold([created(100), started(1, 'm1'), responded(1, 1, 99), ...call(1, 1, 'c1')]), none)).toEqual({ kind: 'call_model', turn: 1, step: 2 });
+    expect(nextAction(fold([created(100), started(1, 'm1'), responded(1, 1, 99), ...call(1, 1, 'c1')]), none)).toEqual({
+      kind: 'call_model',
+      turn: 1,
+      step: 2,
+    });
   });
 
   it('fails the turn instead of calling the model once the budget is spent', () => {
     const state = fold([created(100), started(1, 'm1'), responded(1, 1, 100), ...call(1, 1, 'c1')]);
     expect(nextAction(state, none)).toEqual({ kind: 'budget_reached', turn: 1, error: tokenBudgetError(100, 100) });
-    expect(tokenBudgetError(100, 100)).toMatch(/Token budget reached: the task has used 100 of its 100 tokens \(maxTokens\).*higher maxTokens/);
+    expect(tokenBudgetError(100, 100)).toMatch(
+      /Token budget reached: the task has used 100 of its 100 tokens \(maxTokens\).*higher maxTokens/,
+    );
   });
 
   it('still runs the calls the last response asked for: the check comes before model calls only', () => {
@@ -35,18 +52,32 @@ describe('nextAction and the token budget (maxTokens)', () => {
   });
 
   it('fails a turn that starts over budget before its first model call', () => {
-    const spent = [created(100), started(1, 'm1'), responded(1, 1, 120), { type: 'TaskFailed', data: { turn: 1, error: 'x' } } as TaskEvent];
+    const spent = [
+      created(100),
+      started(1, 'm1'),
+      responded(1, 1, 120),
+      { type: 'TaskFailed', data: { turn: 1, error: 'x' } } as TaskEvent,
+    ];
     const followUp: TaskEvent = { type: 'UserMessageAdded', data: { messageId: 'm2', text: 'go on', queued: false } };
     expect(nextAction(fold([...spent, followUp, started(2, 'm2')]), none)).toMatchObject({ kind: 'budget_reached', turn: 2 });
   });
 
   it('lets a follow-up that raises the budget go on', () => {
-    const spent = [created(100), started(1, 'm1'), responded(1, 1, 120), { type: 'TaskFailed', data: { turn: 1, error: 'x' } } as TaskEvent];
+    const spent = [
+      created(100),
+      started(1, 'm1'),
+      responded(1, 1, 120),
+      { type: 'TaskFailed', data: { turn: 1, error: 'x' } } as TaskEvent,
+    ];
     const raised: TaskEvent = { type: 'UserMessageAdded', data: { messageId: 'm2', text: 'go on', queued: false, maxTokens: 500 } };
     expect(nextAction(fold([...spent, raised, started(2, 'm2')]), none)).toEqual({ kind: 'call_model', turn: 2, step: 1 });
   });
 
   it('has no budget when the task has none', () => {
-    expect(nextAction(fold([created(), started(1, 'm1'), responded(1, 1, 10 ** 9), ...call(1, 1, 'c1')]), none)).toEqual({ kind: 'call_model', turn: 1, step: 2 });
+    expect(nextAction(fold([created(), started(1, 'm1'), responded(1, 1, 10 ** 9), ...call(1, 1, 'c1')]), none)).toEqual({
+      kind: 'call_model',
+      turn: 1,
+      step: 2,
+    });
   });
 });

@@ -34,7 +34,9 @@ export function nextAction(state: TaskState, inFlightCallIds: ReadonlySet<string
     case 'approved':
       return { kind: 'execute_tool', callId: next.callId };
     case 'running':
-      return inFlightCallIds.has(next.callId) ? { kind: 'tool_in_flight', callId: next.callId } : { kind: 'interrupt_tool', callId: next.callId };
+      return inFlightCallIds.has(next.callId)
+        ? { kind: 'tool_in_flight', callId: next.callId }
+        : { kind: 'interrupt_tool', callId: next.callId };
     default:
       throw new Error(`unexpected phase ${next.phase}`);
   }

@@ -1,4 +1,15 @@
-import { TaskCommand, TaskEvent, TaskState, TurnQueueEntry, decide, evolve, initialTaskState, outOfLine, projectTurnQueue, turnQueuePlace } from '@app/task-domain';
+import {
+  TaskCommand,
+  TaskEvent,
+  TaskState,
+  TurnQueueEntry,
+  decide,
+  evolve,
+  initialTaskState,
+  outOfLine,
+  projectTurnQueue,
+  turnQueuePlace,
+} from '@app/task-domain';
 import { mayStartTurn } from './turn-admission.rule';
 
 const policy = { turnsWaitForAdmission: true };
@@ -12,7 +23,20 @@ describe('turn admission (MAX_RUNNING_TASKS_PER_TENANT)', () => {
   });
 
   it('places a task by the message whose turn runs or waits, and takes it out of line when nothing does', () => {
-    const created: TaskEvent = { type: 'TaskCreated', data: { taskId: 't', tenantId: 'x', messageId: 'm1', text: 'a', autoExecute: true, showInHistory: true, env: {}, secretNames: [], files: [] } };
+    const created: TaskEvent = {
+      type: 'TaskCreated',
+      data: {
+        taskId: 't',
+        tenantId: 'x',
+        messageId: 'm1',
+        text: 'a',
+        autoExecute: true,
+        showInHistory: true,
+        env: {},
+        secretNames: [],
+        files: [],
+      },
+    };
     const steps: [TaskEvent, number][] = [
       [created, 10],
       [{ type: 'TurnStarted', data: { turn: 1, messageId: 'm1' } }, 12],
@@ -39,9 +63,9 @@ describe('turn admission (MAX_RUNNING_TASKS_PER_TENANT)', () => {
   // amount; appends are per task with optimistic concurrency (the decider sees the task's true
   // state). However the deliveries fall, no more than the limit run at once, and turns start in
   // the order they were asked for.
-  it.each([1, 2, 3])('never runs more than %i of a tenant\'s turns at once, whatever the lag of each deciding process', (limit) => {
+  it.each([1, 2, 3])("never runs more than %i of a tenant's turns at once, whatever the lag of each deciding process", (limit) => {
     let seed = 42 + limit;
-    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
     const log: { taskId: string; event: TaskEvent }[] = [];
     const truth = new Map<string, TaskState>();
     const append = (taskId: string, command: TaskCommand): boolean => {
@@ -59,10 +83,13 @@ describe('turn admission (MAX_RUNNING_TASKS_PER_TENANT)', () => {
     };
     const lineAt = (length: number): Map<string, TurnQueueEntry> => {
       const line = new Map<string, TurnQueueEntry>();
-      log.slice(0, length).forEach(({ taskId, event }, i) => line.set(taskId, projectTurnQueue(line.get(taskId) ?? outOfLine(taskId, 'x'), event, i + 1)));
+      log
+        .slice(0, length)
+        .forEach(({ taskId, event }, i) => line.set(taskId, projectTurnQueue(line.get(taskId) ?? outOfLine(taskId, 'x'), event, i + 1)));
       return line;
     };
-    const runningNow = () => [...truth.values()].filter((s) => s.exists && (s.status === 'running' || s.status === 'awaiting_approval')).length;
+    const runningNow = () =>
+      [...truth.values()].filter((s) => s.exists && (s.status === 'running' || s.status === 'awaiting_approval')).length;
     const startOrder: number[] = [];
     let tasks = 0;
     let maxRunning = 0;
@@ -70,7 +97,20 @@ describe('turn admission (MAX_RUNNING_TASKS_PER_TENANT)', () => {
       const r = random();
       if (r < 0.12) {
         const taskId = `t${tasks++}`;
-        append(taskId, { type: 'CreateTask', data: { taskId, tenantId: 'x', messageId: `${taskId}-m1`, text: 'go', autoExecute: true, showInHistory: true, env: {}, secretNames: [], files: [] } });
+        append(taskId, {
+          type: 'CreateTask',
+          data: {
+            taskId,
+            tenantId: 'x',
+            messageId: `${taskId}-m1`,
+            text: 'go',
+            autoExecute: true,
+            showInHistory: true,
+            env: {},
+            secretNames: [],
+            files: [],
+          },
+        });
       } else if (r < 0.24 && tasks > 0) {
         const taskId = `t${Math.floor(random() * tasks)}`;
         append(taskId, { type: 'AddUserMessage', data: { messageId: `${taskId}-m${tick}`, text: 'more' } });
@@ -84,13 +124,16 @@ describe('turn admission (MAX_RUNNING_TASKS_PER_TENANT)', () => {
         // An orchestrator with a view some events behind looks at a task it was woken for: mostly
         // one near the head of the line, as the runner wakes them, sometimes any.
         const view = lineAt(Math.max(0, log.length - Math.floor(random() * 8)));
-        const waiting = [...view.values()].filter((e) => e.running === undefined && e.waiting.length > 0).sort((a, b) => turnQueuePlace(a)! - turnQueuePlace(b)!);
+        const waiting = [...view.values()]
+          .filter((e) => e.running === undefined && e.waiting.length > 0)
+          .sort((a, b) => turnQueuePlace(a)! - turnQueuePlace(b)!);
         if (waiting.length === 0) continue;
         const candidate = waiting[Math.floor(random() * (random() < 0.8 ? Math.min(waiting.length, limit + 1) : waiting.length))];
         const places = [...view.values()].map(turnQueuePlace).filter((p): p is number => p !== undefined);
         const place = turnQueuePlace(candidate)!;
         const messageId = candidate.waiting[0].messageId;
-        if (mayStartTurn(place, places, limit) && append(candidate.taskId, { type: 'StartTurn', data: { messageId } })) startOrder.push(place);
+        if (mayStartTurn(place, places, limit) && append(candidate.taskId, { type: 'StartTurn', data: { messageId } }))
+          startOrder.push(place);
       }
       maxRunning = Math.max(maxRunning, runningNow());
       expect(runningNow()).toBeLessThanOrEqual(limit);

@@ -21,7 +21,11 @@ export class TurnAdmission {
     // Not waiting there (its turn started, or was dropped, meanwhile): the event that did it wakes the loop.
     const place = line.find((e) => e.taskId === taskId)?.waiting.find((m) => m.messageId === messageId)?.position;
     if (place === undefined) return false;
-    return mayStartTurn(place, line.map(turnQueuePlace).filter((p): p is number => p !== undefined), this.limit);
+    return mayStartTurn(
+      place,
+      line.map(turnQueuePlace).filter((p): p is number => p !== undefined),
+      this.limit,
+    );
   }
 
   /** The tenant's waiting tasks that a free slot could admit: the first `limit` of them in line. */

@@ -4,7 +4,17 @@ import { turnOf } from './turn-of';
 const fold = (events: TaskEvent[]): TaskState => events.reduce(evolve, initialTaskState());
 const created: TaskEvent = {
   type: 'TaskCreated',
-  data: { taskId: 't', tenantId: 'ten', messageId: 'm1', text: 'hi', autoExecute: true, showInHistory: true, env: {}, secretNames: [], files: [] },
+  data: {
+    taskId: 't',
+    tenantId: 'ten',
+    messageId: 'm1',
+    text: 'hi',
+    autoExecute: true,
+    showInHistory: true,
+    env: {},
+    secretNames: [],
+    files: [],
+  },
 };
 const started = (turn: number, messageId: string): TaskEvent => ({ type: 'TurnStarted', data: { turn, messageId } });
 const completed: TaskEvent = { type: 'TurnCompleted', data: { turn: 1 } };
@@ -14,5 +24,6 @@ describe('turnOf', () => {
   it('is the turn the first message will start while the task is pending', () => expect(turnOf(fold([created]))).toBe(1));
   it('is the running turn once it started', () => expect(turnOf(fold([created, started(1, 'm1')]))).toBe(1));
   it('stays on the last turn after it ended', () => expect(turnOf(fold([created, started(1, 'm1'), completed]))).toBe(1));
-  it('moves to the follow-up turn when it starts', () => expect(turnOf(fold([created, started(1, 'm1'), completed, started(2, 'm2')]))).toBe(2));
+  it('moves to the follow-up turn when it starts', () =>
+    expect(turnOf(fold([created, started(1, 'm1'), completed, started(2, 'm2')]))).toBe(2));
 });

@@ -72,7 +72,10 @@ describe('ArtifactScanner', () => {
   it('never opens FIFOs or sockets (a FIFO would hang the scan) and names them', async () => {
     await ws.file('downloads/kept.txt', 'kept');
     execFileSync('mkfifo', [join(ws.root, 'downloads', 'pipe')]);
-    execFileSync('python3', ['-c', `import socket; socket.socket(socket.AF_UNIX).bind(${JSON.stringify(join(ws.root, 'downloads', 'sock'))})`]);
+    execFileSync('python3', [
+      '-c',
+      `import socket; socket.socket(socket.AF_UNIX).bind(${JSON.stringify(join(ws.root, 'downloads', 'sock'))})`,
+    ]);
     const { records, notes } = await scanner.scan(TASK, ws.root, {});
     expect(records.map((r) => r.path)).toEqual(['downloads/kept.txt']);
     expect(notes).toEqual(['downloads/pipe is a FIFO (named pipe): not recorded', 'downloads/sock is a socket: not recorded']);
@@ -108,7 +111,10 @@ describe('ArtifactScanner', () => {
     await ws.file('downloads/a/b/c/d/deep.txt', 'deep');
     const { records, notes } = await scanner.scan(TASK, ws.root, {});
     expect(records).toHaveLength(5);
-    expect(notes).toEqual(['downloads/a/b/c/d is more than 3 folders deep: not recorded', 'more than 5 files under downloads/: the rest are not recorded']);
+    expect(notes).toEqual([
+      'downloads/a/b/c/d is more than 3 folders deep: not recorded',
+      'more than 5 files under downloads/: the rest are not recorded',
+    ]);
   });
 
   it('only mentions left-out entries that changed since `since`', async () => {

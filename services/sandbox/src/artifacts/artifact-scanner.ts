@@ -61,7 +61,12 @@ export class ArtifactScanner {
    * `since` (ms): only entries changed from then on get a note, so a symlink left in downloads/
    * is mentioned by the call that made it, not by every call after it. Bounds hit are always said.
    */
-  async scan(taskId: string, workspaceRoot: string, known: Readonly<Record<string, ArtifactRecord>>, options: { redact?: Redact; since?: number } = {}): Promise<ScanResult> {
+  async scan(
+    taskId: string,
+    workspaceRoot: string,
+    known: Readonly<Record<string, ArtifactRecord>>,
+    options: { redact?: Redact; since?: number } = {},
+  ): Promise<ScanResult> {
     const redact = options.redact ?? ((text: string) => text);
     const notes = new Notes(redact, options.since ?? 0);
     const root = await NoFollowDir.open(workspaceRoot);
@@ -71,7 +76,8 @@ export class ArtifactScanner {
       const downloads = await root.openDir(DOWNLOADS_DIR);
       if (!downloads) {
         const entry = await root.entry(DOWNLOADS_DIR);
-        if (entry) notes.add(entry, `${DOWNLOADS_DIR} is ${describe(entry.kind, entry.special)}, not a folder: nothing under it is recorded`);
+        if (entry)
+          notes.add(entry, `${DOWNLOADS_DIR} is ${describe(entry.kind, entry.special)}, not a folder: nothing under it is recorded`);
         if (entry?.kind === 'symlink') links.consider(DOWNLOADS_DIR, await root.readLink(DOWNLOADS_DIR));
         return { records: [], notes: notes.lines(), escapingLinks: links.list() };
       }
@@ -95,7 +101,11 @@ export class ArtifactScanner {
   }
 
   /** Hashes first: content the task already has is not uploaded again. Undefined when the file is gone or changed meanwhile. */
-  private async store(taskId: string, file: FoundFile, before: ArtifactRecord | undefined): Promise<{ sha256: string; objectKey: string; size: number; modifiedAt: string } | undefined> {
+  private async store(
+    taskId: string,
+    file: FoundFile,
+    before: ArtifactRecord | undefined,
+  ): Promise<{ sha256: string; objectKey: string; size: number; modifiedAt: string } | undefined> {
     const opened = await file.dir.openFile(file.name);
     if (!opened) return undefined;
     try {
@@ -115,7 +125,16 @@ export class ArtifactScanner {
     }
   }
 
-  private async walk(dir: NoFollowDir, rel: string, depth: number, out: Map<string, FoundFile>, opened: NoFollowDir[], notes: Notes, redact: Redact, links: EscapingLinks): Promise<void> {
+  private async walk(
+    dir: NoFollowDir,
+    rel: string,
+    depth: number,
+    out: Map<string, FoundFile>,
+    opened: NoFollowDir[],
+    notes: Notes,
+    redact: Redact,
+    links: EscapingLinks,
+  ): Promise<void> {
     for (const entry of await dir.list()) {
       const path = `${rel}/${entry.name}`;
       if (out.size >= this.limits.maxFiles) {

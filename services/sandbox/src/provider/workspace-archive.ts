@@ -31,7 +31,10 @@ export function archiveDirectory(dir: string, options: SnapshotOptions): Readabl
     source.destroy(error);
     out.destroy(error);
   };
-  const timer = setTimeout(() => stop(new Error(`snapshot took longer than ${options.timeoutMs} ms (SANDBOX_SNAPSHOT_TIMEOUT_MS)`)), options.timeoutMs);
+  const timer = setTimeout(
+    () => stop(new Error(`snapshot took longer than ${options.timeoutMs} ms (SANDBOX_SNAPSHOT_TIMEOUT_MS)`)),
+    options.timeoutMs,
+  );
   timer.unref();
   const onAbort = () => stop(new Error('snapshot stopped: the sandbox is in use again'));
   options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -54,13 +57,19 @@ export async function restoreDirectory(target: string, archive: Readable, bounds
   const scratch = join(dirname(target), `.restore-${basename(target)}-${randomBytes(4).toString('hex')}`);
   const previous = `${scratch}.previous`;
   await mkdir(scratch, { mode: 0o700 });
-  const timer = setTimeout(() => archive.destroy(new Error(`restore took longer than ${bounds.timeoutMs} ms (SANDBOX_SNAPSHOT_TIMEOUT_MS)`)), bounds.timeoutMs);
+  const timer = setTimeout(
+    () => archive.destroy(new Error(`restore took longer than ${bounds.timeoutMs} ms (SANDBOX_SNAPSHOT_TIMEOUT_MS)`)),
+    bounds.timeoutMs,
+  );
   try {
     const links: SymlinkEntry[] = [];
     await pipeline(archive, byteLimit(bounds.maxBytes, 'snapshot'), extractor(scratch, bounds.maxBytes * RESTORE_EXPANSION, links));
     await placeSymlinks(scratch, links);
     if (owner) await chownTree(scratch, owner);
-    const hadTarget = await lstat(target).then(() => true, () => false);
+    const hadTarget = await lstat(target).then(
+      () => true,
+      () => false,
+    );
     if (hadTarget) await rename(target, previous);
     await rename(scratch, target);
     if (hadTarget) await rm(previous, { recursive: true, force: true });
@@ -124,7 +133,10 @@ function byteLimit(maxBytes: number, what: string): Transform {
 async function placeSymlinks(root: string, links: readonly SymlinkEntry[]): Promise<void> {
   const byFolder = new Map<string, { name: string; target: string }[]>();
   for (const { path, target } of links) {
-    const parts = posix.normalize(path).split('/').filter((p) => p !== '' && p !== '.');
+    const parts = posix
+      .normalize(path)
+      .split('/')
+      .filter((p) => p !== '' && p !== '.');
     if (path.startsWith('/') || parts.length === 0 || parts.includes('..')) continue;
     const name = parts.pop() as string;
     const folder = parts.join('/');

@@ -24,7 +24,10 @@ export class WorkspaceDirs {
   }
 
   async exists(taskId: string): Promise<boolean> {
-    return stat(this.pathOf(taskId)).then((s) => s.isDirectory(), () => false);
+    return stat(this.pathOf(taskId)).then(
+      (s) => s.isDirectory(),
+      () => false,
+    );
   }
 
   async prepareParents(): Promise<void> {

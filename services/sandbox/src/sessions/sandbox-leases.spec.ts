@@ -75,7 +75,14 @@ describe('SandboxLeases: one sandbox instance per task', () => {
   it('gives the task up itself when it cannot renew in time (cut off), before another instance may take it', async () => {
     const lost: string[] = [];
     const cutOff = new SandboxLeases(
-      { ...store, get: (k) => store.get(k), create: (k, v) => store.create(k, v), update: () => Promise.reject(new Error('NATS unreachable')), delete: (k, r) => store.delete(k, r), close: async () => undefined },
+      {
+        ...store,
+        get: (k) => store.get(k),
+        create: (k, v) => store.create(k, v),
+        update: () => Promise.reject(new Error('NATS unreachable')),
+        delete: (k, r) => store.delete(k, r),
+        close: async () => undefined,
+      },
       'sbxc',
       TTL,
       () => clock,

@@ -118,6 +118,7 @@ function keyOf(taskId: string): string {
 
 function parse(value: string): Lease {
   const lease = JSON.parse(value) as Partial<Lease>;
-  if (typeof lease.owner !== 'string' || typeof lease.expiresAt !== 'number') throw new Error(`unreadable sandbox lease: ${value.slice(0, 80)}`);
+  if (typeof lease.owner !== 'string' || typeof lease.expiresAt !== 'number')
+    throw new Error(`unreadable sandbox lease: ${value.slice(0, 80)}`);
   return lease as Lease;
 }

@@ -25,7 +25,10 @@ describe('SandboxSessions idle expiry', () => {
     dir = await mkdtemp(join(tmpdir(), 'ats-sessions-'));
     store = await createEmbeddedEventStore({ dataDir: join(dir, 'eventstore') });
     commands = new TaskCommandExecutor(store);
-    provider = new BubblewrapProvider({ provider: 'bubblewrap', limits: TEST_LIMITS, network: false, uidBase: 200_000, uidCount: 50_000 }, join(dir, 'data'));
+    provider = new BubblewrapProvider(
+      { provider: 'bubblewrap', limits: TEST_LIMITS, network: false, uidBase: 200_000, uidCount: 50_000 },
+      join(dir, 'data'),
+    );
     objects = new LocalObjectStore(join(dir, 'objects'));
   });
   afterAll(async () => {
@@ -34,14 +37,29 @@ describe('SandboxSessions idle expiry', () => {
   });
 
   const sessionsWith = (limits: Partial<SessionLimits> = {}) =>
-    new SandboxSessions(provider, objects, commands, join(dir, 'data', 'workspaces'), { idleTtlMs: 0, snapshotMaxBytes: 4 * BIG_BYTES, snapshotTimeoutMs: 60_000, ...limits });
+    new SandboxSessions(provider, objects, commands, join(dir, 'data', 'workspaces'), {
+      idleTtlMs: 0,
+      snapshotMaxBytes: 4 * BIG_BYTES,
+      snapshotTimeoutMs: 60_000,
+      ...limits,
+    });
 
   /** A task whose workspace holds `bytes` of a sparse file: slow to archive, cheap to make. */
   async function taskWithWorkspace(bytes: number): Promise<string> {
     const taskId = newId('task');
     await commands.execute(taskId, {
       type: 'CreateTask',
-      data: { taskId, tenantId: 't', messageId: newId('msg'), text: 'go', autoExecute: true, showInHistory: true, env: {}, secretNames: [], files: [] },
+      data: {
+        taskId,
+        tenantId: 't',
+        messageId: newId('msg'),
+        text: 'go',
+        autoExecute: true,
+        showInHistory: true,
+        env: {},
+        secretNames: [],
+        files: [],
+      },
     });
     const workspace = await provider.create(taskId);
     const file = join(workspace, 'big.bin');
@@ -55,7 +73,7 @@ describe('SandboxSessions idle expiry', () => {
   }
 
   async function waitUntil(condition: () => Promise<boolean>): Promise<void> {
-    for (const until = Date.now() + 10_000; !(await condition()); ) {
+    for (const until = Date.now() + 10_000; !(await condition());) {
       if (Date.now() > until) throw new Error('condition not met in 10 s');
       await new Promise((r) => setTimeout(r, 10));
     }
@@ -63,7 +81,7 @@ describe('SandboxSessions idle expiry', () => {
 
   const expiredEvents = async (taskId: string) => (await store.readStream(`task-${taskId}`)).filter((e) => e.type === 'SandboxExpired');
 
-  it('a tool call stops its task\'s snapshot at once; the sandbox stays up and no partial snapshot is kept', async () => {
+  it("a tool call stops its task's snapshot at once; the sandbox stays up and no partial snapshot is kept", async () => {
     const taskId = await taskWithWorkspace(BIG_BYTES);
     const sessions = sessionsWith();
     const sweep = sessions.expireIdle();

@@ -92,12 +92,17 @@ export class SandboxSessions {
     try {
       // Another instance's sandbox (a shared volume): only its holder archives it.
       if (this.leases && !(await this.leases.acquire(taskId)).held) return false;
-      const expired = await this.locks.run(taskId, async () => (controller.signal.aborted ? false : this.expire(taskId, idleMs, controller.signal)));
+      const expired = await this.locks.run(taskId, async () =>
+        controller.signal.aborted ? false : this.expire(taskId, idleMs, controller.signal),
+      );
       if (expired) await this.leases?.release(taskId);
       return expired;
     } catch (error) {
       if (controller.signal.aborted) this.logger.log(`snapshot of ${taskId} stopped: the sandbox is in use again`);
-      else this.logger.error(this.redact(taskId, `sandbox of ${taskId} could not be snapshotted; it stays up and is tried again later: ${messageOf(error)}`));
+      else
+        this.logger.error(
+          this.redact(taskId, `sandbox of ${taskId} could not be snapshotted; it stays up and is tried again later: ${messageOf(error)}`),
+        );
       this.lastUsed.set(taskId, Date.now());
       return false;
     } finally {

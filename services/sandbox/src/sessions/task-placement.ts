@@ -41,7 +41,9 @@ export class TaskPlacement {
         if ((!vanished && !moved) || hop >= MAX_HOPS) throw error;
         if (vanished) {
           const waitMs = Math.max(0, lease.expiresAt - Date.now()) + 50;
-          this.logger.warn(`the instance holding ${taskId}'s sandbox (${lease.owner}) is gone; taking it over in ${waitMs} ms, when its lease runs out`);
+          this.logger.warn(
+            `the instance holding ${taskId}'s sandbox (${lease.owner}) is gone; taking it over in ${waitMs} ms, when its lease runs out`,
+          );
           await new Promise((resolve) => setTimeout(resolve, waitMs));
         }
       }

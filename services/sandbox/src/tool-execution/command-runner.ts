@@ -16,7 +16,12 @@ export function commandRunner(
   signal?: AbortSignal,
 ) {
   return async (command: string, timeoutMs: number | undefined): Promise<ExecResult> => {
-    const result = await provider.exec(taskId, { command, env: { ...env, ...secrets }, signal, ...(timeoutMs === undefined ? {} : { timeoutMs }) });
+    const result = await provider.exec(taskId, {
+      command,
+      env: { ...env, ...secrets },
+      signal,
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    });
     const output = result.truncated ? vault.redactCutOutput(taskId, result.output) : vault.redact(taskId, result.output);
     return { ...result, output };
   };

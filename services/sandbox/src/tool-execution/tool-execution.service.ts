@@ -1,6 +1,13 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { SecretVault, TaskSecrets, taskIdOf } from '@app/common';
-import { ExecuteToolReply, ExecuteToolRequest, ListToolsRequest, PrepareWorkspaceRequest, SUBJECTS, ToolCancelledNotice } from '@app/contracts';
+import {
+  ExecuteToolReply,
+  ExecuteToolRequest,
+  ListToolsRequest,
+  PrepareWorkspaceRequest,
+  SUBJECTS,
+  ToolCancelledNotice,
+} from '@app/contracts';
 import { EVENT_STORE, EventStore, StoredEvent } from '@app/event-store';
 import { MESSAGE_BUS, MessageBus, Unsubscribe } from '@app/bus';
 import { ToolDefinition } from '@app/model-provider';
@@ -79,9 +86,15 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
       this.bus.handle(SUBJECTS.sandboxListTools, (req: ListToolsRequest) => this.definitions(req)),
       this.bus.handle(SUBJECTS.sandboxExecuteTool, (req: ExecuteToolRequest) => this.execute(req)),
       this.bus.handle(SUBJECTS.sandboxPrepareWorkspace, (req: PrepareWorkspaceRequest) => this.prepare(req)),
-      this.bus.handle(SUBJECTS.sandboxInstanceExecuteTool(here), (req: ExecuteToolRequest) => this.placement.onlyHere(req.taskId, () => this.executeHere(req))),
-      this.bus.handle(SUBJECTS.sandboxInstancePrepareWorkspace(here), (req: PrepareWorkspaceRequest) => this.placement.onlyHere(req.taskId, () => this.prepareHere(req))),
-      this.bus.subscribe(SUBJECTS.sandboxToolCancelled, (notice: ToolCancelledNotice) => this.running.get(notice.callId)?.controller.abort()),
+      this.bus.handle(SUBJECTS.sandboxInstanceExecuteTool(here), (req: ExecuteToolRequest) =>
+        this.placement.onlyHere(req.taskId, () => this.executeHere(req)),
+      ),
+      this.bus.handle(SUBJECTS.sandboxInstancePrepareWorkspace(here), (req: PrepareWorkspaceRequest) =>
+        this.placement.onlyHere(req.taskId, () => this.prepareHere(req)),
+      ),
+      this.bus.subscribe(SUBJECTS.sandboxToolCancelled, (notice: ToolCancelledNotice) =>
+        this.running.get(notice.callId)?.controller.abort(),
+      ),
       this.store.onAppended((events) => this.closeEndedTurns(events)),
     );
     this.sweepTimer = setInterval(() => void this.sweep(), expirySweepIntervalMs(this.settings.sessions.idleTtlMs));
@@ -102,7 +115,10 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
     if (!state.exists) return this.toolbox.definitions(this.taskTools(req.taskId, {}, {}));
     const unavailable: UnavailableServer[] = [];
     // For `{{secrets.NAME}}` in its MCP servers' headers; unopenable secrets answer SECRETS.UNAVAILABLE.
-    const tools = await this.toolbox.definitions(this.taskTools(req.taskId, state.mcpServers, this.secrets.open(req.taskId, state)), unavailable);
+    const tools = await this.toolbox.definitions(
+      this.taskTools(req.taskId, state.mcpServers, this.secrets.open(req.taskId, state)),
+      unavailable,
+    );
     await Promise.all(unavailable.map((u) => this.reportUnavailable(req.taskId, u)));
     return tools;
   }
@@ -111,14 +127,21 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
   private async reportUnavailable(taskId: string, { server, reason }: UnavailableServer): Promise<void> {
     const data = { server, reason: this.vault.redact(taskId, reason).slice(0, MAX_NOTICE_CHARS) };
     await this.commands.execute(taskId, { type: 'ReportMcpServerUnavailable', data }, { retries: 5 }).catch((error: unknown) => {
-      this.logger.warn(`could not record that MCP server ${server} of ${taskId} is unavailable: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.warn(
+        `could not record that MCP server ${server} of ${taskId} is unavailable: ${error instanceof Error ? error.message : String(error)}`,
+      );
     });
   }
 
   /** Runs the call on the instance holding the task's sandbox: here, or forwarded to it. */
   async execute(req: ExecuteToolRequest): Promise<ExecuteToolReply> {
-    return this.placement.route(req.taskId, () => this.executeHere(req), (holder) =>
-      this.bus.request<ExecuteToolRequest, ExecuteToolReply>(SUBJECTS.sandboxInstanceExecuteTool(holder), req, { timeoutMs: this.forwardTimeoutMs() }),
+    return this.placement.route(
+      req.taskId,
+      () => this.executeHere(req),
+      (holder) =>
+        this.bus.request<ExecuteToolRequest, ExecuteToolReply>(SUBJECTS.sandboxInstanceExecuteTool(holder), req, {
+          timeoutMs: this.forwardTimeoutMs(),
+        }),
     );
   }
 
@@ -126,11 +149,18 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
     const startedAt = Date.now();
     if (!this.toolbox.knows(req.toolName)) {
       const known = this.toolbox.builtInNames.join(', ');
-      return { status: 'error', output: `Unknown tool "${req.toolName}". Available tools: ${known}, and those of the task's MCP servers.`, durationMs: 0 };
+      return {
+        status: 'error',
+        output: `Unknown tool "${req.toolName}". Available tools: ${known}, and those of the task's MCP servers.`,
+        durationMs: 0,
+      };
     }
     try {
       // A resend of a call that already ran (or runs) here waits its turn, then gets that run's reply: each call runs once.
-      return await this.sessions.use(req.taskId, (workspaceRoot) => this.calls.get(req.callId) ?? this.runOnce(req, workspaceRoot, startedAt));
+      return await this.sessions.use(
+        req.taskId,
+        (workspaceRoot) => this.calls.get(req.callId) ?? this.runOnce(req, workspaceRoot, startedAt),
+      );
     } catch (error) {
       if (!(error instanceof SandboxRestoreError)) throw error;
       return { status: 'error', output: this.vault.redact(req.taskId, error.message), durationMs: Date.now() - startedAt };
@@ -159,31 +189,58 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  private async runTool(req: ExecuteToolRequest, state: ExistingTask | undefined, workspaceRoot: string, signal: AbortSignal, startedAt: number): Promise<ExecuteToolReply> {
+  private async runTool(
+    req: ExecuteToolRequest,
+    state: ExistingTask | undefined,
+    workspaceRoot: string,
+    signal: AbortSignal,
+    startedAt: number,
+  ): Promise<ExecuteToolReply> {
     // Opened from the task's events with this instance's key; if it cannot, nothing runs (SECRETS.UNAVAILABLE).
     const secrets = state ? this.secrets.open(req.taskId, state) : {};
     const task = this.taskTools(req.taskId, state?.mcpServers ?? {}, secrets);
-    const result = await this.toolbox.run(task, req.toolName, req.args ?? {}, this.contextFor(req.taskId, workspaceRoot, state?.env ?? {}, secrets, signal));
+    const result = await this.toolbox.run(
+      task,
+      req.toolName,
+      req.args ?? {},
+      this.contextFor(req.taskId, workspaceRoot, state?.env ?? {}, secrets, signal),
+    );
     const redact = (text: string) => this.vault.redact(req.taskId, text);
-    const scan = await this.scanner.scan(req.taskId, workspaceRoot, state?.artifacts ?? {}, { redact, since: startedAt - FILE_CLOCK_SLACK_MS }).catch((error: unknown) => {
-      this.logger.error(redact(`downloads/ of ${req.taskId} could not be scanned: ${error instanceof Error ? error.message : String(error)}`));
-      return undefined;
-    });
+    const scan = await this.scanner
+      .scan(req.taskId, workspaceRoot, state?.artifacts ?? {}, { redact, since: startedAt - FILE_CLOCK_SLACK_MS })
+      .catch((error: unknown) => {
+        this.logger.error(
+          redact(`downloads/ of ${req.taskId} could not be scanned: ${error instanceof Error ? error.message : String(error)}`),
+        );
+        return undefined;
+      });
     const notes = scan?.notes.length ? `\n${scan.notes.map((n) => `[artifacts: ${n}]`).join('\n')}` : '';
     const output = redact(result.output) + notes;
-    return fitReply({ ...result, output, durationMs: Date.now() - startedAt, ...(scan ? { artifacts: scan.records, escapingLinks: scan.escapingLinks } : {}) });
+    return fitReply({
+      ...result,
+      output,
+      durationMs: Date.now() - startedAt,
+      ...(scan ? { artifacts: scan.records, escapingLinks: scan.escapingLinks } : {}),
+    });
   }
 
   /** Places the uploads at the workspace root (ZIPs extracted), all or nothing, on the instance holding the task. */
   async prepare(req: PrepareWorkspaceRequest): Promise<{ files: number }> {
-    return this.placement.route(req.taskId, () => this.prepareHere(req), (holder) =>
-      this.bus.request<PrepareWorkspaceRequest, { files: number }>(SUBJECTS.sandboxInstancePrepareWorkspace(holder), req, { timeoutMs: this.forwardTimeoutMs() }),
+    return this.placement.route(
+      req.taskId,
+      () => this.prepareHere(req),
+      (holder) =>
+        this.bus.request<PrepareWorkspaceRequest, { files: number }>(SUBJECTS.sandboxInstancePrepareWorkspace(holder), req, {
+          timeoutMs: this.forwardTimeoutMs(),
+        }),
     );
   }
 
   private async prepareHere(req: PrepareWorkspaceRequest): Promise<{ files: number }> {
     await this.sessions.use(req.taskId, (root) =>
-      this.uploads.use(req.taskId, req.files, (local) => placeUploads(local, root, this.settings.uploads, this.provider.fileOwner(req.taskId))),
+      this.uploads.use(req.taskId, req.files, (local) =>
+        placeUploads(local, root, this.settings.uploads, this.provider.fileOwner(req.taskId)),
+      ),
     );
     return { files: req.files.length };
   }
@@ -218,7 +275,8 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
     signal: AbortSignal,
   ): ToolContext {
     const base = { workspaceRoot, fileOwner: this.provider.fileOwner(taskId), signal };
-    if (!this.health.ok) return { ...base, sandboxUnavailable: `sandbox provider "${this.provider.name}" does not work here (${this.health.reason})` };
+    if (!this.health.ok)
+      return { ...base, sandboxUnavailable: `sandbox provider "${this.provider.name}" does not work here (${this.health.reason})` };
     return { ...base, runCommand: commandRunner(this.provider, this.vault, taskId, env, secrets, signal) };
   }
 

@@ -45,7 +45,10 @@ describe('edit_file', () => {
   it('hints at CRLF line endings when a multi-line oldText is not found', async () => {
     await ws.file('win.txt', 'one\r\ntwo\r\n');
     const result = await run({ path: 'win.txt', oldText: 'one\ntwo', newText: 'x' });
-    expect(result).toEqual({ status: 'error', output: 'oldText was not found in "win.txt" (the file has CRLF line endings); read_file shows its exact content' });
+    expect(result).toEqual({
+      status: 'error',
+      output: 'oldText was not found in "win.txt" (the file has CRLF line endings); read_file shows its exact content',
+    });
   });
 
   it('refuses an ambiguous oldText, saying how many times it occurs, and leaves the file unchanged', async () => {
@@ -59,7 +62,10 @@ describe('edit_file', () => {
 
   it('counts overlapping occurrences as ambiguous', async () => {
     await ws.file('a.txt', 'aaa');
-    await expect(run({ path: 'a.txt', oldText: 'aa', newText: 'b' })).resolves.toMatchObject({ status: 'error', output: expect.stringContaining('occurs 2 times') });
+    await expect(run({ path: 'a.txt', oldText: 'aa', newText: 'b' })).resolves.toMatchObject({
+      status: 'error',
+      output: expect.stringContaining('occurs 2 times'),
+    });
   });
 
   it('keeps a byte-order mark at the start of the file', async () => {
@@ -82,15 +88,30 @@ describe('edit_file', () => {
   });
 
   it('answers a missing file or a path outside the workspace with an error result', async () => {
-    await expect(run({ path: 'nope.txt', oldText: 'a', newText: 'b' })).resolves.toEqual({ status: 'error', output: '"nope.txt" does not exist (list_files shows what does)' });
-    await expect(run({ path: '../outside/a', oldText: 'a', newText: 'b' })).resolves.toEqual({ status: 'error', output: 'path "../outside/a" is outside the workspace' });
+    await expect(run({ path: 'nope.txt', oldText: 'a', newText: 'b' })).resolves.toEqual({
+      status: 'error',
+      output: '"nope.txt" does not exist (list_files shows what does)',
+    });
+    await expect(run({ path: '../outside/a', oldText: 'a', newText: 'b' })).resolves.toEqual({
+      status: 'error',
+      output: 'path "../outside/a" is outside the workspace',
+    });
   });
 
   it('answers missing, empty or no-op arguments with an error result', async () => {
     await ws.file('a.txt', 'hello');
-    await expect(run({ path: 'a.txt', oldText: 'hello' })).resolves.toEqual({ status: 'error', output: 'invalid arguments: missing required argument "newText" (string)' });
-    await expect(run({ path: 'a.txt', oldText: '', newText: 'x' })).resolves.toEqual({ status: 'error', output: 'oldText is empty; give the exact text to replace' });
-    await expect(run({ path: 'a.txt', oldText: 'hello', newText: 'hello' })).resolves.toEqual({ status: 'error', output: 'oldText and newText are identical; nothing would change' });
+    await expect(run({ path: 'a.txt', oldText: 'hello' })).resolves.toEqual({
+      status: 'error',
+      output: 'invalid arguments: missing required argument "newText" (string)',
+    });
+    await expect(run({ path: 'a.txt', oldText: '', newText: 'x' })).resolves.toEqual({
+      status: 'error',
+      output: 'oldText is empty; give the exact text to replace',
+    });
+    await expect(run({ path: 'a.txt', oldText: 'hello', newText: 'hello' })).resolves.toEqual({
+      status: 'error',
+      output: 'oldText and newText are identical; nothing would change',
+    });
     await expect(run({ path: 'a.txt', old_text: 'hello', newText: 'x' })).resolves.toEqual({
       status: 'error',
       output: 'invalid arguments: unknown argument "old_text"; expected path, oldText, newText',

@@ -10,7 +10,8 @@ import { WRITE_FILE_MAX_BYTES } from './write-file.tool';
 
 export const editFileTool: ToolSpec = {
   name: 'edit_file',
-  description: 'Replace one exact occurrence of oldText with newText in a UTF-8 text file of the workspace. oldText must occur exactly once: include enough surrounding lines to make it unique.',
+  description:
+    'Replace one exact occurrence of oldText with newText in a UTF-8 text file of the workspace. oldText must occur exactly once: include enough surrounding lines to make it unique.',
   parameters: {
     type: 'object',
     properties: {
@@ -36,7 +37,8 @@ export const editFileTool: ToolSpec = {
       // Spliced by index, not String.replace, whose `$&`/`$1` patterns would rewrite newText.
       const edited = text.slice(0, at) + newText + text.slice(at + oldText.length);
       const bytes = Buffer.from(edited, 'utf8');
-      if (bytes.length > WRITE_FILE_MAX_BYTES) throw new ToolFailure(`the edited file would be ${bytes.length} bytes, over the ${WRITE_FILE_MAX_BYTES}-byte limit`);
+      if (bytes.length > WRITE_FILE_MAX_BYTES)
+        throw new ToolFailure(`the edited file would be ${bytes.length} bytes, over the ${WRITE_FILE_MAX_BYTES}-byte limit`);
       await writeFileAtomic(target, bytes, ctx.signal, ctx.fileOwner);
       return `edited ${path}: replaced 1 occurrence at line ${lineOf(text, at)}; the file is now ${bytes.length} bytes`;
     }),
@@ -47,7 +49,8 @@ async function readText(target: string, path: string): Promise<string> {
   const info = await stat(target);
   if (info.isDirectory()) throw new ToolFailure(`${JSON.stringify(path)} is a directory, not a file`);
   if (!info.isFile()) throw new ToolFailure(`${JSON.stringify(path)} is not a regular file`);
-  if (info.size > WRITE_FILE_MAX_BYTES) throw new ToolFailure(`${JSON.stringify(path)} is ${info.size} bytes, too large to edit (limit ${WRITE_FILE_MAX_BYTES})`);
+  if (info.size > WRITE_FILE_MAX_BYTES)
+    throw new ToolFailure(`${JSON.stringify(path)} is ${info.size} bytes, too large to edit (limit ${WRITE_FILE_MAX_BYTES})`);
   const bytes = await readFile(target);
   assertText(bytes, path, bytes.length);
   try {
@@ -68,7 +71,10 @@ function findOnlyOccurrence(text: string, oldText: string, quoted: string): numb
   // Overlapping matches count too: "aa" in "aaa" is ambiguous even though replace() would take the first.
   let count = 1;
   for (let i = text.indexOf(oldText, first + 1); i !== -1; i = text.indexOf(oldText, i + 1)) count++;
-  if (count > 1) throw new ToolFailure(`oldText is ambiguous: it occurs ${count} times in ${quoted}; include more surrounding text so that it matches exactly once`);
+  if (count > 1)
+    throw new ToolFailure(
+      `oldText is ambiguous: it occurs ${count} times in ${quoted}; include more surrounding text so that it matches exactly once`,
+    );
   return first;
 }
 

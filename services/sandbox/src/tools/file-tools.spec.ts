@@ -15,7 +15,11 @@ describe('createFileTools', () => {
       edit_file: ['path', 'oldText', 'newText'],
     };
     for (const tool of tools) {
-      const { type, properties, required: req } = tool.parameters as { type: string; properties: Record<string, { type: string }>; required?: string[] };
+      const {
+        type,
+        properties,
+        required: req,
+      } = tool.parameters as { type: string; properties: Record<string, { type: string }>; required?: string[] };
       expect(type).toBe('object');
       expect(req).toEqual(required[tool.name]);
       for (const name of req ?? []) expect(properties[name]).toMatchObject({ type: 'string' });

@@ -17,7 +17,14 @@ describe('list_files', () => {
     await mkdir(join(ws.root, 'empty'));
     await expect(run({})).resolves.toEqual({
       status: 'success',
-      output: ['file    README.md (2 B)', 'dir     empty/', 'dir     src/', 'file    src/a.ts (120 B)', 'dir     src/lib/', 'file    src/lib/b.ts (0 B)'].join('\n'),
+      output: [
+        'file    README.md (2 B)',
+        'dir     empty/',
+        'dir     src/',
+        'file    src/a.ts (120 B)',
+        'dir     src/lib/',
+        'file    src/lib/b.ts (0 B)',
+      ].join('\n'),
     });
   });
 
@@ -65,8 +72,14 @@ describe('list_files', () => {
   });
 
   it('answers with an error result for ill-typed or unknown arguments', async () => {
-    await expect(run({ path: 7 })).resolves.toEqual({ status: 'error', output: 'invalid arguments: argument "path" must be a string, got a number' });
-    await expect(run({ dir: 'src' })).resolves.toEqual({ status: 'error', output: 'invalid arguments: unknown argument "dir"; expected path' });
+    await expect(run({ path: 7 })).resolves.toEqual({
+      status: 'error',
+      output: 'invalid arguments: argument "path" must be a string, got a number',
+    });
+    await expect(run({ dir: 'src' })).resolves.toEqual({
+      status: 'error',
+      output: 'invalid arguments: unknown argument "dir"; expected path',
+    });
   });
 
   it('stops with an error result once its signal has fired', async () => {

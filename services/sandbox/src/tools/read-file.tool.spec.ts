@@ -44,20 +44,35 @@ describe('read_file', () => {
 
   it('answers a missing file or a directory with an error result', async () => {
     await mkdir(join(ws.root, 'src'));
-    await expect(run({ path: 'missing.txt' })).resolves.toEqual({ status: 'error', output: '"missing.txt" does not exist (list_files shows what does)' });
-    await expect(run({ path: 'src' })).resolves.toEqual({ status: 'error', output: '"src" is a directory; use list_files to see its contents' });
+    await expect(run({ path: 'missing.txt' })).resolves.toEqual({
+      status: 'error',
+      output: '"missing.txt" does not exist (list_files shows what does)',
+    });
+    await expect(run({ path: 'src' })).resolves.toEqual({
+      status: 'error',
+      output: '"src" is a directory; use list_files to see its contents',
+    });
   });
 
   it('refuses paths that leave the workspace, through ".." or a symlink', async () => {
     await ws.link('passwd', '/etc/passwd');
-    await expect(run({ path: '../outside/x' })).resolves.toMatchObject({ status: 'error', output: 'path "../outside/x" is outside the workspace' });
-    await expect(run({ path: 'passwd' })).resolves.toMatchObject({ status: 'error', output: expect.stringContaining('leads outside the workspace') });
+    await expect(run({ path: '../outside/x' })).resolves.toMatchObject({
+      status: 'error',
+      output: 'path "../outside/x" is outside the workspace',
+    });
+    await expect(run({ path: 'passwd' })).resolves.toMatchObject({
+      status: 'error',
+      output: expect.stringContaining('leads outside the workspace'),
+    });
     await expect(run({ path: '/etc/passwd' })).resolves.toMatchObject({ status: 'error', output: expect.stringContaining('is absolute') });
   });
 
   it('answers missing or ill-typed arguments with an error result', async () => {
     await expect(run({})).resolves.toEqual({ status: 'error', output: 'invalid arguments: missing required argument "path" (string)' });
-    await expect(run({ path: ['a'] })).resolves.toEqual({ status: 'error', output: 'invalid arguments: argument "path" must be a string, got an array' });
+    await expect(run({ path: ['a'] })).resolves.toEqual({
+      status: 'error',
+      output: 'invalid arguments: argument "path" must be a string, got an array',
+    });
     await expect(run({ path: '' })).resolves.toEqual({ status: 'error', output: 'path "" is empty; name a file' });
   });
 });

@@ -9,12 +9,21 @@ describe('runTool', () => {
   });
 
   it('turns an expected failure into an error result', async () => {
-    await expect(runTool({}, ctx, () => Promise.reject(new ToolFailure('too big')))).resolves.toEqual({ status: 'error', output: 'too big' });
+    await expect(runTool({}, ctx, () => Promise.reject(new ToolFailure('too big')))).resolves.toEqual({
+      status: 'error',
+      output: 'too big',
+    });
   });
 
   it('describes a failed system call with the path the model sent, not the host path', async () => {
-    const error = Object.assign(new Error("EACCES: permission denied, open '/data/workspaces/task_1/a.txt'"), { code: 'EACCES', syscall: 'open' });
-    await expect(runTool({ path: 'a.txt' }, ctx, () => Promise.reject(error))).resolves.toEqual({ status: 'error', output: 'permission denied on "a.txt"' });
+    const error = Object.assign(new Error("EACCES: permission denied, open '/data/workspaces/task_1/a.txt'"), {
+      code: 'EACCES',
+      syscall: 'open',
+    });
+    await expect(runTool({ path: 'a.txt' }, ctx, () => Promise.reject(error))).resolves.toEqual({
+      status: 'error',
+      output: 'permission denied on "a.txt"',
+    });
   });
 
   it('reports a cancelled call whatever the abort reason was', async () => {

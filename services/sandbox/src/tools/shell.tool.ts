@@ -30,7 +30,8 @@ export const shellTool: ToolSpec = {
       const command = requiredString(args, 'command');
       if (command.trim() === '') throw new ToolArgumentError('"command" is empty');
       const timeoutMs = optionalPositiveInteger(args.timeoutMs, 'timeoutMs');
-      if (!ctx.runCommand) throw new ToolFailure(`the shell is unavailable on this server: ${ctx.sandboxUnavailable ?? 'no sandbox provider'}`);
+      if (!ctx.runCommand)
+        throw new ToolFailure(`the shell is unavailable on this server: ${ctx.sandboxUnavailable ?? 'no sandbox provider'}`);
       exec = await ctx.runCommand(command, timeoutMs);
       return describe(exec);
     });
@@ -40,7 +41,8 @@ export const shellTool: ToolSpec = {
 
 function optionalPositiveInteger(value: unknown, name: string): number | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) throw new ToolArgumentError(`"${name}" must be a positive integer`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)
+    throw new ToolArgumentError(`"${name}" must be a positive integer`);
   return value;
 }
 

@@ -9,7 +9,9 @@ export function checkArgNames(args: Record<string, unknown>, allowed: readonly s
   if (typeof args._raw === 'string') throw new ToolArgumentError(`the arguments are not valid JSON: ${args._raw.slice(0, 200)}`);
   const unknown = Object.keys(args).filter((name) => !allowed.includes(name));
   if (unknown.length > 0) {
-    throw new ToolArgumentError(`unknown argument${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}; expected ${allowed.join(', ')}`);
+    throw new ToolArgumentError(
+      `unknown argument${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}; expected ${allowed.join(', ')}`,
+    );
   }
 }
 

@@ -48,8 +48,14 @@ describe('write_file', () => {
 
   it('refuses to write outside the workspace and creates nothing there', async () => {
     await ws.link('escape', ws.outside);
-    await expect(run({ path: '../outside/x.txt', content: 'x' })).resolves.toMatchObject({ status: 'error', output: expect.stringContaining('outside the workspace') });
-    await expect(run({ path: 'escape/sub/x.txt', content: 'x' })).resolves.toMatchObject({ status: 'error', output: expect.stringContaining('through a symlink') });
+    await expect(run({ path: '../outside/x.txt', content: 'x' })).resolves.toMatchObject({
+      status: 'error',
+      output: expect.stringContaining('outside the workspace'),
+    });
+    await expect(run({ path: 'escape/sub/x.txt', content: 'x' })).resolves.toMatchObject({
+      status: 'error',
+      output: expect.stringContaining('through a symlink'),
+    });
     await expect(readFile(join(ws.outside, 'x.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
     await expect(readFile(join(ws.outside, 'sub/x.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
   });
@@ -57,7 +63,10 @@ describe('write_file', () => {
   it('refuses a path naming a directory', async () => {
     await mkdir(join(ws.root, 'src'));
     await expect(run({ path: 'src', content: 'x' })).resolves.toEqual({ status: 'error', output: '"src" is a directory, not a file' });
-    await expect(run({ path: 'notes/', content: 'x' })).resolves.toEqual({ status: 'error', output: '"notes/" ends with "/"; name a file, not a directory' });
+    await expect(run({ path: 'notes/', content: 'x' })).resolves.toEqual({
+      status: 'error',
+      output: '"notes/" ends with "/"; name a file, not a directory',
+    });
     expect(await ws.names()).toEqual(['src']);
   });
 
@@ -70,7 +79,10 @@ describe('write_file', () => {
   });
 
   it('answers missing, ill-typed or unknown arguments with an error result', async () => {
-    await expect(run({ path: 'a.txt' })).resolves.toEqual({ status: 'error', output: 'invalid arguments: missing required argument "content" (string)' });
+    await expect(run({ path: 'a.txt' })).resolves.toEqual({
+      status: 'error',
+      output: 'invalid arguments: missing required argument "content" (string)',
+    });
     await expect(run({ path: 'a.txt', content: { text: 'x' } })).resolves.toEqual({
       status: 'error',
       output: 'invalid arguments: argument "content" must be a string, got an object',

@@ -30,7 +30,9 @@ export const writeFileTool: ToolSpec = {
       if (path.endsWith('/')) throw new ToolFailure(`${JSON.stringify(path)} ends with "/"; name a file, not a directory`);
       const bytes = Buffer.from(content, 'utf8');
       if (bytes.length > WRITE_FILE_MAX_BYTES) {
-        throw new ToolFailure(`content is ${bytes.length} bytes, over the ${WRITE_FILE_MAX_BYTES}-byte limit of write_file; split it into several files`);
+        throw new ToolFailure(
+          `content is ${bytes.length} bytes, over the ${WRITE_FILE_MAX_BYTES}-byte limit of write_file; split it into several files`,
+        );
       }
       const target = await resolveInWorkspace(ctx.workspaceRoot, path);
       await makeDirs(ctx.workspaceRoot, dirname(target), ctx.fileOwner).catch((error: NodeJS.ErrnoException) => {

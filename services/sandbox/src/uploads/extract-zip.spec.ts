@@ -14,7 +14,10 @@ const CENTRAL_HEADER = Buffer.from([0x50, 0x4b, 0x01, 0x02]);
 /** Rewrites every local and central header, to make archives yazl refuses to write: encrypted ones, lying ones. */
 async function patchHeaders(path: string, patch: { encrypted?: boolean; uncompressedSize?: number }): Promise<void> {
   const bytes = await readFile(path);
-  for (const [signature, flagsAt, sizeAt] of [[LOCAL_HEADER, 6, 22], [CENTRAL_HEADER, 8, 24]] as const) {
+  for (const [signature, flagsAt, sizeAt] of [
+    [LOCAL_HEADER, 6, 22],
+    [CENTRAL_HEADER, 8, 24],
+  ] as const) {
     for (let i = bytes.indexOf(signature); i !== -1; i = bytes.indexOf(signature, i + 4)) {
       if (patch.encrypted) bytes.writeUInt16LE(bytes.readUInt16LE(i + flagsAt) | 0x1, i + flagsAt);
       if (patch.uncompressedSize !== undefined) bytes.writeUInt32LE(patch.uncompressedSize, i + sizeAt);
@@ -39,10 +42,16 @@ describe('extractZip', () => {
   const besideWorkspace = () => readdir(dirname(ws.root));
 
   it('keeps nested folders, with 0644 files, 0755 executables and 0755 folders', async () => {
-    const path = await zip([{ name: 'docs/' }, { name: 'src/app/main.py', content: 'print(1)' }, { name: 'bin/run.sh', content: '#!/bin/sh', mode: 0o100755 }]);
+    const path = await zip([
+      { name: 'docs/' },
+      { name: 'src/app/main.py', content: 'print(1)' },
+      { name: 'bin/run.sh', content: '#!/bin/sh', mode: 0o100755 },
+    ]);
     await extractZip(path, ws.root, LIMITS);
     expect(await readFile(join(ws.root, 'src/app/main.py'), 'utf8')).toBe('print(1)');
-    expect(await Promise.all(['src/app/main.py', 'bin/run.sh', 'src', 'src/app', 'docs'].map(modeOf))).toEqual([0o644, 0o755, 0o755, 0o755, 0o755]);
+    expect(await Promise.all(['src/app/main.py', 'bin/run.sh', 'src', 'src/app', 'docs'].map(modeOf))).toEqual([
+      0o644, 0o755, 0o755, 0o755, 0o755,
+    ]);
     expect(await besideWorkspace()).toEqual(['outside', 'workspace']);
   });
 
@@ -53,7 +62,15 @@ describe('extractZip', () => {
   });
 
   (process.getuid?.() === 0 ? it : it.skip)('gives every file and folder it creates to the owner', async () => {
-    await extractZip(await zip([{ name: 'a/b/c.txt', content: 'x' }, { name: 'top.txt', content: 'y' }]), ws.root, LIMITS, { uid: 4242, gid: 4343 });
+    await extractZip(
+      await zip([
+        { name: 'a/b/c.txt', content: 'x' },
+        { name: 'top.txt', content: 'y' },
+      ]),
+      ws.root,
+      LIMITS,
+      { uid: 4242, gid: 4343 },
+    );
     for (const rel of ['a', 'a/b', 'a/b/c.txt', 'top.txt']) {
       const { uid, gid } = await stat(join(ws.root, rel));
       expect({ rel, uid, gid }).toEqual({ rel, uid: 4242, gid: 4343 });
@@ -83,7 +100,12 @@ describe('extractZip', () => {
     ['a name of 200 two-byte characters', `${'é'.repeat(200)}.txt`, 'has a name longer than 255 bytes'],
     ['a path of 4,200 bytes', `${`${'d'.repeat(69)}/`.repeat(60)}${'x'.repeat(200)}`, 'has a path longer than 3072 bytes'],
   ])('refuses an entry with %s (the filesystem would refuse it mid-extraction), naming it cut short', async (_case, name, why) => {
-    const error = await extract(await zip([{ name: 'fine.txt', content: 'ok' }, { name, content: 'x' }])).catch((e: unknown) => e);
+    const error = await extract(
+      await zip([
+        { name: 'fine.txt', content: 'ok' },
+        { name, content: 'x' },
+      ]),
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as Error).message).toContain(`archive "bad.zip": entry "${name.slice(0, 200)}`);
     expect((error as Error).message).toContain(why);
@@ -106,7 +128,11 @@ describe('extractZip', () => {
 
   it.each<[string, ZipEntrySpec[], string]>([
     ['too many entries', Array.from({ length: 51 }, (_, i) => ({ name: `f${i}.txt`, content: 'x' })), 'ZIP_MAX_ENTRIES'],
-    ['too much declared in total', [1, 2, 3].map((i) => ({ name: `${i}.bin`, content: randomBytes(1536 * 1024) })), 'ZIP_MAX_UNCOMPRESSED_BYTES'],
+    [
+      'too much declared in total',
+      [1, 2, 3].map((i) => ({ name: `${i}.bin`, content: randomBytes(1536 * 1024) })),
+      'ZIP_MAX_UNCOMPRESSED_BYTES',
+    ],
     ['a compression ratio bomb', [{ name: 'zeros.bin', content: Buffer.alloc(2 * 1024 * 1024) }], 'ZIP_MAX_RATIO'],
   ])('refuses %s with a PayloadTooLargeError naming the limit', async (_case, entries, limit) => {
     const error = await extract(await zip(entries)).catch((e: unknown) => e);
@@ -127,7 +153,11 @@ describe('extractZip', () => {
   });
 
   it('refuses an entry that inflates to more than it declares, after good ones, leaving nothing', async () => {
-    const path = await zip([{ name: 'good.txt', content: 'ok' }, { name: 'sub/ok.txt', content: 'ok' }, { name: 'liar.txt', content: 'lie '.repeat(64 * 1024) }]);
+    const path = await zip([
+      { name: 'good.txt', content: 'ok' },
+      { name: 'sub/ok.txt', content: 'ok' },
+      { name: 'liar.txt', content: 'lie '.repeat(64 * 1024) },
+    ]);
     await patchHeaders(path, { uncompressedSize: 2 });
     await expect(extract(path)).rejects.toThrow(/entry "liar.txt" is damaged/);
     expect(await ws.names()).toEqual([]);
@@ -136,7 +166,12 @@ describe('extractZip', () => {
 
   it('refuses an entry that would replace a file already there, before moving anything', async () => {
     await ws.file('README.md', 'mine');
-    const error = await extract(await zip([{ name: 'src/a.py', content: 'a' }, { name: 'README.md', content: 'theirs' }])).catch((e: unknown) => e);
+    const error = await extract(
+      await zip([
+        { name: 'src/a.py', content: 'a' },
+        { name: 'README.md', content: 'theirs' },
+      ]),
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as Error).message).toContain('archive "bad.zip": entry "README.md" clashes');
     expect(await ws.names()).toEqual(['README.md']);
@@ -144,8 +179,22 @@ describe('extractZip', () => {
   });
 
   it('refuses an archive with the same entry twice, or a name as both file and folder', async () => {
-    await expect(extract(await zip([{ name: 'a.txt', content: '1' }, { name: 'a.txt', content: '2' }]))).rejects.toThrow(/entry "a.txt" appears twice/);
-    await expect(extract(await zip([{ name: 'a', content: '1' }, { name: 'a/b', content: '2' }]))).rejects.toBeInstanceOf(ValidationError);
+    await expect(
+      extract(
+        await zip([
+          { name: 'a.txt', content: '1' },
+          { name: 'a.txt', content: '2' },
+        ]),
+      ),
+    ).rejects.toThrow(/entry "a.txt" appears twice/);
+    await expect(
+      extract(
+        await zip([
+          { name: 'a', content: '1' },
+          { name: 'a/b', content: '2' },
+        ]),
+      ),
+    ).rejects.toBeInstanceOf(ValidationError);
     expect(await ws.names()).toEqual([]);
   });
 

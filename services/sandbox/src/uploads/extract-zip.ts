@@ -24,28 +24,47 @@ interface Extraction {
  * inflates), and only then moved in, refusing any entry that would replace one already there.
  * `label` names the archive in error messages; the staged file name is not the uploaded one.
  */
-export async function extractZip(zipPath: string, targetDir: string, limits: UploadLimits, owner?: FileOwner, label = basename(zipPath)): Promise<void> {
+export async function extractZip(
+  zipPath: string,
+  targetDir: string,
+  limits: UploadLimits,
+  owner?: FileOwner,
+  label = basename(zipPath),
+): Promise<void> {
   const zip = await openZip(zipPath, label);
   let staging: string | undefined;
   try {
     const entries = await checkZipEntries(zip, label, limits);
     staging = await mkdtemp(join(dirname(targetDir), `.${basename(targetDir)}.unzip-`));
     await writeEntries(zip, entries, staging, { label, limits, owner });
-    await moveInto(staging, targetDir, (path) => new ValidationError(`archive "${label}": entry "${path}" clashes with a file of the same name already in place`));
+    await moveInto(
+      staging,
+      targetDir,
+      (path) => new ValidationError(`archive "${label}": entry "${path}" clashes with a file of the same name already in place`),
+    );
   } finally {
     zip.close();
     if (staging) await rm(staging, { recursive: true, force: true });
   }
 }
 
-async function writeEntries(zip: yauzl.ZipFile, entries: readonly CheckedEntry[], staging: string, { label, limits, owner }: Extraction): Promise<void> {
+async function writeEntries(
+  zip: yauzl.ZipFile,
+  entries: readonly CheckedEntry[],
+  staging: string,
+  { label, limits, owner }: Extraction,
+): Promise<void> {
   let written = 0;
   const counter = () =>
     new Transform({
       transform(chunk: Buffer, _encoding, done) {
         written += chunk.length;
         if (written <= limits.zipMaxUncompressedBytes) return done(null, chunk);
-        done(new PayloadTooLargeError(`archive "${label}" unpacks to more than ${limits.zipMaxUncompressedBytes} bytes (ZIP_MAX_UNCOMPRESSED_BYTES)`));
+        done(
+          new PayloadTooLargeError(
+            `archive "${label}" unpacks to more than ${limits.zipMaxUncompressedBytes} bytes (ZIP_MAX_UNCOMPRESSED_BYTES)`,
+          ),
+        );
       },
     });
   for (const { path, directory, executable, entry } of entries) {
@@ -91,7 +110,11 @@ function openZip(path: string, label: string): Promise<yauzl.ZipFile> {
   return new Promise((resolve, reject) =>
     yauzl.open(path, options, (error, zip) => {
       if (!error) return resolve(zip);
-      reject((error as NodeJS.ErrnoException).syscall ? error : new ValidationError(`archive "${label}" is not a valid ZIP file (${error.message})`));
+      reject(
+        (error as NodeJS.ErrnoException).syscall
+          ? error
+          : new ValidationError(`archive "${label}" is not a valid ZIP file (${error.message})`),
+      );
     }),
   );
 }

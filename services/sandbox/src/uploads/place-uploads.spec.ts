@@ -6,9 +6,19 @@ import { placeUploads } from './place-uploads';
 import { UploadLimits } from './upload-limits';
 import { writeZip } from './testing/zip-fixtures';
 
-const LIMITS: UploadLimits = { uploadMaxBytes: 1024 * 1024, uploadMaxFiles: 5, zipMaxEntries: 50, zipMaxUncompressedBytes: 20 * 1024 * 1024, zipMaxRatio: 100 };
+const LIMITS: UploadLimits = {
+  uploadMaxBytes: 1024 * 1024,
+  uploadMaxFiles: 5,
+  zipMaxEntries: 50,
+  zipMaxUncompressedBytes: 20 * 1024 * 1024,
+  zipMaxRatio: 100,
+};
 const OWNER = { uid: 200123, gid: 200123 };
-const exists = (p: string) => lstat(p).then(() => true, () => false);
+const exists = (p: string) =>
+  lstat(p).then(
+    () => true,
+    () => false,
+  );
 const asRoot = process.getuid?.() === 0 ? it : it.skip;
 
 describe('placeUploads', () => {
@@ -28,7 +38,8 @@ describe('placeUploads', () => {
     await write(stagedPath);
     return { name, stagedPath };
   };
-  const zip = (name: string, entries: Parameters<typeof writeZip>[1], swaps?: Record<string, string>) => staged(name, (p) => writeZip(p, entries, swaps));
+  const zip = (name: string, entries: Parameters<typeof writeZip>[1], swaps?: Record<string, string>) =>
+    staged(name, (p) => writeZip(p, entries, swaps));
   const plain = (name: string, text: string | Buffer) => staged(name, (p) => writeFile(p, text));
   /** Nothing of a refused batch may be left: not in the workspace, not staged, not beside the workspace. */
   const expectNothingLeft = async (workspaceNames: string[] = []) => {
@@ -40,7 +51,11 @@ describe('placeUploads', () => {
   it('places plain files and extracts ZIPs (any case of .zip) with their folders, dropping the archives', async () => {
     const files = [
       await plain('notes.txt', 'hi'),
-      await zip('project.zip', [{ name: 'src/' }, { name: 'src/main.py', content: 'print(1)' }, { name: 'bin/run.sh', content: '#!/bin/sh', mode: 0o100755 }]),
+      await zip('project.zip', [
+        { name: 'src/' },
+        { name: 'src/main.py', content: 'print(1)' },
+        { name: 'bin/run.sh', content: '#!/bin/sh', mode: 0o100755 },
+      ]),
       await zip('MORE.ZIP', [{ name: 'docs/guide.md', content: '# guide' }]),
     ];
     await placeUploads(files, workspace, LIMITS);
@@ -54,8 +69,14 @@ describe('placeUploads', () => {
   });
 
   asRoot('gives plain files and extracted files and folders to the owner', async () => {
-    await placeUploads([await plain('notes.txt', 'hi'), await zip('p.zip', [{ name: 'bin/run.sh', content: 'x' }])], workspace, LIMITS, OWNER);
-    for (const rel of ['notes.txt', 'bin', 'bin/run.sh']) expect({ rel, uid: (await stat(join(workspace, rel))).uid }).toEqual({ rel, uid: OWNER.uid });
+    await placeUploads(
+      [await plain('notes.txt', 'hi'), await zip('p.zip', [{ name: 'bin/run.sh', content: 'x' }])],
+      workspace,
+      LIMITS,
+      OWNER,
+    );
+    for (const rel of ['notes.txt', 'bin', 'bin/run.sh'])
+      expect({ rel, uid: (await stat(join(workspace, rel))).uid }).toEqual({ rel, uid: OWNER.uid });
   });
 
   it('keeps what the workspace already has, merging folders', async () => {
@@ -80,7 +101,9 @@ describe('placeUploads', () => {
     ['absolute path', [{ name: 'Xetc/evil', content: 'x' }], { Xetc: '/etc' }, /absolute path/],
     ['symlink entry', [{ name: 'link', content: '/etc/passwd', mode: 0o120777 }], {}, /symbolic link/],
   ])('refuses a %s with a ValidationError and writes nothing', async (_label, entries, swaps, message) => {
-    const error = await placeUploads([await plain('first.txt', 'x'), await zip('bad.zip', entries, swaps)], workspace, LIMITS).catch((e: unknown) => e);
+    const error = await placeUploads([await plain('first.txt', 'x'), await zip('bad.zip', entries, swaps)], workspace, LIMITS).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as Error).message).toMatch(message);
     await expectNothingLeft();
@@ -88,8 +111,14 @@ describe('placeUploads', () => {
 
   it('refuses zip bombs with a PayloadTooLargeError: too many entries, too much in total, too high a ratio', async () => {
     const cases = [
-      await zip('many.zip', Array.from({ length: 51 }, (_, i) => ({ name: `f${i}.txt`, content: 'x' }))),
-      await zip('huge.zip', [{ name: 'a.bin', content: Buffer.alloc(12 * 1024 * 1024, 1) }, { name: 'b.bin', content: Buffer.alloc(12 * 1024 * 1024, 2) }]),
+      await zip(
+        'many.zip',
+        Array.from({ length: 51 }, (_, i) => ({ name: `f${i}.txt`, content: 'x' })),
+      ),
+      await zip('huge.zip', [
+        { name: 'a.bin', content: Buffer.alloc(12 * 1024 * 1024, 1) },
+        { name: 'b.bin', content: Buffer.alloc(12 * 1024 * 1024, 2) },
+      ]),
       await zip('ratio.zip', [{ name: 'zeros.bin', content: Buffer.alloc(8 * 1024 * 1024) }]),
     ];
     for (const file of cases) {
@@ -108,10 +137,16 @@ describe('placeUploads', () => {
   });
 
   it('refuses a name clash between uploads, or with a file already in the workspace', async () => {
-    await expect(placeUploads([await plain('a.txt', 'one'), await zip('dup.zip', [{ name: 'a.txt', content: 'two' }])], workspace, LIMITS)).rejects.toThrow(/entry "a.txt" clashes/);
-    await expect(placeUploads([await zip('dup.zip', [{ name: 'a.txt', content: 'two' }]), await plain('a.txt', 'one')], workspace, LIMITS)).rejects.toThrow(/"a.txt" is uploaded twice/);
+    await expect(
+      placeUploads([await plain('a.txt', 'one'), await zip('dup.zip', [{ name: 'a.txt', content: 'two' }])], workspace, LIMITS),
+    ).rejects.toThrow(/entry "a.txt" clashes/);
+    await expect(
+      placeUploads([await zip('dup.zip', [{ name: 'a.txt', content: 'two' }]), await plain('a.txt', 'one')], workspace, LIMITS),
+    ).rejects.toThrow(/"a.txt" is uploaded twice/);
     await writeFile(join(workspace, 'mine.txt'), 'mine');
-    await expect(placeUploads([await plain('new.txt', 'n'), await plain('mine.txt', 'theirs')], workspace, LIMITS)).rejects.toThrow(/"mine.txt" already exists in the workspace/);
+    await expect(placeUploads([await plain('new.txt', 'n'), await plain('mine.txt', 'theirs')], workspace, LIMITS)).rejects.toThrow(
+      /"mine.txt" already exists in the workspace/,
+    );
     expect(await readFile(join(workspace, 'mine.txt'), 'utf8')).toBe('mine');
     await expectNothingLeft(['mine.txt']);
   });

@@ -14,7 +14,12 @@ import { UploadLimits } from './upload-limits';
  * upload is in place there does anything move in (see moveInto), so a failure at the third file
  * leaves nothing of the first two. The staged files are removed in every case.
  */
-export async function placeUploads(files: readonly LocalUpload[], workspaceDir: string, limits: UploadLimits, owner?: FileOwner): Promise<void> {
+export async function placeUploads(
+  files: readonly LocalUpload[],
+  workspaceDir: string,
+  limits: UploadLimits,
+  owner?: FileOwner,
+): Promise<void> {
   try {
     await checkBatch(files, limits);
     const scratch = await mkdtemp(join(dirname(workspaceDir), `.${basename(workspaceDir)}.uploads-`));
@@ -40,7 +45,8 @@ async function checkBatch(files: readonly LocalUpload[], limits: UploadLimits): 
   for (const file of files) {
     if (!isBareName(file.name)) throw new ValidationError(`files: invalid file name "${file.name.slice(0, 200)}"`);
     total += (await stat(file.stagedPath)).size;
-    if (total > limits.uploadMaxBytes) throw new PayloadTooLargeError(`uploads exceed ${limits.uploadMaxBytes} bytes in total (UPLOAD_MAX_BYTES)`);
+    if (total > limits.uploadMaxBytes)
+      throw new PayloadTooLargeError(`uploads exceed ${limits.uploadMaxBytes} bytes in total (UPLOAD_MAX_BYTES)`);
   }
 }
 
@@ -51,7 +57,12 @@ function isBareName(name: string): boolean {
 
 async function placeFile(file: LocalUpload, scratch: string, owner?: FileOwner): Promise<void> {
   const target = join(scratch, file.name);
-  if (await lstat(target).then(() => true, () => false)) {
+  if (
+    await lstat(target).then(
+      () => true,
+      () => false,
+    )
+  ) {
     throw new ValidationError(`files: "${file.name}" is uploaded twice, or also comes out of an archive`);
   }
   await rename(file.stagedPath, target).catch(async (error: NodeJS.ErrnoException) => {

@@ -22,7 +22,8 @@ export class UploadFetcher {
 
   async use<T>(taskId: string, refs: readonly UploadRef[], body: (local: LocalUpload[]) => Promise<T>): Promise<T> {
     const total = refs.reduce((sum, r) => sum + r.size, 0);
-    if (total > this.limits.uploadMaxBytes) throw new PayloadTooLargeError(`uploads exceed ${this.limits.uploadMaxBytes} bytes in total (UPLOAD_MAX_BYTES)`);
+    if (total > this.limits.uploadMaxBytes)
+      throw new PayloadTooLargeError(`uploads exceed ${this.limits.uploadMaxBytes} bytes in total (UPLOAD_MAX_BYTES)`);
     const dir = join(this.stagingRoot, taskId);
     await mkdir(dir, { recursive: true, mode: 0o700 });
     try {

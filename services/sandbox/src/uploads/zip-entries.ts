@@ -45,10 +45,14 @@ export async function checkZipEntries(zip: yauzl.ZipFile, label: string, limits:
     if ((entry.generalPurposeBitFlag & 0x1) !== 0) throw refuse('is encrypted');
     declared += entry.uncompressedSize;
     if (declared > limits.zipMaxUncompressedBytes) {
-      throw new PayloadTooLargeError(`archive "${label}" unpacks to more than ${limits.zipMaxUncompressedBytes} bytes (ZIP_MAX_UNCOMPRESSED_BYTES)`);
+      throw new PayloadTooLargeError(
+        `archive "${label}" unpacks to more than ${limits.zipMaxUncompressedBytes} bytes (ZIP_MAX_UNCOMPRESSED_BYTES)`,
+      );
     }
     if (entry.uncompressedSize > RATIO_APPLIES_ABOVE && entry.uncompressedSize / Math.max(entry.compressedSize, 1) > limits.zipMaxRatio) {
-      throw new PayloadTooLargeError(`archive "${label}": entry "${name.slice(0, 200)}" is compressed more than ${limits.zipMaxRatio}:1 (ZIP_MAX_RATIO)`);
+      throw new PayloadTooLargeError(
+        `archive "${label}": entry "${name.slice(0, 200)}" is compressed more than ${limits.zipMaxRatio}:1 (ZIP_MAX_RATIO)`,
+      );
     }
     const segments = name.split('/').filter((s) => s !== '' && s !== '.');
     const path = segments.join('/');
@@ -64,7 +68,8 @@ export async function checkZipEntries(zip: yauzl.ZipFile, label: string, limits:
 /** yauzl refuses unsafe names itself; its errors become the same 400s as ours. */
 function refusal(error: Error, label: string): ValidationError {
   const [, kind, name] = /^(invalid relative path|absolute path|invalid characters in fileName): (.*)$/.exec(error.message) ?? [];
-  if (kind === 'invalid relative path') return new ValidationError(`archive "${label}": entry "${name.slice(0, 200)}" escapes the workspace`);
+  if (kind === 'invalid relative path')
+    return new ValidationError(`archive "${label}": entry "${name.slice(0, 200)}" escapes the workspace`);
   if (kind === 'absolute path') return new ValidationError(`archive "${label}": entry "${name.slice(0, 200)}" has an absolute path`);
   if (kind) return new ValidationError(`archive "${label}": entry "${name.slice(0, 200)}" has a path that is not portable`);
   return new ValidationError(`archive "${label}" is damaged (${error.message})`);

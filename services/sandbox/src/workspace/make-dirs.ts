@@ -11,7 +11,9 @@ export async function makeDirs(root: string, dir: string, owner?: FileOwner): Pr
     await mkdir(dir, { recursive: true });
     return;
   }
-  const parts = relative(root, dir).split(sep).filter((p) => p !== '');
+  const parts = relative(root, dir)
+    .split(sep)
+    .filter((p) => p !== '');
   let current = root;
   for (const part of parts) {
     current = `${current}${sep}${part}`;

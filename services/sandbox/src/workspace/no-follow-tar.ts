@@ -48,7 +48,13 @@ async function* entriesOf(dir: NoFollowDir, prefix: string, depth: number, onSki
   }
 }
 
-async function* directory(parent: NoFollowDir, entry: NoFollowEntry, path: string, depth: number, onSkipped: OnSkipped): AsyncGenerator<Buffer> {
+async function* directory(
+  parent: NoFollowDir,
+  entry: NoFollowEntry,
+  path: string,
+  depth: number,
+  onSkipped: OnSkipped,
+): AsyncGenerator<Buffer> {
   if (depth > TAR_MAX_DEPTH) {
     onSkipped(path, `a folder more than ${TAR_MAX_DEPTH} levels deep`);
     return;

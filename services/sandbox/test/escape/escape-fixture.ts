@@ -74,7 +74,8 @@ export async function startEscapeFixture(limits: SandboxLimits = { ...TEST_LIMIT
     async snapshotAndRestore() {
       const skipped: string[] = [];
       const chunks: Buffer[] = [];
-      for await (const chunk of provider.snapshot(task, { ...bounds, onSkipped: (path, why) => skipped.push(`${path}: ${why}`) })) chunks.push(chunk as Buffer);
+      for await (const chunk of provider.snapshot(task, { ...bounds, onSkipped: (path, why) => skipped.push(`${path}: ${why}`) }))
+        chunks.push(chunk as Buffer);
       const archive = Buffer.concat(chunks);
       await provider.destroy(task);
       await provider.restore(task, Readable.from([archive]), bounds);

@@ -14,7 +14,10 @@ const table = SYSCALL_TABLES[process.arch];
 
 /** A Python one-liner calling syscall `nr` with `args`, printing "name r=<result> errno=<errno>". */
 function syscallProbe(calls: Record<string, { nr: number; args: string }>): string {
-  const lines = Object.entries(calls).map(([name, { nr, args }]) => `ctypes.set_errno(0); r = libc.syscall(${nr}, ${args}); print("${name} r=%d errno=%d" % (r, ctypes.get_errno()))`);
+  const lines = Object.entries(calls).map(
+    ([name, { nr, args }]) =>
+      `ctypes.set_errno(0); r = libc.syscall(${nr}, ${args}); print("${name} r=%d errno=%d" % (r, ctypes.get_errno()))`,
+  );
   return `python3 - <<'EOF'\nimport ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\nbuf = ctypes.create_string_buffer(256)\n${lines.join('\n')}\nEOF`;
 }
 
@@ -35,7 +38,10 @@ describe('escape suite, part 2: the walls of the sandbox', () => {
   });
 
   it("19. /proc/1 (bwrap's reaper): no host path or task id in its command line, its environment and descriptors closed, it cannot be killed", async () => {
-    const result = await f.run('tr "\\0" " " < /proc/1/cmdline; echo; cat /proc/1/environ; ls /proc/1/fd; kill -9 1; echo "kill-rc=$?"; ls /proc | grep -cE "^[0-9]+$"', { env: { GIVEN: 'yes' } });
+    const result = await f.run(
+      'tr "\\0" " " < /proc/1/cmdline; echo; cat /proc/1/environ; ls /proc/1/fd; kill -9 1; echo "kill-rc=$?"; ls /proc | grep -cE "^[0-9]+$"',
+      { env: { GIVEN: 'yes' } },
+    );
     const [cmdline] = result.output.split('\n');
     expect(cmdline).toMatch(/^\/usr\/bin\/bwrap --args 3 -- \/usr\/bin\/setpriv /);
     expect(cmdline).not.toContain(f.dataDir);
@@ -158,7 +164,7 @@ describe('escape suite, part 2: the walls of the sandbox', () => {
     expect((await stat(join(f.provider.workspacePath(f.task), 'mine.txt'))).uid).toBe(owner.uid);
   });
 
-  it("33. a NUL in an environment value (which would inject bwrap options): a clear error naming the variable, never its value", async () => {
+  it('33. a NUL in an environment value (which would inject bwrap options): a clear error naming the variable, never its value', async () => {
     const result = await f.run('id', { env: { LD_EVIL: 'x\0--bind\0/\0/host', TOKEN: 'abc\0def' } });
     expect(result.exitCode).not.toBe(0);
     expect(result.output).toMatch(/the environment variable (LD_EVIL|TOKEN) holds a NUL character/);

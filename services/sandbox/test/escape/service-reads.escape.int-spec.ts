@@ -51,7 +51,9 @@ describe('escape suite, part 1: the service reading a hostile workspace', () => 
   });
 
   it("05. downloads → another task's workspace, by the host path in /proc/self/mountinfo: nothing recorded", async () => {
-    const result = await f.run(`ws=$(awk '$5 == "/workspace" { print $4 }' /proc/self/mountinfo); ln -s "$(dirname "$ws")/${f.other}/downloads" downloads; readlink downloads`);
+    const result = await f.run(
+      `ws=$(awk '$5 == "/workspace" { print $4 }' /proc/self/mountinfo); ln -s "$(dirname "$ws")/${f.other}/downloads" downloads; readlink downloads`,
+    );
     expect(result.output).toContain(f.other);
     await scanRecordsNothing();
   });
@@ -61,7 +63,10 @@ describe('escape suite, part 1: the service reading a hostile workspace', () => 
     const { records, contents, notes } = await f.scan();
     expect(records.map((r) => r.path)).toEqual(['downloads/mine.txt']);
     expectNothingLeaked(contents);
-    expect(notes).toEqual(['downloads/root is a symlink (never followed): not recorded', 'downloads/sub is a symlink (never followed): not recorded']);
+    expect(notes).toEqual([
+      'downloads/root is a symlink (never followed): not recorded',
+      'downloads/sub is a symlink (never followed): not recorded',
+    ]);
   });
 
   it('07. downloads/file → a host file (/etc/shadow, a host canary): nothing recorded', async () => {
@@ -75,7 +80,9 @@ describe('escape suite, part 1: the service reading a hostile workspace', () => 
   });
 
   it('09. a hard link to a host file: refused inside the sandbox (another mount), nothing recorded', async () => {
-    const result = await f.run('mkdir downloads; ln /etc/passwd downloads/passwd; ln /usr/bin/bash downloads/bash; ln /etc/shadow downloads/shadow; ls downloads | wc -l');
+    const result = await f.run(
+      'mkdir downloads; ln /etc/passwd downloads/passwd; ln /usr/bin/bash downloads/bash; ln /etc/shadow downloads/shadow; ls downloads | wc -l',
+    );
     expect(result.output).toMatch(/Invalid cross-device link|Operation not permitted/);
     expect(result.output.trim().split('\n').at(-1)).toBe('0');
     await scanRecordsNothing();
@@ -143,7 +150,12 @@ describe('escape suite, part 1: the service reading a hostile workspace', () => 
       const data = Buffer.from(body);
       return Buffer.concat([header.block as Buffer, data, Buffer.alloc((512 - (data.length % 512)) % 512)]);
     };
-    const archive = Buffer.concat([entry('a', 'SymbolicLink', '', outside), entry('a/x', 'File', 'written-through'), entry('b', 'SymbolicLink', '', '../../../..'), Buffer.alloc(1024)]);
+    const archive = Buffer.concat([
+      entry('a', 'SymbolicLink', '', outside),
+      entry('a/x', 'File', 'written-through'),
+      entry('b', 'SymbolicLink', '', '../../../..'),
+      Buffer.alloc(1024),
+    ]);
     await f.provider.destroy(f.task);
     await f.provider.restore(f.task, Readable.from([archive]), { maxBytes: 1_000_000, timeoutMs: 5_000 }).catch(() => undefined);
     await expect(access(join(outside, 'x'))).rejects.toMatchObject({ code: 'ENOENT' });
@@ -157,7 +169,12 @@ describe('escape suite, part 1: the service reading a hostile workspace', () => 
     await f.run('mkdir downloads && touch "downloads/key-$KEY.txt"', { env: { KEY: secret } });
     const vault = new SecretVault();
     vault.put(f.task, { KEY: secret });
-    const result = await new ArtifactScanner(f.objects).scan(f.task, f.provider.workspacePath(f.task), {}, { redact: (t) => vault.redact(f.task, t) });
+    const result = await new ArtifactScanner(f.objects).scan(
+      f.task,
+      f.provider.workspacePath(f.task),
+      {},
+      { redact: (t) => vault.redact(f.task, t) },
+    );
     expect(JSON.stringify(result)).not.toContain(secret);
     expect(result.records.map((r) => r.path)).toEqual(['downloads/key-[REDACTED:KEY].txt']);
   });

@@ -29,7 +29,12 @@ export class ApproveToolCallHttpController {
   @ApiResponse({ status: 400, description: 'VALIDATION_ERROR: outcome not one of the allowed values' })
   @ApiResponse({ status: 404, description: 'NOT_FOUND: unknown task or call' })
   @ApiResponse({ status: 409, description: 'CONFLICT: the call is no longer awaiting approval (decided, expired, or its task cancelled)' })
-  async approve(@Tenant() tenantId: string, @Param('id') id: string, @Param('callId') callId: string, @Body() body: ApproveToolCallRequestDto) {
+  async approve(
+    @Tenant() tenantId: string,
+    @Param('id') id: string,
+    @Param('callId') callId: string,
+    @Body() body: ApproveToolCallRequestDto,
+  ) {
     const dto = await validateInput(ApproveToolCallRequestDto, body);
     return ok(await this.commandBus.execute(new ApproveToolCallCommand(tenantId, id, callId, dto.outcome)));
   }

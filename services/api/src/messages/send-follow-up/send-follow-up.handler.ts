@@ -17,7 +17,11 @@ export class SendFollowUpHandler implements ICommandHandler<SendFollowUpCommand>
   async execute({ tenantId, taskId, text, maxTokens }: SendFollowUpCommand) {
     await this.tasks.find(tenantId, taskId);
     const messageId = newId('msg');
-    const { position } = await this.commands.execute(taskId, { type: 'AddUserMessage', data: { messageId, text, ...(maxTokens === undefined ? {} : { maxTokens }) } }, { retries: 10 });
+    const { position } = await this.commands.execute(
+      taskId,
+      { type: 'AddUserMessage', data: { messageId, text, ...(maxTokens === undefined ? {} : { maxTokens }) } },
+      { retries: 10 },
+    );
     if (position !== undefined) await this.views.waitForPosition(position);
     return { id: taskId, messageId, status: (await this.tasks.find(tenantId, taskId)).status };
   }

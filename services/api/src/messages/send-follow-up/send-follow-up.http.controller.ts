@@ -26,7 +26,8 @@ export class SendFollowUpHttpController {
   })
   @ApiResponse({
     status: 429,
-    description: 'RATE_LIMITED: more creates and follow-ups than RATE_LIMIT_PER_MINUTE for this tenant in the last minute (shared by every API instance).',
+    description:
+      'RATE_LIMITED: more creates and follow-ups than RATE_LIMIT_PER_MINUTE for this tenant in the last minute (shared by every API instance).',
     headers: { 'Retry-After': { description: 'Seconds until one more request fits.', schema: { type: 'integer', minimum: 1 } } },
   })
   async send(@Tenant() tenantId: string, @Param('id') id: string, @Body() body: SendFollowUpRequestDto) {

@@ -16,7 +16,8 @@ export class SendFollowUpRequestDto {
     type: 'integer',
     minimum: 1,
     example: 400000,
-    description: "The task's token budget (total tokens over all turns) from now on: raise it to let a task that reached its maxTokens go on.",
+    description:
+      "The task's token budget (total tokens over all turns) from now on: raise it to let a task that reached its maxTokens go on.",
   })
   @IsTokenBudget()
   readonly maxTokens?: number;

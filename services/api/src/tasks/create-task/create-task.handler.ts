@@ -38,7 +38,12 @@ export class CreateTaskHandler implements ICommandHandler<CreateTaskCommand, Cre
         refs[i] = { ...refs[i], size };
       }
       // Only an undelivered request is resent, so the workspace is never prepared twice.
-      await requestUntilDelivered<PrepareWorkspaceRequest, unknown>(this.bus, SUBJECTS.sandboxPrepareWorkspace, { taskId, files: refs }, { timeoutMs: 120_000 });
+      await requestUntilDelivered<PrepareWorkspaceRequest, unknown>(
+        this.bus,
+        SUBJECTS.sandboxPrepareWorkspace,
+        { taskId, files: refs },
+        { timeoutMs: 120_000 },
+      );
     } finally {
       await Promise.all(refs.map((r) => this.objects.delete(r.objectKey).catch(() => undefined)));
     }
@@ -50,7 +55,9 @@ export class CreateTaskHandler implements ICommandHandler<CreateTaskCommand, Cre
     const secrets = request.secrets ?? {};
     const hasSecrets = Object.keys(secrets).length > 0;
     if (hasSecrets && !this.secrets.canSeal) {
-      throw new ValidationError('secrets need SECRETS_KEY (or SECRETS_KEY_FILE) to be set on the service: they are stored encrypted with it');
+      throw new ValidationError(
+        'secrets need SECRETS_KEY (or SECRETS_KEY_FILE) to be set on the service: they are stored encrypted with it',
+      );
     }
     // Only the envelope is stored; every process that needs the values opens it with its own key.
     const sealedSecrets = hasSecrets ? this.secrets.seal(taskId, secrets) : undefined;

@@ -32,14 +32,16 @@ export class CreateTaskHttpController {
   @ApiConsumes('application/json', 'multipart/form-data')
   @ApiBody({
     schema: { $ref: getSchemaPath(CreateTaskRequestDto) },
-    description: 'JSON, or multipart with the same fields as text (booleans as true/false, secrets/env as JSON text) plus repeatable `files`.',
+    description:
+      'JSON, or multipart with the same fields as text (booleans as true/false, secrets/env as JSON text) plus repeatable `files`.',
   })
   @ApiResponse({ status: 201, description: '{"success":true,"data":{"id","status":"pending"}}' })
   @ApiResponse({ status: 400, description: 'VALIDATION_ERROR' })
   @ApiResponse({ status: 413, description: 'PAYLOAD_TOO_LARGE' })
   @ApiResponse({
     status: 429,
-    description: 'RATE_LIMITED: more creates and follow-ups than RATE_LIMIT_PER_MINUTE for this tenant in the last minute (shared by every API instance).',
+    description:
+      'RATE_LIMITED: more creates and follow-ups than RATE_LIMIT_PER_MINUTE for this tenant in the last minute (shared by every API instance).',
     headers: { 'Retry-After': { description: 'Seconds until one more request fits.', schema: { type: 'integer', minimum: 1 } } },
   })
   async create(@Req() request: FastifyRequest, @Tenant() tenantId: string) {

@@ -14,10 +14,26 @@ describe('free-text fields of the request DTOs', () => {
     ['a message with a NUL', { message: 'a\u0000b' }, 'message must not contain a NUL character'],
     ['a message with a lone surrogate', { message: 'a\ud800' }, 'message must not contain a lone UTF-16 surrogate (not valid Unicode)'],
     ['an env value with a NUL', { message: 'x', env: { REGION: 'eu\u0000' } }, 'env value of "REGION" must not contain a NUL character'],
-    ['a secret value with a NUL', { message: 'x', secrets: { TOKEN: 'abc\u0000defgh' } }, 'secrets value of "TOKEN" must not contain a NUL character'],
-    ['a secret value with a lone surrogate', { message: 'x', secrets: { TOKEN: 'abcdefgh\udfff' } }, 'secrets value of "TOKEN" must not contain a lone UTF-16 surrogate'],
-    ['an mcpServers header with a NUL', { message: 'x', mcpServers: { d: { url: 'https://x', headers: { A: '\u0000' } } } }, 'mcpServers.d.headers.A must not contain a NUL character'],
-    ['an mcpServers name with a lone surrogate', { message: 'x', mcpServers: { '\ud800': { url: 'https://x' } } }, 'mcpServers: key "\ud800" must not contain a lone UTF-16 surrogate'],
+    [
+      'a secret value with a NUL',
+      { message: 'x', secrets: { TOKEN: 'abc\u0000defgh' } },
+      'secrets value of "TOKEN" must not contain a NUL character',
+    ],
+    [
+      'a secret value with a lone surrogate',
+      { message: 'x', secrets: { TOKEN: 'abcdefgh\udfff' } },
+      'secrets value of "TOKEN" must not contain a lone UTF-16 surrogate',
+    ],
+    [
+      'an mcpServers header with a NUL',
+      { message: 'x', mcpServers: { d: { url: 'https://x', headers: { A: '\u0000' } } } },
+      'mcpServers.d.headers.A must not contain a NUL character',
+    ],
+    [
+      'an mcpServers name with a lone surrogate',
+      { message: 'x', mcpServers: { '\ud800': { url: 'https://x' } } },
+      'mcpServers: key "\ud800" must not contain a lone UTF-16 surrogate',
+    ],
   ])('create refuses %s, naming the field', async (_case, body, message) => {
     expect(await refusal(CreateTaskRequestDto, body)).toContain(message);
   });
@@ -35,7 +51,9 @@ describe('free-text fields of the request DTOs', () => {
 
   it('follow-up refuses a NUL or a lone surrogate in message', async () => {
     expect(await refusal(SendFollowUpRequestDto, { message: 'more\u0000' })).toBe('message must not contain a NUL character');
-    expect(await refusal(SendFollowUpRequestDto, { message: '\udc00' })).toBe('message must not contain a lone UTF-16 surrogate (not valid Unicode)');
+    expect(await refusal(SendFollowUpRequestDto, { message: '\udc00' })).toBe(
+      'message must not contain a lone UTF-16 surrogate (not valid Unicode)',
+    );
   });
 
   it('accepts emoji and ordinary control characters', async () => {

@@ -63,8 +63,8 @@ export class CreateTaskRequestDto {
       required: ['url'],
     },
     description:
-      "This task's own MCP servers, Streamable HTTP only: `{\"<name>\": {\"url\", \"headers\"}}` (at most 10; names of letters, digits, - and single _). " +
-      'A header value may be `{{secrets.NAME}}`, filled in from this task\'s secrets when connecting (only the reference is stored). ' +
+      'This task\'s own MCP servers, Streamable HTTP only: `{"<name>": {"url", "headers"}}` (at most 10; names of letters, digits, - and single _). ' +
+      "A header value may be `{{secrets.NAME}}`, filled in from this task's secrets when connecting (only the reference is stored). " +
       'Their tools appear as `mcp__<name>__<tool>`. Private addresses are refused unless in MCP_ALLOW_HOSTS. In multipart: a JSON-encoded text field.',
   })
   @IsOptional()

@@ -37,14 +37,17 @@ const INTEGER_FIELDS = new Set(['maxTokens']);
  */
 export async function parseMultipartCreate(request: FastifyRequest, stagingDir: string, limits: UploadLimits): Promise<ParsedMultipart> {
   const boundary = /;\s*boundary=(?:"([^"]*)"|([^;\s]*))/i.exec(request.headers['content-type'] ?? '');
-  if (!boundary) throw new ValidationError('Content-Type multipart/form-data needs a boundary parameter (multipart/form-data; boundary=...)');
+  if (!boundary)
+    throw new ValidationError('Content-Type multipart/form-data needs a boundary parameter (multipart/form-data; boundary=...)');
   // RFC 2046: 1 to 70 characters. busboy throws on one over ~250 (it was a 500).
   const boundaryLength = (boundary[1] ?? boundary[2]).length;
-  if (boundaryLength < 1 || boundaryLength > 70) throw new ValidationError(`the multipart boundary must be 1 to 70 characters, not ${boundaryLength}`);
+  if (boundaryLength < 1 || boundaryLength > 70)
+    throw new ValidationError(`the multipart boundary must be 1 to 70 characters, not ${boundaryLength}`);
   // Refused before reading, as the JSON parser does: a body declared over the limit was read up
   // to it, and one that then stalled was never answered.
   const declared = Number(request.headers['content-length']);
-  if (declared > limits.maxBytes) throw new PayloadTooLargeError(`request body of ${declared} bytes exceeds ${limits.maxBytes} bytes (UPLOAD_MAX_BYTES)`);
+  if (declared > limits.maxBytes)
+    throw new PayloadTooLargeError(`request body of ${declared} bytes exceeds ${limits.maxBytes} bytes (UPLOAD_MAX_BYTES)`);
   const fields: Record<string, unknown> = {};
   const files: StagedUpload[] = [];
   let total = 0;
@@ -53,11 +56,13 @@ export async function parseMultipartCreate(request: FastifyRequest, stagingDir: 
     for await (const part of request.parts()) {
       if (part.type === 'field') {
         // @fastify/multipart parses a part sent as application/json: its JSON value is the field's.
-        fields[part.fieldname] = part.mimetype === 'application/json' ? jsonPartValue(part.fieldname, part.value) : fieldValue(part.fieldname, String(part.value));
+        fields[part.fieldname] =
+          part.mimetype === 'application/json' ? jsonPartValue(part.fieldname, part.value) : fieldValue(part.fieldname, String(part.value));
         continue;
       }
       if (part.fieldname !== 'files') throw new ValidationError(`unexpected file field "${part.fieldname}": upload files as "files"`);
-      if (files.length >= limits.maxFiles) throw new PayloadTooLargeError(`at most ${limits.maxFiles} files per request (UPLOAD_MAX_FILES)`);
+      if (files.length >= limits.maxFiles)
+        throw new PayloadTooLargeError(`at most ${limits.maxFiles} files per request (UPLOAD_MAX_FILES)`);
       const name = safeFileName(part.filename);
       await mkdir(stagingDir, { recursive: true });
       // The body ended (or a limit was hit) while we awaited: @fastify/multipart destroyed the
@@ -81,7 +86,8 @@ export async function parseMultipartCreate(request: FastifyRequest, stagingDir: 
     if (cutShort) throw new ValidationError(`files: the multipart body ends inside file "${cutShort}"`);
   } catch (error) {
     await rm(stagingDir, { recursive: true, force: true });
-    if (isFastifyLimitError(error)) throw new PayloadTooLargeError(`request exceeds the upload limits (UPLOAD_MAX_BYTES, UPLOAD_MAX_FILES)`);
+    if (isFastifyLimitError(error))
+      throw new PayloadTooLargeError(`request exceeds the upload limits (UPLOAD_MAX_BYTES, UPLOAD_MAX_FILES)`);
     if (isCutShort(error)) throw new ValidationError('the multipart body ends inside a part, before its closing boundary');
     if ((error as { code?: string }).code === 'FST_INVALID_JSON_FIELD_ERROR') {
       throw new ValidationError('a multipart field sent as Content-Type application/json is not valid JSON (or is over 1 MiB)');
@@ -121,7 +127,8 @@ function fieldValue(name: string, raw: string): unknown {
 /** A part sent as application/json, already parsed: the same fields, as JSON values. */
 function jsonPartValue(name: string, value: unknown): unknown {
   if (BOOLEAN_FIELDS.has(name) && typeof value !== 'boolean') throw new ValidationError(`${name} must be true or false`);
-  if (INTEGER_FIELDS.has(name) && !(Number.isSafeInteger(value) && (value as number) >= 0)) throw new ValidationError(`${name} must be a whole number`);
+  if (INTEGER_FIELDS.has(name) && !(Number.isSafeInteger(value) && (value as number) >= 0))
+    throw new ValidationError(`${name} must be a whole number`);
   if (exceedsValueDepth(value, MAX_JSON_DEPTH)) throw new ValidationError(`${name} is nested deeper than ${MAX_JSON_DEPTH} levels`);
   return value;
 }

@@ -14,9 +14,12 @@ export class GetTaskHttpController {
   constructor(private readonly tasks: TaskAccess) {}
 
   @Get(':id')
-  @ApiOperation({ summary: 'Read a task (poll instead of streaming). Includes pendingApprovals, summed token usage and maxTokens, the token budget in force (null: unlimited).' })
+  @ApiOperation({
+    summary:
+      'Read a task (poll instead of streaming). Includes pendingApprovals, summed token usage and maxTokens, the token budget in force (null: unlimited).',
+  })
   @ApiResponse({ status: 200, description: '{"success":true,"data":Task}' })
-  @ApiResponse({ status: 404, description: 'NOT_FOUND (also another tenant\'s task)' })
+  @ApiResponse({ status: 404, description: "NOT_FOUND (also another tenant's task)" })
   async get(@Tenant() tenantId: string, @Param('id') id: string) {
     return ok(presentTask(await this.tasks.find(tenantId, id)));
   }

@@ -7,7 +7,13 @@ import { SandboxLimits } from '../sandbox-provider.port';
 import { TEST_LIMITS, describeSandboxProviderContract, taskIdFor } from '../testing/sandbox-provider.contract';
 import { BubblewrapProvider } from './bubblewrap.provider';
 
-const config = (limits: SandboxLimits, network = false): SandboxConfig => ({ provider: 'bubblewrap', limits, network, uidBase: 200_000, uidCount: 50_000 });
+const config = (limits: SandboxLimits, network = false): SandboxConfig => ({
+  provider: 'bubblewrap',
+  limits,
+  network,
+  uidBase: 200_000,
+  uidCount: 50_000,
+});
 
 describeSandboxProviderContract('bubblewrap', (dataDir, limits) => new BubblewrapProvider(config(limits), dataDir));
 
@@ -49,9 +55,12 @@ describe('bubblewrap limits and options', () => {
     expect(health.reason).toMatch(/^the probe workspace under DATA_DIR could not be prepared: .*ENOTDIR/);
   });
 
-  it('passes the environment, loader variables included, and the sandbox user\'s passwd entry', async () => {
+  it("passes the environment, loader variables included, and the sandbox user's passwd entry", async () => {
     const provider = new BubblewrapProvider(config(TEST_LIMITS), dataDir);
-    const result = await provider.exec(task, { command: 'echo "$GIVEN $LD_LIBRARY_PATH $HOME"; getent passwd sandbox | cut -d: -f1,6', env: { GIVEN: 'yes', LD_LIBRARY_PATH: '/workspace/lib' } });
+    const result = await provider.exec(task, {
+      command: 'echo "$GIVEN $LD_LIBRARY_PATH $HOME"; getent passwd sandbox | cut -d: -f1,6',
+      env: { GIVEN: 'yes', LD_LIBRARY_PATH: '/workspace/lib' },
+    });
     expect(result.output).toBe('yes /workspace/lib /workspace\nsandbox:/workspace\n');
   });
 });

@@ -36,11 +36,20 @@ export class BubblewrapProvider implements SandboxProvider {
 
   /** Runs `true` through the real launch path, and says exactly what stops it when it fails. */
   async check(): Promise<ProviderHealth> {
-    const exists = await stat(BWRAP).then(() => true, () => false);
+    const exists = await stat(BWRAP).then(
+      () => true,
+      () => false,
+    );
     if (!exists) return { ok: false, reason: `${BWRAP} is missing (Debian package "bubblewrap")` };
     const uid = process.getuid?.();
-    if (uid !== 0) return { ok: false, reason: `the service runs as uid ${uid}: it must run as root to start each task's commands as that task's own unprivileged uid` };
-    const warnings = this.seccomp ? [] : [`no seccomp filter on this architecture (${process.arch}): nested user namespaces, mount, ptrace and the rest are not refused`];
+    if (uid !== 0)
+      return {
+        ok: false,
+        reason: `the service runs as uid ${uid}: it must run as root to start each task's commands as that task's own unprivileged uid`,
+      };
+    const warnings = this.seccomp
+      ? []
+      : [`no seccomp filter on this architecture (${process.arch}): nested user namespaces, mount, ptrace and the rest are not refused`];
     // A probe workspace of its own: instances sharing one volume check at the same time.
     const probeId = `task_${randomBytes(16).toString('hex')}`;
     try {
@@ -49,7 +58,10 @@ export class BubblewrapProvider implements SandboxProvider {
       if (result.exitCode === 0) return { ok: true, warnings };
       return { ok: false, reason: `bwrap could not run a command: ${result.output.trim() || `exit ${result.exitCode}`}` };
     } catch (error) {
-      return { ok: false, reason: `the probe workspace under DATA_DIR could not be prepared: ${error instanceof Error ? error.message : String(error)}` };
+      return {
+        ok: false,
+        reason: `the probe workspace under DATA_DIR could not be prepared: ${error instanceof Error ? error.message : String(error)}`,
+      };
     } finally {
       await this.destroy(probeId).catch(() => undefined);
     }
@@ -81,7 +93,15 @@ export class BubblewrapProvider implements SandboxProvider {
       return unsettableResult(error);
     }
     const limits = this.config.limits;
-    const launch = bwrapLaunch({ workspace: workspaceRoot, user: this.fileOwner(taskId), limits, network: this.config.network, command: request.command, insideOnlyEnv: env.insideOnlyEnv, seccomp: this.seccomp });
+    const launch = bwrapLaunch({
+      workspace: workspaceRoot,
+      user: this.fileOwner(taskId),
+      limits,
+      network: this.config.network,
+      command: request.command,
+      insideOnlyEnv: env.insideOnlyEnv,
+      seccomp: this.seccomp,
+    });
     const controller = new AbortController();
     const forward = () => controller.abort();
     request.signal?.addEventListener('abort', forward, { once: true });
@@ -89,7 +109,16 @@ export class BubblewrapProvider implements SandboxProvider {
     this.track(taskId, controller, true);
     try {
       const timeoutMs = Math.min(request.timeoutMs ?? limits.timeoutMs, limits.timeoutMs);
-      return await runLimited({ argv: launch.argv, env: env.launcherEnv, cwd: '/', workspace: workspaceRoot, limits, timeoutMs, signal: controller.signal, extraFds: launch.fds });
+      return await runLimited({
+        argv: launch.argv,
+        env: env.launcherEnv,
+        cwd: '/',
+        workspace: workspaceRoot,
+        limits,
+        timeoutMs,
+        signal: controller.signal,
+        extraFds: launch.fds,
+      });
     } finally {
       this.track(taskId, controller, false);
       request.signal?.removeEventListener('abort', forward);

@@ -32,11 +32,21 @@ const ETC_NETWORK = ['/etc/resolv.conf', '/etc/hosts'];
 export function systemBinds(network: boolean): string[] {
   const etc = [...ETC_READ_ONLY, ...(network ? ETC_NETWORK : [])].filter((path) => existsSync(path)); // bwrap fails on a missing one
   return [
-    '--ro-bind', '/usr', '/usr',
-    '--symlink', 'usr/bin', '/bin',
-    '--symlink', 'usr/lib', '/lib',
-    '--symlink', 'usr/lib64', '/lib64',
-    '--symlink', 'usr/sbin', '/sbin',
+    '--ro-bind',
+    '/usr',
+    '/usr',
+    '--symlink',
+    'usr/bin',
+    '/bin',
+    '--symlink',
+    'usr/lib',
+    '/lib',
+    '--symlink',
+    'usr/lib64',
+    '/lib64',
+    '--symlink',
+    'usr/sbin',
+    '/sbin',
     ...etc.flatMap((path) => ['--ro-bind', path, path]),
   ];
 }
@@ -106,24 +116,63 @@ export function bwrapLaunch(i: BwrapInvocation): BwrapLaunch {
   ];
   const options = [
     // No user namespace: the task's uid is then the host's, whose RLIMIT_NPROC and files we control.
-    '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup', ...(i.network ? [] : ['--unshare-net']),
-    '--die-with-parent', '--new-session',
-    '--hostname', 'sandbox',
+    '--unshare-pid',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-cgroup',
+    ...(i.network ? [] : ['--unshare-net']),
+    '--die-with-parent',
+    '--new-session',
+    '--hostname',
+    'sandbox',
     // Made first and explicitly: a folder bwrap creates on the way to a mount point is 0700 when it runs as root.
-    '--perms', '0755', '--dir', '/etc',
+    '--perms',
+    '0755',
+    '--dir',
+    '/etc',
     ...systemBinds(i.network),
-    '--perms', '0644', '--ro-bind-data', String(CHILD_FD.passwd), '/etc/passwd',
-    '--perms', '0644', '--ro-bind-data', String(CHILD_FD.group), '/etc/group',
-    '--proc', '/proc',
-    '--dev', '/dev',
-    '--perms', '1777', '--size', String(SHM_BYTES), '--tmpfs', '/dev/shm',
-    '--perms', '1777', '--size', String(Math.min(limits.diskQuotaBytes, TMP_MAX_BYTES)), '--tmpfs', '/tmp',
-    '--bind', i.workspace, SANDBOX_WORKSPACE,
-    '--remount-ro', '/dev',
-    '--remount-ro', '/',
-    '--chdir', SANDBOX_WORKSPACE,
+    '--perms',
+    '0644',
+    '--ro-bind-data',
+    String(CHILD_FD.passwd),
+    '/etc/passwd',
+    '--perms',
+    '0644',
+    '--ro-bind-data',
+    String(CHILD_FD.group),
+    '/etc/group',
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--perms',
+    '1777',
+    '--size',
+    String(SHM_BYTES),
+    '--tmpfs',
+    '/dev/shm',
+    '--perms',
+    '1777',
+    '--size',
+    String(Math.min(limits.diskQuotaBytes, TMP_MAX_BYTES)),
+    '--tmpfs',
+    '/tmp',
+    '--bind',
+    i.workspace,
+    SANDBOX_WORKSPACE,
+    '--remount-ro',
+    '/dev',
+    '--remount-ro',
+    '/',
+    '--chdir',
+    SANDBOX_WORKSPACE,
     // What setpriv needs to become the task's user; it drops them all with the change.
-    '--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID', '--cap-add', 'CAP_SETPCAP',
+    '--cap-add',
+    'CAP_SETUID',
+    '--cap-add',
+    'CAP_SETGID',
+    '--cap-add',
+    'CAP_SETPCAP',
     ...(i.seccomp ? ['--seccomp', String(CHILD_FD.seccomp)] : []),
     ...Object.entries(i.insideOnlyEnv).flatMap(([name, value]) => ['--setenv', name, value]),
   ];
@@ -133,7 +182,9 @@ export function bwrapLaunch(i: BwrapInvocation): BwrapLaunch {
     fds: [
       Buffer.from(options.map((o) => `${o}\0`).join('')),
       i.seccomp ?? null,
-      Buffer.from(`root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:${i.user.uid}:${i.user.gid}:sandbox:/workspace:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`),
+      Buffer.from(
+        `root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:${i.user.uid}:${i.user.gid}:sandbox:/workspace:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`,
+      ),
       Buffer.from(`root:x:0:\nsandbox:x:${i.user.gid}:\nnogroup:x:65534:\n`),
     ],
   };
@@ -141,12 +192,24 @@ export function bwrapLaunch(i: BwrapInvocation): BwrapLaunch {
 
 /** setpriv's argv prefix that becomes `user` for good: no capabilities left in any set, no way back up. */
 function dropToUserArgv(user: FileOwner): string[] {
-  return [SETPRIV, '--reuid', String(user.uid), '--regid', String(user.gid), '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--'];
+  return [
+    SETPRIV,
+    '--reuid',
+    String(user.uid),
+    '--regid',
+    String(user.gid),
+    '--clear-groups',
+    '--inh-caps=-all',
+    '--bounding-set=-all',
+    '--no-new-privs',
+    '--',
+  ];
 }
 
 // The dynamic loader and libc read these in every program, the host-side launchers included
 // (glibc's "unsecure" list): a task's LD_PRELOAD must reach its own commands, never prlimit.
-const LOADER_VARIABLE = /^(LD_|GCONV_PATH$|GETCONF_DIR$|HOSTALIASES$|LOCALDOMAIN$|LOCPATH$|MALLOC_|NIS_PATH$|NLSPATH$|RESOLV_HOST_CONF$|RES_OPTIONS$|TMPDIR$|TZDIR$)/;
+const LOADER_VARIABLE =
+  /^(LD_|GCONV_PATH$|GETCONF_DIR$|HOSTALIASES$|LOCALDOMAIN$|LOCPATH$|MALLOC_|NIS_PATH$|NLSPATH$|RESOLV_HOST_CONF$|RES_OPTIONS$|TMPDIR$|TZDIR$)/;
 
 /**
  * The environment inside: a fixed base plus the task's own variables (valid names only), split
@@ -154,8 +217,16 @@ const LOADER_VARIABLE = /^(LD_|GCONV_PATH$|GETCONF_DIR$|HOSTALIASES$|LOCALDOMAIN
  * A value with a NUL is refused whole: it would end the value early in an environment, and in
  * bwrap's NUL-separated options it would start an option of its own.
  */
-export function sandboxEnv(env: Readonly<Record<string, string>>): { launcherEnv: Record<string, string>; insideOnlyEnv: Record<string, string> } {
-  const launcherEnv: Record<string, string> = { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: SANDBOX_WORKSPACE, USER: 'sandbox', LANG: 'C.UTF-8' };
+export function sandboxEnv(env: Readonly<Record<string, string>>): {
+  launcherEnv: Record<string, string>;
+  insideOnlyEnv: Record<string, string>;
+} {
+  const launcherEnv: Record<string, string> = {
+    PATH: '/usr/local/bin:/usr/bin:/bin',
+    HOME: SANDBOX_WORKSPACE,
+    USER: 'sandbox',
+    LANG: 'C.UTF-8',
+  };
   const insideOnlyEnv: Record<string, string> = { TMPDIR: '/tmp' };
   assertSettable(env);
   for (const [name, value] of Object.entries(env)) {

@@ -30,9 +30,15 @@ export function classifyExit(f: ExitFacts): { limit: LimitHit; message: string }
   const processNote = forkFailed ? `; the process limit (${f.limits.maxProcesses}, SANDBOX_MAX_PROCESSES) was also reached` : '';
   switch (f.stoppedBy) {
     case 'timeout':
-      return { limit: 'timeout', message: `killed after ${f.timeoutMs} ms: wall-clock limit (SANDBOX_TIMEOUT_MS or the call's timeoutMs)${processNote}` };
+      return {
+        limit: 'timeout',
+        message: `killed after ${f.timeoutMs} ms: wall-clock limit (SANDBOX_TIMEOUT_MS or the call's timeoutMs)${processNote}`,
+      };
     case 'disk':
-      return { limit: 'disk', message: `the workspace went over its disk quota of ${f.limits.diskQuotaBytes} bytes (SANDBOX_DISK_QUOTA_BYTES); delete files to make room` };
+      return {
+        limit: 'disk',
+        message: `the workspace went over its disk quota of ${f.limits.diskQuotaBytes} bytes (SANDBOX_DISK_QUOTA_BYTES); delete files to make room`,
+      };
     case 'cancelled':
       return undefined;
     default:
@@ -42,14 +48,21 @@ export function classifyExit(f: ExitFacts): { limit: LimitHit; message: string }
     return { limit: 'cpu', message: `killed after ${f.limits.cpuSeconds} s of CPU time (SANDBOX_CPU_SECONDS)` };
   }
   if (f.code === SIGKILL_EXIT) {
-    return { limit: 'cpu', message: `killed (SIGKILL) at the hard CPU limit of ${f.limits.cpuSeconds + 1} s (SANDBOX_CPU_SECONDS), or by the kernel for lack of memory` };
+    return {
+      limit: 'cpu',
+      message: `killed (SIGKILL) at the hard CPU limit of ${f.limits.cpuSeconds + 1} s (SANDBOX_CPU_SECONDS), or by the kernel for lack of memory`,
+    };
   }
   if (f.code === SIGXFSZ_EXIT || f.signal === 'SIGXFSZ' || FILE_TOO_BIG.test(f.output)) {
     return { limit: 'disk', message: `a file reached the disk quota of ${f.limits.diskQuotaBytes} bytes (SANDBOX_DISK_QUOTA_BYTES)` };
   }
-  if (forkFailed) return { limit: 'processes', message: `could not start more processes: limit ${f.limits.maxProcesses} (SANDBOX_MAX_PROCESSES)` };
+  if (forkFailed)
+    return { limit: 'processes', message: `could not start more processes: limit ${f.limits.maxProcesses} (SANDBOX_MAX_PROCESSES)` };
   if (f.code !== 0 && NO_MEMORY.test(f.output)) {
-    return { limit: 'memory', message: `memory allocation failed: each process may use ${f.limits.memoryBytes} bytes (SANDBOX_MEMORY_BYTES)` };
+    return {
+      limit: 'memory',
+      message: `memory allocation failed: each process may use ${f.limits.memoryBytes} bytes (SANDBOX_MEMORY_BYTES)`,
+    };
   }
   if (f.truncated) return { limit: 'output', message: `output cut after ${f.limits.maxOutputBytes} bytes (SANDBOX_MAX_OUTPUT_BYTES)` };
   return undefined;

@@ -39,7 +39,12 @@ export function runLimited(p: LimitedProcess): Promise<ExecResult> {
     let stoppedBy: LimitHit | 'cancelled' | undefined;
     let settled = false;
     const extra = p.extraFds ?? [];
-    const stdio = ['ignore', 'pipe', 'pipe', ...extra.map((fd) => (fd === null ? 'ignore' : typeof fd === 'number' ? fd : 'pipe'))] as StdioOptions;
+    const stdio = [
+      'ignore',
+      'pipe',
+      'pipe',
+      ...extra.map((fd) => (fd === null ? 'ignore' : typeof fd === 'number' ? fd : 'pipe')),
+    ] as StdioOptions;
     const child = spawn(p.argv[0], p.argv.slice(1), { cwd: p.cwd, env: { ...p.env }, detached: true, stdio });
     // Piped by the stdio above; the wide StdioOptions type hides that.
     const stdout = child.stdout as Readable;
@@ -94,7 +99,15 @@ export function runLimited(p: LimitedProcess): Promise<ExecResult> {
       stderr.destroy();
       const overQuota = stoppedBy === undefined && (await diskUsage(p.workspace, p.limits.diskQuotaBytes)) >= p.limits.diskQuotaBytes;
       const text = output.text();
-      const verdict = classifyExit({ code, signal, stoppedBy: overQuota ? 'disk' : stoppedBy, output: text, truncated: output.truncated, limits: p.limits, timeoutMs: p.timeoutMs });
+      const verdict = classifyExit({
+        code,
+        signal,
+        stoppedBy: overQuota ? 'disk' : stoppedBy,
+        output: text,
+        truncated: output.truncated,
+        limits: p.limits,
+        timeoutMs: p.timeoutMs,
+      });
       resolve({
         exitCode: stoppedBy === undefined ? code : null,
         output: text,

@@ -117,7 +117,9 @@ export function describeSandboxProviderContract(name: string, make: (dataDir: st
 
     it('refuses a bad or oversized snapshot and leaves the workspace as it was', async () => {
       await run('echo keep > keep.txt');
-      await expect(provider.restore(task, Readable.from([Buffer.from('not a tarball at all')]), { maxBytes: 1000, timeoutMs: 5000 })).rejects.toThrow();
+      await expect(
+        provider.restore(task, Readable.from([Buffer.from('not a tarball at all')]), { maxBytes: 1000, timeoutMs: 5000 }),
+      ).rejects.toThrow();
       const big = await collect(provider.snapshot(task, { maxBytes: 10_000_000, timeoutMs: 5000 }));
       await expect(provider.restore(task, Readable.from([big]), { maxBytes: 10, timeoutMs: 5000 })).rejects.toThrow(/exceeds/);
       await expect(collect(provider.snapshot(task, { maxBytes: 10, timeoutMs: 5000 }))).rejects.toThrow(/exceeds 10 bytes/);
@@ -130,7 +132,9 @@ export function describeSandboxProviderContract(name: string, make: (dataDir: st
           'python3 -c "import socket; socket.socket(socket.AF_UNIX).bind(\'sock\')"',
       );
       const skipped: string[] = [];
-      const archive = await collect(provider.snapshot(task, { maxBytes: 10_000_000, timeoutMs: 5000, onSkipped: (path, why) => skipped.push(`${path}: ${why}`) }));
+      const archive = await collect(
+        provider.snapshot(task, { maxBytes: 10_000_000, timeoutMs: 5000, onSkipped: (path, why) => skipped.push(`${path}: ${why}`) }),
+      );
       expect(skipped).toEqual(['pipe: a FIFO (named pipe)', 'sock: a socket']);
       // Not a byte of the host's /etc: the link itself is stored.
       expect(archive.length).toBeLessThan(20_000);
@@ -144,7 +148,9 @@ export function describeSandboxProviderContract(name: string, make: (dataDir: st
       await run('echo x > x.txt');
       const controller = new AbortController();
       controller.abort();
-      await expect(collect(provider.snapshot(task, { maxBytes: 10_000_000, timeoutMs: 5000, signal: controller.signal }))).rejects.toThrow(/in use again/);
+      await expect(collect(provider.snapshot(task, { maxBytes: 10_000_000, timeoutMs: 5000, signal: controller.signal }))).rejects.toThrow(
+        /in use again/,
+      );
     });
 
     it('refuses an environment value holding a NUL, naming the variable and never the value', async () => {

@@ -57,7 +57,13 @@ export class UnsafeHostProvider implements SandboxProvider {
     }
     const timeoutMs = Math.min(request.timeoutMs ?? limits.timeoutMs, limits.timeoutMs);
     // The same per-process limits as the sandbox; the process count only binds a non-root service user.
-    const prlimit = [PRLIMIT, `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`, `--as=${limits.memoryBytes}`, `--fsize=${limits.diskQuotaBytes}`, '--core=0'];
+    const prlimit = [
+      PRLIMIT,
+      `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`,
+      `--as=${limits.memoryBytes}`,
+      `--fsize=${limits.diskQuotaBytes}`,
+      '--core=0',
+    ];
     if (process.getuid?.() !== 0) prlimit.push(`--nproc=${limits.maxProcesses}`);
     const argv = [...prlimit, '--', '/bin/bash', '-lc', request.command];
     return runLimited({ argv, env, cwd: workspace, workspace, limits, timeoutMs, signal: request.signal });

@@ -2,7 +2,13 @@ import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { McpClientPool, TaskMcpServers } from './mcp-client-pool';
 import { privateAddressGuardedFetch } from './private-address-guard';
-import { EVERYTHING_SERVER as EVERYTHING, MEMORY_SERVER as MEMORY, REPO_NODE_MODULES, RunningMcpServer, startEverythingHttp } from '../../../../../test/support/mcp-servers';
+import {
+  EVERYTHING_SERVER as EVERYTHING,
+  MEMORY_SERVER as MEMORY,
+  REPO_NODE_MODULES,
+  RunningMcpServer,
+  startEverythingHttp,
+} from '../../../../../test/support/mcp-servers';
 import { bubblewrapStdioLauncher } from './mcp-stdio-launcher';
 import { McpServerConfig } from '@app/task-domain';
 
@@ -48,7 +54,10 @@ describe('McpClientPool with real MCP servers', () => {
     expect(echo).toBeDefined();
     expect(echo!.parameters).toMatchObject({ type: 'object', properties: { message: expect.any(Object) } });
     expect(tools.map((t) => t.name)).toContain('mcp__everything__get-sum');
-    await expect(pool.call('t1', { servers, secrets: {} }, 'mcp__everything__echo', { message: 'hello' })).resolves.toEqual({ status: 'success', output: 'Echo: hello' });
+    await expect(pool.call('t1', { servers, secrets: {} }, 'mcp__everything__echo', { message: 'hello' })).resolves.toEqual({
+      status: 'success',
+      output: 'Echo: hello',
+    });
     const sum = await pool.call('t1', { servers, secrets: {} }, 'mcp__everything__get-sum', { a: 2, b: 40 });
     expect(sum.output).toContain('42');
   });
@@ -58,7 +67,10 @@ describe('McpClientPool with real MCP servers', () => {
     const image = await pool.call('t2', { servers, secrets: {} }, 'mcp__everything__get-tiny-image', {});
     expect(image.status).toBe('success');
     expect(image.output).toMatch(/\[image: image\/png, \d+ bytes\]/);
-    const resource = await pool.call('t2', { servers, secrets: {} }, 'mcp__everything__get-resource-reference', { resourceType: 'Text', resourceId: 1 });
+    const resource = await pool.call('t2', { servers, secrets: {} }, 'mcp__everything__get-resource-reference', {
+      resourceType: 'Text',
+      resourceId: 1,
+    });
     expect(resource.output).toMatch(/\[resource [a-z]+:\/\//);
   });
 
@@ -66,7 +78,10 @@ describe('McpClientPool with real MCP servers', () => {
     const servers: TaskMcpServers = { remote: service({ kind: 'http', url: httpUrl, headers: {} }) };
     const tools = await pool.definitions('t3', { servers, secrets: {} });
     expect(tools.map((t) => t.name)).toContain('mcp__remote__echo');
-    await expect(pool.call('t3', { servers, secrets: {} }, 'mcp__remote__echo', { message: 'over http' })).resolves.toEqual({ status: 'success', output: 'Echo: over http' });
+    await expect(pool.call('t3', { servers, secrets: {} }, 'mcp__remote__echo', { message: 'over http' })).resolves.toEqual({
+      status: 'success',
+      output: 'Echo: over http',
+    });
   });
 
   it('keeps state per task connection with server-memory', async () => {
@@ -88,7 +103,9 @@ describe('McpClientPool with real MCP servers', () => {
     await new Promise<void>((resolve) => recorder.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(recorder.address() as AddressInfo).port}/mcp`;
     try {
-      const servers: TaskMcpServers = { gated: { config: { kind: 'http', url, headers: { Authorization: 'Bearer {{secrets.GH_TOKEN}}' } }, own: 'task' } };
+      const servers: TaskMcpServers = {
+        gated: { config: { kind: 'http', url, headers: { Authorization: 'Bearer {{secrets.GH_TOKEN}}' } }, own: 'task' },
+      };
       const result = await pool.call('t5', { servers, secrets: { GH_TOKEN: 'tok-123' } }, 'mcp__gated__anything', {});
       expect(result.status).toBe('error');
       expect(seen[0]).toBe('Bearer tok-123');
@@ -116,11 +133,17 @@ describe('McpClientPool with real MCP servers', () => {
     pool = new McpClientPool({ ...limits, callTimeoutMs: 700 }, undefined, jail);
     const servers: TaskMcpServers = { everything: service(stdio([EVERYTHING, 'stdio'])) };
     const started = Date.now();
-    const hung = await pool.call('t7', { servers, secrets: {} }, 'mcp__everything__trigger-long-running-operation', { duration: 30, steps: 3 });
+    const hung = await pool.call('t7', { servers, secrets: {} }, 'mcp__everything__trigger-long-running-operation', {
+      duration: 30,
+      steps: 3,
+    });
     expect(hung.status).toBe('error');
     expect(hung.output).toMatch(/timed out|timeout/i);
     expect(Date.now() - started).toBeLessThan(10_000);
-    await expect(pool.call('t7', { servers, secrets: {} }, 'mcp__everything__echo', { message: 'again' })).resolves.toEqual({ status: 'success', output: 'Echo: again' });
+    await expect(pool.call('t7', { servers, secrets: {} }, 'mcp__everything__echo', { message: 'again' })).resolves.toEqual({
+      status: 'success',
+      output: 'Echo: again',
+    });
   });
 
   it('reconnects after a stdio server crashed, and closes the task’s servers when asked', async () => {
@@ -148,11 +171,16 @@ describe('a task’s own MCP servers and private addresses', () => {
     const guarded = new McpClientPool(limits, privateAddressGuardedFetch(new Set()), jail);
     const refused = await guarded.call('g1', { servers: own(httpUrl), secrets: {} }, 'mcp__mine__echo', { message: 'x' });
     expect(refused.status).toBe('error');
-    expect(refused.output).toMatch(/refused: 127\.0\.0\.1 is a loopback address; only public addresses are reached \(hosts in MCP_ALLOW_HOSTS excepted\)/);
+    expect(refused.output).toMatch(
+      /refused: 127\.0\.0\.1 is a loopback address; only public addresses are reached \(hosts in MCP_ALLOW_HOSTS excepted\)/,
+    );
     const port = new URL(httpUrl).port;
     const allowed = new McpClientPool(limits, privateAddressGuardedFetch(new Set([`127.0.0.1:${port}`])), jail);
     try {
-      await expect(allowed.call('g2', { servers: own(httpUrl), secrets: {} }, 'mcp__mine__echo', { message: 'x' })).resolves.toEqual({ status: 'success', output: 'Echo: x' });
+      await expect(allowed.call('g2', { servers: own(httpUrl), secrets: {} }, 'mcp__mine__echo', { message: 'x' })).resolves.toEqual({
+        status: 'success',
+        output: 'Echo: x',
+      });
     } finally {
       await guarded.closeAll();
       await allowed.closeAll();
@@ -164,14 +192,19 @@ describe('a task’s own MCP servers and private addresses', () => {
     const url = httpUrl.replace('127.0.0.1', 'localhost');
     const refused = await guarded.call('g3', { servers: own(url), secrets: {} }, 'mcp__mine__echo', { message: 'x' });
     expect(refused.status).toBe('error');
-    expect(refused.output).toMatch(/refused: localhost resolves to (127\.0\.0\.1|::1), a loopback address; only public addresses are reached \(hosts in MCP_ALLOW_HOSTS excepted\)/);
+    expect(refused.output).toMatch(
+      /refused: localhost resolves to (127\.0\.0\.1|::1), a loopback address; only public addresses are reached \(hosts in MCP_ALLOW_HOSTS excepted\)/,
+    );
     await guarded.closeAll();
   });
 
   it('leaves the service’s own servers alone: they are the operator’s choice', async () => {
     const guarded = new McpClientPool(limits, privateAddressGuardedFetch(new Set()), jail);
     const servers: TaskMcpServers = { svc: service({ kind: 'http', url: httpUrl, headers: {} }) };
-    await expect(guarded.call('g4', { servers, secrets: {} }, 'mcp__svc__echo', { message: 'ok' })).resolves.toEqual({ status: 'success', output: 'Echo: ok' });
+    await expect(guarded.call('g4', { servers, secrets: {} }, 'mcp__svc__echo', { message: 'ok' })).resolves.toEqual({
+      status: 'success',
+      output: 'Echo: ok',
+    });
     await guarded.closeAll();
   });
 });

@@ -66,9 +66,16 @@ export class McpClientPool {
     return listed.flat();
   }
 
-  async call(taskId: string, context: McpTaskContext, publicName: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolResult> {
+  async call(
+    taskId: string,
+    context: McpTaskContext,
+    publicName: string,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<ToolResult> {
     const server = serverOf(publicName);
-    if (!server || !context.servers[server]) return { status: 'error', output: `Unknown MCP tool "${publicName}": no MCP server "${server ?? ''}" for this task.` };
+    if (!server || !context.servers[server])
+      return { status: 'error', output: `Unknown MCP tool "${publicName}": no MCP server "${server ?? ''}" for this task.` };
     let connection: McpConnection;
     try {
       connection = await this.connection(taskId, server, context);
@@ -78,7 +85,10 @@ export class McpClientPool {
     const tool = connection.tools.find((t) => mcpToolName(server, t.name) === publicName);
     if (!tool) return { status: 'error', output: `MCP server ${server} has no tool matching "${publicName}".` };
     try {
-      const result = await connection.client.callTool({ name: tool.name, arguments: args }, undefined, { timeout: this.limits.callTimeoutMs, signal });
+      const result = await connection.client.callTool({ name: tool.name, arguments: args }, undefined, {
+        timeout: this.limits.callTimeoutMs,
+        signal,
+      });
       return toToolResult(result as McpCallResult, this.limits.maxOutputChars);
     } catch (error) {
       // A hung or broken server: drop the connection, the next call starts afresh.

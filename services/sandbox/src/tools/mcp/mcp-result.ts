@@ -25,7 +25,8 @@ export function toToolResult(result: McpCallResult, maxChars: number): ToolResul
   const parts: string[] = [];
   for (const item of result.content ?? []) parts.push(describe(item));
   if (parts.length === 0 && result.structuredContent !== undefined) parts.push(JSON.stringify(result.structuredContent));
-  if (parts.length === 0 && result.toolResult !== undefined) parts.push(typeof result.toolResult === 'string' ? result.toolResult : JSON.stringify(result.toolResult));
+  if (parts.length === 0 && result.toolResult !== undefined)
+    parts.push(typeof result.toolResult === 'string' ? result.toolResult : JSON.stringify(result.toolResult));
   let output = parts.join('\n');
   if (output.length > maxChars) output = `${output.slice(0, maxChars)}\n[output truncated: ${output.length} characters, ${maxChars} kept]`;
   return { status: result.isError ? 'error' : 'success', output: output || '(no content)' };

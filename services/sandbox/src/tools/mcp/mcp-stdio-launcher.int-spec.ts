@@ -16,7 +16,15 @@ const JAIL_UID = 199_999;
 const probe = (overrides: Partial<McpStdioServer> = {}): TaskMcpServers => ({
   probe: {
     own: 'service',
-    config: { kind: 'stdio', command: process.execPath, args: [PROBE_SERVER], env: { PROBE_FLAG: 'on' }, mounts: [REPO_NODE_MODULES, join(PROBE_SERVER, '..')], network: false, ...overrides },
+    config: {
+      kind: 'stdio',
+      command: process.execPath,
+      args: [PROBE_SERVER],
+      env: { PROBE_FLAG: 'on' },
+      mounts: [REPO_NODE_MODULES, join(PROBE_SERVER, '..')],
+      network: false,
+      ...overrides,
+    },
   },
 });
 
@@ -61,7 +69,9 @@ describe('stdio MCP servers inside bubblewrap', () => {
     // The SDK adds a few harmless login variables (SHELL, TERM, USER, LOGNAME); bwrap sets PWD.
     const names = whoami.replace(/^.* env=/, '').split(',');
     expect(names).toContain('PROBE_FLAG');
-    expect(names.filter((name) => !['HOME', 'LANG', 'PATH', 'PROBE_FLAG', 'PWD', 'SHELL', 'TERM', 'USER', 'LOGNAME'].includes(name))).toEqual([]);
+    expect(
+      names.filter((name) => !['HOME', 'LANG', 'PATH', 'PROBE_FLAG', 'PWD', 'SHELL', 'TERM', 'USER', 'LOGNAME'].includes(name)),
+    ).toEqual([]);
   });
 
   it('hides the host’s files and DATA_DIR-like directories, and keeps /usr and its mounts read-only', async () => {
@@ -84,14 +94,28 @@ describe('stdio MCP servers inside bubblewrap', () => {
     pools.push(pool);
     const result = await pool.call('jail-unmounted', { servers: probe({ mounts: [] }), secrets: {} }, 'mcp__probe__whoami', {});
     expect(result.status).toBe('error');
-    expect(result.output).toMatch(/^MCP server probe is unavailable: .*; its stderr ended with: .*Cannot find module '.*mcp-probe-server\.js'/s);
+    expect(result.output).toMatch(
+      /^MCP server probe is unavailable: .*; its stderr ended with: .*Cannot find module '.*mcp-probe-server\.js'/s,
+    );
   });
 
   it('tells why a server failed from its stderr, with the server’s own env values redacted', async () => {
     const pool = new McpClientPool(limits, undefined, jail);
     pools.push(pool);
-    const talker = { kind: 'stdio' as const, command: process.execPath, args: ['-e', "console.error('cannot log in with ' + process.env.API_TOKEN); process.exit(2)"], env: { API_TOKEN: 'tok-4f9a-secret' }, mounts: [], network: false };
-    const result = await pool.call('jail-stderr', { servers: { probe: { own: 'service', config: talker } }, secrets: {} }, 'mcp__probe__whoami', {});
+    const talker = {
+      kind: 'stdio' as const,
+      command: process.execPath,
+      args: ['-e', "console.error('cannot log in with ' + process.env.API_TOKEN); process.exit(2)"],
+      env: { API_TOKEN: 'tok-4f9a-secret' },
+      mounts: [],
+      network: false,
+    };
+    const result = await pool.call(
+      'jail-stderr',
+      { servers: { probe: { own: 'service', config: talker } }, secrets: {} },
+      'mcp__probe__whoami',
+      {},
+    );
     expect(result.status).toBe('error');
     expect(result.output).toContain('its stderr ended with: cannot log in with [REDACTED:API_TOKEN]');
     expect(result.output).not.toContain('tok-4f9a-secret');
@@ -109,7 +133,10 @@ describe('stdio MCP servers with SANDBOX_PROVIDER=unsafe-host', () => {
 
 describe('assertMountsAvoid', () => {
   const servers = (mounts: string[]) => ({ s: { kind: 'stdio' as const, command: 'node', args: [], env: {}, mounts, network: true } });
-  it.each([['/srv/ats/data'], ['/srv/ats'], ['/srv/ats/data/workspaces']])('refuses a mount of %s when DATA_DIR is /srv/ats/data', (mount) =>
-    expect(() => assertMountsAvoid(servers([mount]), '/srv/ats/data')).toThrow(/MCP_SERVERS\.s\.mounts: .* overlaps DATA_DIR/));
-  it('accepts mounts beside DATA_DIR', () => expect(() => assertMountsAvoid(servers(['/srv/ats/node_modules', '/srv/ats/data2']), '/srv/ats/data')).not.toThrow());
+  it.each([['/srv/ats/data'], ['/srv/ats'], ['/srv/ats/data/workspaces']])(
+    'refuses a mount of %s when DATA_DIR is /srv/ats/data',
+    (mount) => expect(() => assertMountsAvoid(servers([mount]), '/srv/ats/data')).toThrow(/MCP_SERVERS\.s\.mounts: .* overlaps DATA_DIR/),
+  );
+  it('accepts mounts beside DATA_DIR', () =>
+    expect(() => assertMountsAvoid(servers(['/srv/ats/node_modules', '/srv/ats/data2']), '/srv/ats/data')).not.toThrow());
 });

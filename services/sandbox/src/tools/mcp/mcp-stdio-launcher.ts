@@ -30,7 +30,12 @@ const JAIL_PATH = '/usr/local/bin:/usr/bin:/bin';
 export const hostStdioLauncher: McpStdioLauncher = {
   description: 'stdio MCP servers run as plain child processes (SANDBOX_PROVIDER=unsafe-host: no isolation)',
   async launch(server, homeDir) {
-    return { command: server.command, args: [...server.args], env: { PATH: process.env.PATH ?? JAIL_PATH, HOME: homeDir, ...server.env }, cwd: homeDir };
+    return {
+      command: server.command,
+      args: [...server.args],
+      env: { PATH: process.env.PATH ?? JAIL_PATH, HOME: homeDir, ...server.env },
+      cwd: homeDir,
+    };
   },
 };
 
@@ -52,12 +57,18 @@ export function bubblewrapStdioLauncher(user: FileOwner): McpStdioLauncher {
         BWRAP,
         ...isolationArgs(server.network),
         ...systemBinds(server.network),
-        '--proc', '/proc',
-        '--dev', '/dev',
-        '--tmpfs', '/tmp',
+        '--proc',
+        '/proc',
+        '--dev',
+        '/dev',
+        '--tmpfs',
+        '/tmp',
         ...mounts,
-        '--bind', homeDir, JAIL_HOME,
-        '--chdir', JAIL_HOME,
+        '--bind',
+        homeDir,
+        JAIL_HOME,
+        '--chdir',
+        JAIL_HOME,
         '--',
         server.command,
         ...server.args,
@@ -78,7 +89,8 @@ export function assertMountsAvoid(servers: Readonly<Record<string, McpServerConf
   for (const [name, server] of Object.entries(servers)) {
     if (server.kind !== 'stdio') continue;
     const overlapping = server.mounts.find((mount) => data === mount || data.startsWith(`${mount}/`) || mount.startsWith(`${data}/`));
-    if (overlapping) throw new Error(`MCP_SERVERS.${name}.mounts: ${overlapping} overlaps DATA_DIR (${data}); mount only the server's own files`);
+    if (overlapping)
+      throw new Error(`MCP_SERVERS.${name}.mounts: ${overlapping} overlaps DATA_DIR (${data}); mount only the server's own files`);
   }
 }
 

@@ -12,7 +12,10 @@ const IPV4_RANGES: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['a carrier-grade NAT (shared) address', ['100.64.0.0/10']],
   ['a multicast address', ['224.0.0.0/4']],
   // Protocol assignments, documentation, benchmarking, the 6to4 relay and the old class E.
-  ['a reserved address', ['192.0.0.0/24', '192.0.2.0/24', '192.88.99.0/24', '198.18.0.0/15', '198.51.100.0/24', '203.0.113.0/24', '240.0.0.0/4']],
+  [
+    'a reserved address',
+    ['192.0.0.0/24', '192.0.2.0/24', '192.88.99.0/24', '198.18.0.0/15', '198.51.100.0/24', '203.0.113.0/24', '240.0.0.0/4'],
+  ],
 ];
 
 const IPV6_RANGES: ReadonlyArray<readonly [string, readonly string[]]> = [

@@ -6,7 +6,11 @@ import { ToolFailure } from '../tool.errors';
  * (a DNS lookup cannot be cancelled). A timeout rejects with a ToolFailure saying so; a
  * cancellation rejects with the outer signal's reason.
  */
-export async function withDeadline<T>(timeoutMs: number, outer: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function withDeadline<T>(
+  timeoutMs: number,
+  outer: AbortSignal | undefined,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   outer?.throwIfAborted();
   const controller = new AbortController();
   let stop!: (reason: unknown) => void;

@@ -33,7 +33,9 @@ export function guardedGet(url: URL, allowHosts: ReadonlySet<string>, signal: Ab
       },
       resolve,
     );
-    request.on('error', (error) => reject(error instanceof ToolFailure ? error : new ToolFailure(`could not fetch ${url.href}: ${error.message}`)));
+    request.on('error', (error) =>
+      reject(error instanceof ToolFailure ? error : new ToolFailure(`could not fetch ${url.href}: ${error.message}`)),
+    );
     request.end();
   });
 }

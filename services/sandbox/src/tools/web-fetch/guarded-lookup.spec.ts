@@ -31,7 +31,9 @@ describe('guardedLookup', () => {
   });
 
   it('passes a resolver failure through', async () => {
-    const lookup = guardedLookup(() => Promise.reject(Object.assign(new Error('getaddrinfo ENOTFOUND site.example'), { code: 'ENOTFOUND' })));
+    const lookup = guardedLookup(() =>
+      Promise.reject(Object.assign(new Error('getaddrinfo ENOTFOUND site.example'), { code: 'ENOTFOUND' })),
+    );
     const error = await new Promise<Error | null>((resolve) => lookup('site.example', {}, (e) => resolve(e)));
     expect(error).toMatchObject({ code: 'ENOTFOUND' });
   });

@@ -6,7 +6,9 @@ import { forbiddenAddressReason } from './address-policy';
 export type ResolveAll = (hostname: string, options: LookupOptions) => Promise<LookupAddress[]>;
 
 const resolveWithDns: ResolveAll = (hostname, options) =>
-  new Promise((resolve, reject) => dnsLookup(hostname, { ...options, all: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))));
+  new Promise((resolve, reject) =>
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))),
+  );
 
 /**
  * A `lookup` for node:http that resolves every address of the host and refuses them all if any

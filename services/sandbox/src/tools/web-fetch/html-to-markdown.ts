@@ -34,7 +34,10 @@ export function htmlToMarkdown(html: string, pageUrl: URL): ReadablePage {
 
 function makeUrlsAbsolute(document: ReturnType<typeof parseHTML>['document'], pageUrl: URL): void {
   const base = absolute(document.querySelector('base[href]')?.getAttribute('href'), pageUrl) ?? pageUrl.href;
-  for (const [selector, attribute] of [['a[href]', 'href'], ['img[src]', 'src']] as const) {
+  for (const [selector, attribute] of [
+    ['a[href]', 'href'],
+    ['img[src]', 'src'],
+  ] as const) {
     for (const element of document.querySelectorAll(selector)) {
       const resolved = absolute(element.getAttribute(attribute), new URL(base));
       if (resolved) element.setAttribute(attribute, resolved);

@@ -22,7 +22,9 @@ export async function getFollowingRedirects(start: URL, config: WebFetchConfig, 
     if (!REDIRECT_STATUSES.has(response.statusCode ?? 0) || !location) return { url, response };
     response.destroy();
     if (redirects === config.maxRedirects) {
-      throw new ToolFailure(`too many redirects: ${start.href} still redirected after ${redirects} (the WEB_FETCH_MAX_REDIRECTS limit), last to ${location}`);
+      throw new ToolFailure(
+        `too many redirects: ${start.href} still redirected after ${redirects} (the WEB_FETCH_MAX_REDIRECTS limit), last to ${location}`,
+      );
     }
     url = redirectTarget(location, url);
   }

@@ -19,7 +19,13 @@ describe('webFetchConfigFromEnv', () => {
       WEB_FETCH_MAX_REDIRECTS: '0',
       WEB_FETCH_MAX_OUTPUT_CHARS: '500',
     });
-    expect(config).toEqual({ allowHosts: new Set(['localhost:8080']), maxBytes: 1000, timeoutMs: 250, maxRedirects: 0, maxOutputChars: 500 });
+    expect(config).toEqual({
+      allowHosts: new Set(['localhost:8080']),
+      maxBytes: 1000,
+      timeoutMs: 250,
+      maxRedirects: 0,
+      maxOutputChars: 500,
+    });
   });
 
   it.each([

@@ -46,7 +46,10 @@ const ENTRY = /^(\[[0-9A-Fa-f:.]+\]|[^\s/\\@?#:[\]]+):(\d{1,5})$/;
 /** `variable` names the setting in error messages (MCP_ALLOW_HOSTS reads the same format). */
 export function parseAllowHosts(raw: string, variable = 'WEB_FETCH_ALLOW_HOSTS'): ReadonlySet<string> {
   const keys = new Set<string>();
-  for (const entry of raw.split(',').map((e) => e.trim()).filter((e) => e !== '')) {
+  for (const entry of raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '')) {
     const match = ENTRY.exec(entry);
     if (!match) throw new Error(`${variable} entry "${entry}" must be host:port, e.g. localhost:8080 or [::1]:8080`);
     const port = Number(match[2]);

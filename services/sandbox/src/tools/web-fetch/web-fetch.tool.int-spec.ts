@@ -25,7 +25,8 @@ function fetchWith(env: Record<string, string>, url: string, signal?: AbortSigna
   return createWebFetchTool(webFetchConfigFromEnv(env)).execute({ url }, { workspaceRoot: '/nonexistent', signal });
 }
 const allow = (...servers: LocalHttpServer[]) => ({ WEB_FETCH_ALLOW_HOSTS: servers.map((s) => `127.0.0.1:${s.port}`).join(',') });
-const html = (body: string) => (_req: unknown, res: ServerResponse) => res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(body);
+const html = (body: string) => (_req: unknown, res: ServerResponse) =>
+  res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(body);
 const redirect = (status: number, location: string) => (res: ServerResponse) => res.writeHead(status, { Location: location }).end();
 
 describe('web_fetch against local servers', () => {
@@ -33,12 +34,17 @@ describe('web_fetch against local servers', () => {
     const site = await serve(html(ARTICLE));
     const result = await fetchWith(allow(site), `${site.origin}/notes`);
     expect(result.status).toBe('success');
-    expect(result.output).toMatch(new RegExp(`^URL: ${site.origin}/notes\nStatus: 200 OK\nContent-Type: text/html; charset=utf-8\nTitle: Release notes\n\n`));
+    expect(result.output).toMatch(
+      new RegExp(`^URL: ${site.origin}/notes\nStatus: 200 OK\nContent-Type: text/html; charset=utf-8\nTitle: Release notes\n\n`),
+    );
     expect(result.output).toContain('## What changed');
     expect(result.output).toContain('### Upgrading');
     expect(result.output).toContain(`[version two files](${site.origin}/docs/import?v=2)`);
     expect(result.output).not.toMatch(/script-secret|inline-secret|color: red/);
-    expect(site.requests[0].headers).toMatchObject({ 'user-agent': 'agentic-task-service web_fetch', accept: 'text/html, text/plain, application/json, */*;q=0.5' });
+    expect(site.requests[0].headers).toMatchObject({
+      'user-agent': 'agentic-task-service web_fetch',
+      accept: 'text/html, text/plain, application/json, */*;q=0.5',
+    });
   });
 
   it('refuses a loopback address that is not allow-listed, without connecting', async () => {
@@ -80,7 +86,10 @@ describe('web_fetch against local servers', () => {
   it('stops after WEB_FETCH_MAX_REDIRECTS redirects', async () => {
     const loop = await serve((req, res) => redirect(302, `/hop${Number(req.url?.slice(4) || 0) + 1}`)(res));
     const result = await fetchWith({ ...allow(loop), WEB_FETCH_MAX_REDIRECTS: '2' }, `${loop.origin}/hop0`);
-    expect(result).toEqual({ status: 'error', output: `too many redirects: ${loop.origin}/hop0 still redirected after 2 (the WEB_FETCH_MAX_REDIRECTS limit), last to /hop3` });
+    expect(result).toEqual({
+      status: 'error',
+      output: `too many redirects: ${loop.origin}/hop0 still redirected after 2 (the WEB_FETCH_MAX_REDIRECTS limit), last to /hop3`,
+    });
     expect(loop.requests).toHaveLength(3);
   });
 
@@ -107,27 +116,37 @@ describe('web_fetch against local servers', () => {
     });
     const result = await fetchWith({ ...allow(bigServer), WEB_FETCH_MAX_BYTES: '100000' }, `${bigServer.origin}/big.txt`);
     expect(result.status).toBe('success');
-    expect(result.output).toBe(`URL: ${bigServer.origin}/big.txt\nStatus: 200 OK\nContent-Type: text/plain\n\n${'a'.repeat(100_000)}\n\n[truncated: the page is larger than 100000 bytes]`);
+    expect(result.output).toBe(
+      `URL: ${bigServer.origin}/big.txt\nStatus: 200 OK\nContent-Type: text/plain\n\n${'a'.repeat(100_000)}\n\n[truncated: the page is larger than 100000 bytes]`,
+    );
     await closed;
     expect(finished).toBe(false);
     expect(written).toBeLessThan(total);
   });
 
   it('decodes a gzip body', async () => {
-    const site = await serve((_req, res) => res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Encoding': 'gzip' }).end(gzipSync('hello from gzip')));
+    const site = await serve((_req, res) =>
+      res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Encoding': 'gzip' }).end(gzipSync('hello from gzip')),
+    );
     const result = await fetchWith(allow(site), `${site.origin}/`);
     expect(result).toEqual({ status: 'success', output: expect.stringMatching(/\n\nhello from gzip$/) });
   });
 
   it('decodes deflate bodies, zlib-wrapped as the standard says or raw as some servers send them', async () => {
-    for (const [kind, body] of [['wrapped', deflateSync('hello from zlib deflate')], ['raw', deflateRawSync('hello from raw deflate')]] as const) {
+    for (const [kind, body] of [
+      ['wrapped', deflateSync('hello from zlib deflate')],
+      ['raw', deflateRawSync('hello from raw deflate')],
+    ] as const) {
       const site = await serve((_req, res) => {
         res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Encoding': 'deflate' });
         res.write(body.subarray(0, 1)); // the header split across chunks
         setTimeout(() => res.end(body.subarray(1)), 20);
       });
       const result = await fetchWith(allow(site), `${site.origin}/`);
-      expect({ kind, result }).toEqual({ kind, result: { status: 'success', output: expect.stringMatching(/\n\nhello from (zlib|raw) deflate$/) } });
+      expect({ kind, result }).toEqual({
+        kind,
+        result: { status: 'success', output: expect.stringMatching(/\n\nhello from (zlib|raw) deflate$/) },
+      });
     }
   });
 
@@ -169,20 +188,30 @@ describe('web_fetch against local servers', () => {
     // The body never comes: reading it would end in the timeout instead of the refusal.
     const site = await serve((_req, res) => res.writeHead(200, { 'Content-Type': 'image/png' }).flushHeaders());
     const result = await fetchWith({ ...allow(site), WEB_FETCH_TIMEOUT_MS: '5000' }, `${site.origin}/logo.png`);
-    expect(result).toEqual({ status: 'error', output: `${site.origin}/logo.png is image/png, not text; web_fetch only reads text (HTML, plain text, markdown, JSON, XML)` });
+    expect(result).toEqual({
+      status: 'error',
+      output: `${site.origin}/logo.png is image/png, not text; web_fetch only reads text (HTML, plain text, markdown, JSON, XML)`,
+    });
   });
 
   it('refuses a body sent without a content type that turns out to be binary', async () => {
     const site = await serve((_req, res) => res.end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1])));
     const result = await fetchWith(allow(site), `${site.origin}/blob`);
-    expect(result).toEqual({ status: 'error', output: `${site.origin}/blob is binary data, not text; web_fetch only reads text (HTML, plain text, markdown, JSON, XML)` });
+    expect(result).toEqual({
+      status: 'error',
+      output: `${site.origin}/blob is binary data, not text; web_fetch only reads text (HTML, plain text, markdown, JSON, XML)`,
+    });
   });
 
   it('answers a non-2xx status with an error result that still shows the page', async () => {
     const site = await serve((_req, res) => res.writeHead(404, { 'Content-Type': 'text/plain' }).end(`No such page. ${'x'.repeat(5000)}`));
     const result = await fetchWith(allow(site), `${site.origin}/missing`);
     expect(result.status).toBe('error');
-    expect(result.output).toMatch(new RegExp(`^URL: ${site.origin}/missing\nStatus: 404 Not Found\nContent-Type: text/plain\n\nNo such page\\. x+\n\n\\[cut: the text is 5014 characters, showing the first 2000\\]$`));
+    expect(result.output).toMatch(
+      new RegExp(
+        `^URL: ${site.origin}/missing\nStatus: 404 Not Found\nContent-Type: text/plain\n\nNo such page\\. x+\n\n\\[cut: the text is 5014 characters, showing the first 2000\\]$`,
+      ),
+    );
   });
 
   it('stops as soon as the call is cancelled', async () => {

@@ -19,17 +19,32 @@ describe('web_fetch (no network)', () => {
 
   it('answers missing, unknown or malformed arguments with an error result', async () => {
     await expect(run({})).resolves.toEqual({ status: 'error', output: 'invalid arguments: missing required argument "url" (string)' });
-    await expect(run({ url: 'https://a.example', path: 'x' })).resolves.toMatchObject({ status: 'error', output: expect.stringContaining('unknown argument "path"') });
-    await expect(run({ url: 'example.com/page' })).resolves.toMatchObject({ status: 'error', output: expect.stringContaining('must be an absolute URL') });
+    await expect(run({ url: 'https://a.example', path: 'x' })).resolves.toMatchObject({
+      status: 'error',
+      output: expect.stringContaining('unknown argument "path"'),
+    });
+    await expect(run({ url: 'example.com/page' })).resolves.toMatchObject({
+      status: 'error',
+      output: expect.stringContaining('must be an absolute URL'),
+    });
   });
 
   it('refuses schemes other than http and https', async () => {
-    await expect(run({ url: 'file:///etc/passwd' })).resolves.toEqual({ status: 'error', output: 'refused: file URLs are not fetched; only http and https' });
-    await expect(run({ url: 'ftp://ftp.example/x' })).resolves.toMatchObject({ status: 'error', output: expect.stringContaining('ftp URLs are not fetched') });
+    await expect(run({ url: 'file:///etc/passwd' })).resolves.toEqual({
+      status: 'error',
+      output: 'refused: file URLs are not fetched; only http and https',
+    });
+    await expect(run({ url: 'ftp://ftp.example/x' })).resolves.toMatchObject({
+      status: 'error',
+      output: expect.stringContaining('ftp URLs are not fetched'),
+    });
   });
 
   it('refuses URLs that carry credentials', async () => {
-    await expect(run({ url: 'https://user:secret@example.com/' })).resolves.toMatchObject({ status: 'error', output: expect.stringContaining('credentials') });
+    await expect(run({ url: 'https://user:secret@example.com/' })).resolves.toMatchObject({
+      status: 'error',
+      output: expect.stringContaining('credentials'),
+    });
   });
 
   it.each([
@@ -48,6 +63,9 @@ describe('web_fetch (no network)', () => {
 
   it('reports a call cancelled before it starts', async () => {
     const signal = AbortSignal.abort();
-    await expect(tool.execute({ url: 'https://example.com/' }, { workspaceRoot: '/', signal })).resolves.toEqual({ status: 'error', output: 'cancelled before it finished' });
+    await expect(tool.execute({ url: 'https://example.com/' }, { workspaceRoot: '/', signal })).resolves.toEqual({
+      status: 'error',
+      output: 'cancelled before it finished',
+    });
   });
 });

@@ -23,7 +23,9 @@ export function createWebFetchTool(config: WebFetchConfig): ToolSpec {
       'Does not run JavaScript, send cookies or fill in forms.',
     parameters: {
       type: 'object',
-      properties: { url: { type: 'string', description: 'Absolute http:// or https:// URL of the page, e.g. https://example.com/docs/intro.' } },
+      properties: {
+        url: { type: 'string', description: 'Absolute http:// or https:// URL of the page, e.g. https://example.com/docs/intro.' },
+      },
       required: ['url'],
       additionalProperties: false,
     },

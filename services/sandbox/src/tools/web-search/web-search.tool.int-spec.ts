@@ -21,7 +21,8 @@ describe('web_search tool', () => {
   });
 
   it('returns the configured most by default, fewer when asked, never more', async () => {
-    const count = async (args: Record<string, unknown>) => (await tool().execute({ query: 'plentiful', ...args }, ctx)).output.match(/^\d+\. /gm)!.length;
+    const count = async (args: Record<string, unknown>) =>
+      (await tool().execute({ query: 'plentiful', ...args }, ctx)).output.match(/^\d+\. /gm)!.length;
     expect(await count({})).toBe(5);
     expect(await count({ maxResults: 2 })).toBe(2);
     expect(await count({ maxResults: 50 })).toBe(5);
@@ -36,7 +37,11 @@ describe('web_search tool', () => {
     ['a blank query', { query: '   ' }, 'invalid arguments: "query" is empty; say what to search for'],
     ['a query over 400 characters', { query: 'x'.repeat(401) }, 'invalid arguments: "query" has 401 characters; at most 400 are allowed'],
     ['maxResults 0', { query: 'a', maxResults: 0 }, 'invalid arguments: "maxResults" must be a whole number from 1 to 5, got 0'],
-    ['maxResults as a string', { query: 'a', maxResults: '3' }, 'invalid arguments: "maxResults" must be a whole number from 1 to 5, got "3"'],
+    [
+      'maxResults as a string',
+      { query: 'a', maxResults: '3' },
+      'invalid arguments: "maxResults" must be a whole number from 1 to 5, got "3"',
+    ],
     ['an unknown argument', { query: 'a', limit: 3 }, 'invalid arguments: unknown argument "limit"; expected query, maxResults'],
   ])('refuses %s without searching', async (_label, args, output) => {
     const before = engine.received.length;
@@ -47,7 +52,10 @@ describe('web_search tool', () => {
   it('turns a provider failure into an error result the model can read', async () => {
     engine.behave({ kind: 'status', status: 503, contentType: 'text/plain', body: 'maintenance' });
     try {
-      await expect(tool().execute({ query: 'streams' }, ctx)).resolves.toEqual({ status: 'error', output: 'web search failed: searxng answered HTTP 503: maintenance' });
+      await expect(tool().execute({ query: 'streams' }, ctx)).resolves.toEqual({
+        status: 'error',
+        output: 'web search failed: searxng answered HTTP 503: maintenance',
+      });
     } finally {
       engine.behave({ kind: 'answer' });
     }
@@ -58,13 +66,18 @@ describe('web_search tool', () => {
     try {
       const controller = new AbortController();
       setTimeout(() => controller.abort(), 50);
-      await expect(tool().execute({ query: 'streams' }, { ...ctx, signal: controller.signal })).resolves.toEqual({ status: 'error', output: 'cancelled before it finished' });
+      await expect(tool().execute({ query: 'streams' }, { ...ctx, signal: controller.signal })).resolves.toEqual({
+        status: 'error',
+        output: 'cancelled before it finished',
+      });
     } finally {
       engine.behave({ kind: 'answer' });
     }
   });
 
   it('leaves out an empty snippet line', () => {
-    expect(formatHits('q', [{ title: 'T', url: 'https://t.example/', snippet: '' }])).toBe('1 result for "q":\n\n1. T\n   https://t.example/');
+    expect(formatHits('q', [{ title: 'T', url: 'https://t.example/', snippet: '' }])).toBe(
+      '1 result for "q":\n\n1. T\n   https://t.example/',
+    );
   });
 });

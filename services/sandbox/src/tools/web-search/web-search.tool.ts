@@ -20,8 +20,17 @@ export function createWebSearchTool(provider: SearchProvider, maxResults: number
     parameters: {
       type: 'object',
       properties: {
-        query: { type: 'string', description: 'What to search for, as you would type it into a search engine.', maxLength: MAX_QUERY_CHARS },
-        maxResults: { type: 'integer', minimum: 1, maximum: maxResults, description: `How many results to return (1-${maxResults}, default ${maxResults}).` },
+        query: {
+          type: 'string',
+          description: 'What to search for, as you would type it into a search engine.',
+          maxLength: MAX_QUERY_CHARS,
+        },
+        maxResults: {
+          type: 'integer',
+          minimum: 1,
+          maximum: maxResults,
+          description: `How many results to return (1-${maxResults}, default ${maxResults}).`,
+        },
       },
       required: ['query'],
       additionalProperties: false,
@@ -31,7 +40,8 @@ export function createWebSearchTool(provider: SearchProvider, maxResults: number
         checkArgNames(args, ['query', 'maxResults']);
         const query = requiredString(args, 'query').trim();
         if (query === '') throw new ToolArgumentError('"query" is empty; say what to search for');
-        if (query.length > MAX_QUERY_CHARS) throw new ToolArgumentError(`"query" has ${query.length} characters; at most ${MAX_QUERY_CHARS} are allowed`);
+        if (query.length > MAX_QUERY_CHARS)
+          throw new ToolArgumentError(`"query" has ${query.length} characters; at most ${MAX_QUERY_CHARS} are allowed`);
         const wanted = requestedCount(args.maxResults, maxResults);
         try {
           return formatHits(query, await provider.search(query, { maxResults: wanted, signal: ctx.signal }));

@@ -13,7 +13,11 @@ export interface ZipEntrySpec {
  * as a stand-in for `../` or `@@@@@@/` for `/etc/x`-style prefixes: the bytes are swapped in the
  * finished archive (same length, in the local header and the central directory alike).
  */
-export async function writeZip(path: string, entries: readonly ZipEntrySpec[], swaps: Record<string, string> = { '@@/': '../' }): Promise<void> {
+export async function writeZip(
+  path: string,
+  entries: readonly ZipEntrySpec[],
+  swaps: Record<string, string> = { '@@/': '../' },
+): Promise<void> {
   const zip = new yazl.ZipFile();
   for (const e of entries) {
     if (e.name.endsWith('/')) zip.addEmptyDirectory(e.name);
