@@ -82,6 +82,10 @@ describe('API: hostile input is refused in the error envelope, and no connection
   const createRaw = (body: string, contentType = 'application/json') =>
     h.api('/api/v1/tasks', { method: 'POST', body, headers: { 'content-type': contentType } });
   const postForm = (form: FormData) => h.api('/api/v1/tasks', { method: 'POST', body: form });
+  const idle = async () =>
+    ((await h.api('/api/v1/tasks?includeHidden=true&limit=100')).body.data.tasks as { status: string }[]).every(
+      (t) => t.status !== 'pending' && t.status !== 'running',
+    );
   const newTask = async () =>
     (await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'a task to poke at', autoExecute: false } })).body.data.id as string;
 
@@ -491,9 +495,12 @@ describe('API: hostile input is refused in the error envelope, and no connection
     });
 
     it('answers HEAD on the stream of a running turn with its headers at once (it was never answered)', async () => {
+      // The scripted model answers whichever request comes first: a turn of an earlier test still
+      // on its way (slow in the distributed mode) would take the tool call meant for this task.
+      await waitFor(async () => (await idle()) || undefined, 30_000, 'earlier tasks to settle');
       h.model.script({ toolCalls: [{ name: 'list_files', arguments: {} }] });
       const id = await newTask();
-      await waitFor(async () => (await h.api(`/api/v1/tasks/${id}`)).body.data.status === 'awaiting_approval' || undefined);
+      await waitFor(async () => (await h.api(`/api/v1/tasks/${id}`)).body.data.status === 'awaiting_approval' || undefined, 30_000);
       const res = await rawExchange(h.url, [
         `HEAD /api/v1/tasks/${id}/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${API_KEY}\r\n\r\n`,
       ]);
