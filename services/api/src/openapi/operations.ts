@@ -1,5 +1,6 @@
 import { ResponseObject } from '@nestjs/swagger';
-import { envelope, ref } from './schemas';
+import { ErrorCode, HTTP_STATUS_BY_CODE } from '@app/common';
+import { envelope, errorEnvelope, ref } from './schemas';
 
 // What each operation answers, by "METHOD path": its method-like id and every status it can return
 // (docs/api.md "Endpoints" and "Errors"). The controllers' decorators give the paths, parameters
@@ -10,13 +11,42 @@ type Responses = Record<string, Schema>;
 
 const json = (schema: Schema, description: string): Schema => ({ description, content: { 'application/json': { schema } } });
 
-const error = (code: string, description: string, message: string, extra: Schema = {}): ResponseObject => ({
-  description: `${code}: ${description}`,
-  ...extra,
-  content: {
-    'application/json': { schema: ref('ErrorEnvelope'), example: { success: false, error: { code, message } } },
-  },
-});
+/** A message each code may carry, as the examples of the error answers. */
+const EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
+  VALIDATION_ERROR: 'message must be a non-empty string',
+  AUTH_REQUIRED: 'Authorization header with a Bearer API key is required',
+  INVALID_API_KEY: 'The API key is invalid or expired',
+  NOT_FOUND: 'Task task_0123456789abcdef0123456789abcdef not found',
+  CONFLICT: 'call call_0123 is not awaiting approval',
+  PAYLOAD_TOO_LARGE: 'request body exceeds UPLOAD_MAX_BYTES',
+  RATE_LIMITED: 'Rate limit reached: too many task creates and follow-ups for this tenant (RATE_LIMIT_PER_MINUTE); retry in 60 s',
+  INTERNAL: 'Internal error',
+};
+
+/** The codes answered with a status: HTTP_STATUS_BY_CODE, plus the two statuses Node's own refusals add. */
+const codesOf = (status: number): ErrorCode[] =>
+  status === 431
+    ? ['PAYLOAD_TOO_LARGE']
+    : status === 408
+      ? ['VALIDATION_ERROR']
+      : (Object.keys(HTTP_STATUS_BY_CODE) as ErrorCode[]).filter((code) => HTTP_STATUS_BY_CODE[code] === status);
+
+/** The error envelope, its `code` narrowed to the codes of the status, with an example of each. */
+const error = (status: number, description: string, extra: Schema = {}): ResponseObject => {
+  const codes = codesOf(status);
+  return {
+    description: `${codes.join(' or ')}: ${description}`,
+    ...extra,
+    content: {
+      'application/json': {
+        schema: errorEnvelope(codes),
+        examples: Object.fromEntries(
+          codes.map((code) => [code, { value: { success: false, error: { code, message: EXAMPLE_MESSAGES[code] } } }]),
+        ),
+      },
+    },
+  };
+};
 
 const RETRY_AFTER = {
   'Retry-After': { description: 'Whole seconds until one more request fits.', schema: { type: 'integer', minimum: 1 } },
@@ -24,33 +54,28 @@ const RETRY_AFTER = {
 
 /** Error answers by status, shared by the operations (components.responses). */
 export const ERROR_RESPONSES: Record<string, ResponseObject> = {
-  BadRequest: error('VALIDATION_ERROR', 'a request value is invalid; the message names the field', 'message must be a non-empty string'),
-  Unauthorized: error(
-    'AUTH_REQUIRED',
-    'no `Authorization: Bearer <key>` header; INVALID_API_KEY: a key the service does not know',
-    'Authorization: Bearer <API key> is required',
-  ),
-  NotFound: error('NOT_FOUND', "unknown task (or another tenant's), tool call or artifact", 'task not found'),
+  BadRequest: error(400, 'a request value is invalid (the message names the field), a body that is not JSON, a malformed URL or request'),
+  Unauthorized: error(401, 'no `Authorization: Bearer <key>` header, or a key the service does not know'),
+  NotFound: error(404, "unknown task (or another tenant's), tool call or artifact; an id longer than 100 characters"),
   Conflict: error(
-    'CONFLICT',
-    'the tool call is no longer awaiting approval (decided, expired, task cancelled)',
-    'call is not awaiting approval',
+    409,
+    'the tool call is no longer awaiting approval (decided, expired, task cancelled), or a concurrent change won: retry',
   ),
-  PayloadTooLarge: error('PAYLOAD_TOO_LARGE', 'a body, a file count or an archive over its limits', 'request body too large'),
-  RateLimited: error(
-    'RATE_LIMITED',
-    'more creates and follow-ups than RATE_LIMIT_PER_MINUTE for the tenant',
-    'Rate limit reached; retry in 60 s',
-    {
-      headers: RETRY_AFTER,
-    },
-  ),
-  HeadersTooLarge: error('PAYLOAD_TOO_LARGE', 'request headers over 16 KiB; the connection is closed', 'request headers too large'),
-  Internal: error('INTERNAL', 'an unexpected failure; the message is generic', 'Internal error'),
+  RequestTimeout: error(408, 'the request was not received in time (headers or body stalled)'),
+  PayloadTooLarge: error(413, 'a body over UPLOAD_MAX_BYTES, more than UPLOAD_MAX_FILES files, an archive over its limits'),
+  RateLimited: error(429, 'more creates and follow-ups than RATE_LIMIT_PER_MINUTE for the tenant', { headers: RETRY_AFTER }),
+  HeadersTooLarge: error(431, 'request headers over 16 KiB; the connection is closed'),
+  Internal: error(500, 'an unexpected failure; the message is generic, never internals'),
 };
 
 const refTo = (name: string): Schema => ({ $ref: `#/components/responses/${name}` });
-const ALWAYS: Responses = { '431': refTo('HeadersTooLarge'), '500': refTo('Internal') };
+/** What any route may answer: a malformed URL or request, one received too slowly, headers too large, a failure. */
+const ALWAYS: Responses = {
+  '400': refTo('BadRequest'),
+  '408': refTo('RequestTimeout'),
+  '431': refTo('HeadersTooLarge'),
+  '500': refTo('Internal'),
+};
 const AUTHENTICATED: Responses = { ...ALWAYS, '401': refTo('Unauthorized') };
 const OF_A_TASK: Responses = { ...AUTHENTICATED, '404': refTo('NotFound') };
 

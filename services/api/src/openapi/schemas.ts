@@ -18,31 +18,23 @@ const object = (properties: Record<string, Schema>, required: string[] = Object.
   additionalProperties: false,
 });
 
-export const ERROR_CODES = [
-  'VALIDATION_ERROR',
-  'AUTH_REQUIRED',
-  'INVALID_API_KEY',
-  'NOT_FOUND',
-  'CONFLICT',
-  'PAYLOAD_TOO_LARGE',
-  'RATE_LIMITED',
-  'INTERNAL',
-];
-
 const TASK_STATUSES = ['pending', 'running', 'awaiting_approval', 'completed', 'failed', 'cancelled'];
 const OUTCOMES = ['proceed_once', 'proceed_always', 'cancel'];
+
+/** The error envelope, `{success: false, error: {code, message}}`, with one of these codes (each error answer lists its own). */
+export const errorEnvelope = (codes: readonly string[]): Schema =>
+  object({
+    success: { type: 'boolean', enum: [false] },
+    error: object({
+      code: { type: 'string', enum: codes },
+      message: string('which field or rule failed; never a stack trace, a secret or internal details'),
+    }),
+  });
 
 /** `{success: true, data}` around a component schema. */
 export const envelope = (name: string): Schema => object({ success: { type: 'boolean', enum: [true] }, data: ref(name) });
 
 const TaskSchemas: Record<string, Schema> = {
-  ErrorEnvelope: object({
-    success: { type: 'boolean', enum: [false] },
-    error: object({
-      code: { type: 'string', enum: ERROR_CODES },
-      message: string('which field or rule failed; never a stack trace, a secret or internal details'),
-    }),
-  }),
   TokenUsage: object({ inputTokens: integer(), outputTokens: integer(), totalTokens: integer() }),
   TaskMessage: object({
     id: string('msg_…'),
