@@ -22,6 +22,9 @@ echo "lint: ok"
 # `npm run format` fixes what this finds.
 npx prettier --check --log-level warn "**/*.{ts,js,mjs,json}"
 echo "format: ok"
+# docs/openapi.json against Redocly's recommended rules (redocly.yaml; telemetry off there, no update check here).
+REDOCLY_SUPPRESS_UPDATE_NOTICE=true npx redocly lint docs/openapi.json
+echo "openapi lint: ok"
 
 servers_env="$(bash infra/dev/ensure-test-servers.sh)"
 set -a; eval "$servers_env"; set +a

@@ -66,9 +66,11 @@ describe('Rate limit: creates and follow-ups per tenant (RATE_LIMIT_PER_MINUTE)'
 
   it('documents the 429 with Retry-After on create and follow-up, and maxTokens on both bodies, in the OpenAPI document', async () => {
     const doc = (await h.api('/api/docs-json', { key: null })).body;
+    // Error answers are shared components: `{$ref: '#/components/responses/<name>'}`.
+    const resolve = (response: { $ref?: string }) => (response.$ref ? doc.components.responses[response.$ref.split('/').pop()!] : response);
     for (const operation of [doc.paths['/api/v1/tasks'].post, doc.paths['/api/v1/tasks/{id}/messages'].post]) {
-      expect(operation.responses['429'].description).toContain('RATE_LIMITED');
-      expect(operation.responses['429'].headers['Retry-After'].schema).toMatchObject({ type: 'integer' });
+      expect(resolve(operation.responses['429']).description).toContain('RATE_LIMITED');
+      expect(resolve(operation.responses['429']).headers['Retry-After'].schema).toMatchObject({ type: 'integer' });
     }
     expect(doc.components.schemas.CreateTaskRequestDto.properties.maxTokens).toMatchObject({ type: 'integer', minimum: 1 });
     expect(doc.components.schemas.SendFollowUpRequestDto.properties.maxTokens).toMatchObject({ type: 'integer', minimum: 1 });

@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, Param, Query, Res, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { FastifyReply } from 'fastify';
 import { ValidationError } from '@app/common';
 import { ListArtifactsReply, ListArtifactsRequest, LocateArtifactReply, LocateArtifactRequest, SUBJECTS } from '@app/contracts';
@@ -22,7 +22,6 @@ export class ArtifactsHttpController {
 
   @Get(':id/artifacts')
   @ApiOperation({ summary: 'List the files the agent wrote under downloads/ (no envelope: `files` at the top level).' })
-  @ApiResponse({ status: 200, description: '{"files":[{name,path,size (bytes),category,mimeType,modifiedAt}]}' })
   async list(@Tenant() tenantId: string, @Param('id') id: string): Promise<ListArtifactsReply> {
     await this.tasks.find(tenantId, id);
     const { files } = await this.ask<ListArtifactsRequest, ListArtifactsReply>(SUBJECTS.artifactsList, { taskId: id });
@@ -32,9 +31,12 @@ export class ArtifactsHttpController {
   @Get(':id/artifacts/download')
   @ApiOperation({ summary: 'Download one artifact: raw bytes, Content-Type by extension, Content-Disposition: attachment.' })
   @ApiProduces('application/octet-stream')
-  @ApiQuery({ name: 'path', required: true, description: 'the `path` of an artifact record, e.g. downloads/report.md' })
-  @ApiResponse({ status: 400, description: 'VALIDATION_ERROR: path missing, or outside the workspace' })
-  @ApiResponse({ status: 404, description: 'NOT_FOUND: no such artifact' })
+  @ApiQuery({
+    name: 'path',
+    required: true,
+    description: 'the `path` of an artifact record, e.g. downloads/report.md',
+    schema: { type: 'string', minLength: 1 },
+  })
   async download(
     @Tenant() tenantId: string,
     @Param('id') id: string,

@@ -1,5 +1,5 @@
 import { Controller, Get, Headers, Inject, Param, Query, Res, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiOperation, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiHeader, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { FastifyReply } from 'fastify';
 import { ValidationError, taskStreamId } from '@app/common';
 import { EVENT_STORE, EventStore } from '@app/event-store';
@@ -34,9 +34,18 @@ export class TaskStreamHttpController {
       'Opened when no turn runs, it sends what follows `after` and ends. Keep-alive comments every 15 s.',
   })
   @ApiProduces('text/event-stream')
-  @ApiQuery({ name: 'after', required: false, description: 'resume after this event id' })
-  @ApiHeader({ name: 'Last-Event-ID', required: false })
-  @ApiResponse({ status: 200, description: 'text/event-stream: blocks of `event:`, `data:` ({"type","data"}), `id:`' })
+  @ApiQuery({
+    name: 'after',
+    required: false,
+    description: 'send the events after this event id (0: the whole history); by default the latest turn from its start',
+    schema: { type: 'string', pattern: EVENT_ID.source },
+  })
+  @ApiHeader({
+    name: 'Last-Event-ID',
+    required: false,
+    description: 'the same as `after`, as an SSE client sends it on reconnecting; wins over `after` when both are sent',
+    schema: { type: 'string', pattern: EVENT_ID.source },
+  })
   async stream(
     @Tenant() tenantId: string,
     @Param('id') id: string,

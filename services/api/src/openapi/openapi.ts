@@ -1,8 +1,10 @@
+import { INestApplication } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { completeDocument } from './complete-document';
 
 const UI_ASSETS: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
@@ -16,7 +18,20 @@ const UI_ASSETS: Record<string, string> = {
  * rather than through @fastify/static, whose ESM-only dependencies jest cannot load.
  */
 export function setupOpenApi(app: NestFastifyApplication): void {
-  const document = SwaggerModule.createDocument(
+  const document = buildOpenApiDocument(app);
+  SwaggerModule.setup('api/docs', app, document, { ui: false, raw: ['json'], jsonDocumentUrl: 'api/docs-json' });
+
+  const fastify = app.getHttpAdapter().getInstance();
+  const assetsDir = (createRequire(__filename)('swagger-ui-dist') as { getAbsoluteFSPath(): string }).getAbsoluteFSPath();
+  fastify.get('/api/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(UI_PAGE));
+  for (const [file, type] of Object.entries(UI_ASSETS)) {
+    fastify.get(`/api/docs/${file}`, async (_request, reply) => reply.type(type).send(await readFile(join(assetsDir, file))));
+  }
+}
+
+/** The complete document of the app's controllers; also what scripts/write-openapi.ts writes to docs/openapi.json. */
+export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const generated = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
       .setTitle('Agentic task service')
@@ -28,17 +43,17 @@ export function setupOpenApi(app: NestFastifyApplication): void {
           'with code PAYLOAD_TOO_LARGE and close the connection.',
       )
       .setVersion('1')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'API key' })
+      .addServer('http://127.0.0.1:3000', 'the default address of a local service (HOST, PORT)')
+      .addTag('tasks', 'Create, list, read, continue and cancel tasks.')
+      .addTag('stream', "Follow a task's events over Server-Sent Events.")
+      .addTag('approvals', 'Decide tool calls of tasks created with autoExecute: false.')
+      .addTag('artifacts', 'The files the agent wrote under downloads/.')
+      .addTag('health', 'Liveness, no authentication.')
       .build(),
   );
-  SwaggerModule.setup('api/docs', app, document, { ui: false, raw: ['json'], jsonDocumentUrl: 'api/docs-json' });
-
-  const fastify = app.getHttpAdapter().getInstance();
-  const assetsDir = (createRequire(__filename)('swagger-ui-dist') as { getAbsoluteFSPath(): string }).getAbsoluteFSPath();
-  fastify.get('/api/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(UI_PAGE));
-  for (const [file, type] of Object.entries(UI_ASSETS)) {
-    fastify.get(`/api/docs/${file}`, async (_request, reply) => reply.type(type).send(await readFile(join(assetsDir, file))));
-  }
+  // package.json's license: a proprietary service, no license text to link to.
+  generated.info.license = { name: 'UNLICENSED' };
+  return completeDocument(generated);
 }
 
 const UI_PAGE = `<!doctype html>

@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiKeyGuard } from '../../auth/api-key.guard';
 import { Tenant } from '../../auth/tenant.decorator';
 import { ok } from '../../http/envelope';
@@ -25,10 +25,6 @@ export class ApproveToolCallHttpController {
       'MCP: same server and tool; others: same tool); cancel declines it (a cancelled tool_result follows). A call undecided for ' +
       'APPROVAL_TIMEOUT_MS (default 24 h) is treated as declined (tool_decision with outcome "expired").',
   })
-  @ApiResponse({ status: 200, description: '{"success":true,"data":{"callId","outcome","approved"}}' })
-  @ApiResponse({ status: 400, description: 'VALIDATION_ERROR: outcome not one of the allowed values' })
-  @ApiResponse({ status: 404, description: 'NOT_FOUND: unknown task or call' })
-  @ApiResponse({ status: 409, description: 'CONFLICT: the call is no longer awaiting approval (decided, expired, or its task cancelled)' })
   async approve(
     @Tenant() tenantId: string,
     @Param('id') id: string,

@@ -1,6 +1,6 @@
 import { Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiKeyGuard } from '../../auth/api-key.guard';
 import { Tenant } from '../../auth/tenant.decorator';
 import { ok } from '../../http/envelope';
@@ -16,7 +16,6 @@ export class CancelTaskHttpController {
   @Post(':id/cancel')
   @HttpCode(200)
   @ApiOperation({ summary: 'Stop a running task and drop its queued follow-ups; a no-op on a task that is not running.' })
-  @ApiResponse({ status: 200, description: '{"success":true,"data":{"id","status"}}' })
   async cancel(@Tenant() tenantId: string, @Param('id') id: string) {
     return ok(await this.commandBus.execute(new CancelTaskCommand(tenantId, id)));
   }

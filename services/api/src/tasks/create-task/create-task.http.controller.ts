@@ -1,6 +1,6 @@
 import { Controller, Post, Req, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiBody, ApiConsumes, ApiExtraModels, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiConsumes, ApiExtraModels, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { FastifyRequest } from 'fastify';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -34,15 +34,6 @@ export class CreateTaskHttpController {
     schema: { $ref: getSchemaPath(CreateTaskRequestDto) },
     description:
       'JSON, or multipart with the same fields as text (booleans as true/false, secrets/env as JSON text) plus repeatable `files`.',
-  })
-  @ApiResponse({ status: 201, description: '{"success":true,"data":{"id","status":"pending"}}' })
-  @ApiResponse({ status: 400, description: 'VALIDATION_ERROR' })
-  @ApiResponse({ status: 413, description: 'PAYLOAD_TOO_LARGE' })
-  @ApiResponse({
-    status: 429,
-    description:
-      'RATE_LIMITED: more creates and follow-ups than RATE_LIMIT_PER_MINUTE for this tenant in the last minute (shared by every API instance).',
-    headers: { 'Retry-After': { description: 'Seconds until one more request fits.', schema: { type: 'integer', minimum: 1 } } },
   })
   async create(@Req() request: FastifyRequest, @Tenant() tenantId: string) {
     const taskId = newId('task');

@@ -1,5 +1,5 @@
 import { Controller, Get, Param, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiKeyGuard } from '../../auth/api-key.guard';
 import { Tenant } from '../../auth/tenant.decorator';
 import { ok } from '../../http/envelope';
@@ -18,8 +18,6 @@ export class GetTaskHttpController {
     summary:
       'Read a task (poll instead of streaming). Includes pendingApprovals, summed token usage and maxTokens, the token budget in force (null: unlimited).',
   })
-  @ApiResponse({ status: 200, description: '{"success":true,"data":Task}' })
-  @ApiResponse({ status: 404, description: "NOT_FOUND (also another tenant's task)" })
   async get(@Tenant() tenantId: string, @Param('id') id: string) {
     return ok(presentTask(await this.tasks.find(tenantId, id)));
   }

@@ -1,5 +1,5 @@
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { TaskViewsStore } from '@app/read-models';
 import { ApiKeyGuard } from '../../auth/api-key.guard';
 import { Tenant } from '../../auth/tenant.decorator';
@@ -17,7 +17,19 @@ export class ListTasksHttpController {
 
   @Get()
   @ApiOperation({ summary: "List the caller's tasks, newest first." })
-  @ApiResponse({ status: 200, description: '{"success":true,"data":{"tasks":[Task],"nextCursor":string|null}}' })
+  @ApiQuery({
+    name: 'limit',
+    required: false,
+    description: 'page size',
+    schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+  })
+  @ApiQuery({ name: 'cursor', required: false, description: 'the nextCursor of the previous page', schema: { type: 'string' } })
+  @ApiQuery({
+    name: 'includeHidden',
+    required: false,
+    description: 'true: include tasks created with showInHistory=false',
+    schema: { type: 'boolean', default: false },
+  })
   async list(@Tenant() tenantId: string, @Query() query: Record<string, unknown>) {
     const dto = await validateInput(ListTasksRequestDto, { ...query });
     await this.views.refresh(); // tasks created through another API instance a moment ago included

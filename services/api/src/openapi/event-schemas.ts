@@ -1,0 +1,107 @@
+// One schema per kind of event on the task stream (toPublicEvent in @app/task-domain): the `data:`
+// line of an SSE block is `{type: <kind>, data: <payload>}`. test/docs/openapi-schemas.spec.ts
+// checks that every kind toPublicEvent emits has its schema here.
+
+type Schema = Record<string, unknown>;
+
+const str: Schema = { type: 'string' };
+const int: Schema = { type: 'integer', minimum: 0 };
+const bool: Schema = { type: 'boolean' };
+const dateTime: Schema = { type: 'string', format: 'date-time' };
+const oneOf = (...values: string[]): Schema => ({ type: 'string', enum: values });
+const payload = (properties: Record<string, Schema>, optional: string[] = []): Schema => ({
+  type: 'object',
+  properties,
+  required: Object.keys(properties).filter((key) => !optional.includes(key)),
+  additionalProperties: false,
+});
+const either = (...schemas: Schema[]): Schema => ({ oneOf: schemas });
+
+/** The payload (`data`) of each event kind. */
+export const EVENT_PAYLOADS: Record<string, Schema> = {
+  message: payload({ messageId: str, text: str, queued: bool, maxTokens: { type: 'integer', minimum: 1 } }, ['maxTokens']),
+  status: payload({ status: oneOf('running'), turn: int, messageId: str }),
+  usage: payload({ inputTokens: int, outputTokens: int, totalTokens: int, turn: int, step: int, model: str }),
+  content: payload({ text: str }),
+  tool_call: payload(
+    {
+      callId: str,
+      toolName: str,
+      status: oneOf('awaiting_approval', 'approved'),
+      args: { type: 'object', additionalProperties: true },
+      approvedByRule: { type: 'object', additionalProperties: true, description: 'the proceed_always rule that approved it' },
+    },
+    ['approvedByRule'],
+  ),
+  tool_decision: either(
+    payload(
+      {
+        callId: str,
+        outcome: oneOf('proceed_once', 'proceed_always', 'cancel'),
+        approved: bool,
+        rule: { type: 'object', additionalProperties: true, description: 'the rule a proceed_always added' },
+      },
+      ['rule'],
+    ),
+    payload({ callId: str, outcome: oneOf('expired'), approved: { type: 'boolean', enum: [false] }, timeoutMs: int }),
+  ),
+  tool_started: payload({ callId: str, toolName: str }),
+  tool_result: payload(
+    {
+      callId: str,
+      toolName: str,
+      status: oneOf('success', 'error', 'cancelled'),
+      output: { type: 'string', description: 'secrets redacted' },
+      exitCode: { type: 'integer', description: 'shell only' },
+      durationMs: int,
+    },
+    ['exitCode'],
+  ),
+  artifact: either(
+    payload({
+      path: str,
+      name: str,
+      size: int,
+      sha256: str,
+      category: str,
+      mimeType: str,
+      modifiedAt: dateTime,
+      callId: str,
+      status: oneOf('recorded'),
+    }),
+    payload({ path: str, callId: str, status: oneOf('removed') }),
+  ),
+  artifact_links: payload({ callId: str, links: { type: 'array', items: str } }),
+  sandbox: either(
+    payload({ status: oneOf('expired'), sizeBytes: int, idleMs: int, skipped: { type: 'array', items: str } }, ['skipped']),
+    payload({ status: oneOf('restored'), durationMs: int }),
+  ),
+  notice: either(
+    payload({ code: oneOf('SECRETS_UNAVAILABLE'), names: { type: 'array', items: str }, message: str }),
+    payload({ code: oneOf('MCP_SERVER_UNAVAILABLE'), server: str, message: str }),
+  ),
+  done: payload({ status: oneOf('completed', 'failed', 'cancelled'), error: str, turn: int }, ['error']),
+};
+
+const schemaName = (kind: string): string => `${kind.replace(/(^|_)([a-z])/g, (_m, _s, c: string) => c.toUpperCase())}Event`;
+
+/** `{type, data}` per kind, named e.g. ToolCallEvent, plus TaskEvent: oneOf them, told apart by `type`. */
+export function eventSchemas(): Record<string, Schema> {
+  const perKind = Object.fromEntries(
+    Object.entries(EVENT_PAYLOADS).map(([kind, data]) => [
+      schemaName(kind),
+      { type: 'object', properties: { type: oneOf(kind), data }, required: ['type', 'data'] },
+    ]),
+  );
+  const refs = Object.keys(perKind).map((name) => ({ $ref: `#/components/schemas/${name}` }));
+  const mapping = Object.fromEntries(Object.keys(EVENT_PAYLOADS).map((kind) => [kind, `#/components/schemas/${schemaName(kind)}`]));
+  return {
+    ...perKind,
+    TaskEvent: {
+      description:
+        "The JSON of one SSE block's `data:` line; the block's `event:` is the same kind and its `id:` the event id (1, 2, 3, …).",
+      oneOf: refs,
+      discriminator: { propertyName: 'type', mapping },
+    },
+  };
+}

@@ -1,0 +1,173 @@
+import { ResponseObject } from '@nestjs/swagger';
+import { ErrorCode, HTTP_STATUS_BY_CODE } from '@app/common';
+import { envelope, errorEnvelope, ref } from './schemas';
+
+// What each operation answers, by "METHOD path": its method-like id and every status it can return
+// (docs/api.md "Endpoints" and "Errors"). The controllers' decorators give the paths, parameters
+// and request bodies; this table is the one place for the answers.
+
+type Schema = Record<string, unknown>;
+type Responses = Record<string, Schema>;
+
+const json = (schema: Schema, description: string): Schema => ({ description, content: { 'application/json': { schema } } });
+
+/** A message each code may carry, as the examples of the error answers. */
+const EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
+  VALIDATION_ERROR: 'message must be a non-empty string',
+  AUTH_REQUIRED: 'Authorization header with a Bearer API key is required',
+  INVALID_API_KEY: 'The API key is invalid or expired',
+  NOT_FOUND: 'Task task_0123456789abcdef0123456789abcdef not found',
+  CONFLICT: 'call call_0123 is not awaiting approval',
+  PAYLOAD_TOO_LARGE: 'request body exceeds UPLOAD_MAX_BYTES',
+  RATE_LIMITED: 'Rate limit reached: too many task creates and follow-ups for this tenant (RATE_LIMIT_PER_MINUTE); retry in 60 s',
+  INTERNAL: 'Internal error',
+};
+
+/** The codes answered with a status: HTTP_STATUS_BY_CODE, plus the two statuses Node's own refusals add. */
+const codesOf = (status: number): ErrorCode[] =>
+  status === 431
+    ? ['PAYLOAD_TOO_LARGE']
+    : status === 408
+      ? ['VALIDATION_ERROR']
+      : (Object.keys(HTTP_STATUS_BY_CODE) as ErrorCode[]).filter((code) => HTTP_STATUS_BY_CODE[code] === status);
+
+/** The error envelope, its `code` narrowed to the codes of the status, with an example of each. */
+const error = (status: number, description: string, extra: Schema = {}): ResponseObject => {
+  const codes = codesOf(status);
+  return {
+    description: `${codes.join(' or ')}: ${description}`,
+    ...extra,
+    content: {
+      'application/json': {
+        schema: errorEnvelope(codes),
+        examples: Object.fromEntries(
+          codes.map((code) => [code, { value: { success: false, error: { code, message: EXAMPLE_MESSAGES[code] } } }]),
+        ),
+      },
+    },
+  };
+};
+
+const RETRY_AFTER = {
+  'Retry-After': { description: 'Whole seconds until one more request fits.', schema: { type: 'integer', minimum: 1 } },
+};
+
+/** Error answers by status, shared by the operations (components.responses). */
+export const ERROR_RESPONSES: Record<string, ResponseObject> = {
+  BadRequest: error(400, 'a request value is invalid (the message names the field), a body that is not JSON, a malformed URL or request'),
+  Unauthorized: error(401, 'no `Authorization: Bearer <key>` header, or a key the service does not know'),
+  NotFound: error(404, "unknown task (or another tenant's), tool call or artifact; an id longer than 100 characters"),
+  Conflict: error(
+    409,
+    'the tool call is no longer awaiting approval (decided, expired, task cancelled), or a concurrent change won: retry',
+  ),
+  RequestTimeout: error(408, 'the request was not received in time (headers or body stalled)'),
+  PayloadTooLarge: error(413, 'a body over UPLOAD_MAX_BYTES, more than UPLOAD_MAX_FILES files, an archive over its limits'),
+  RateLimited: error(429, 'more creates and follow-ups than RATE_LIMIT_PER_MINUTE for the tenant', { headers: RETRY_AFTER }),
+  HeadersTooLarge: error(431, 'request headers over 16 KiB; the connection is closed'),
+  Internal: error(500, 'an unexpected failure; the message is generic, never internals'),
+};
+
+const refTo = (name: string): Schema => ({ $ref: `#/components/responses/${name}` });
+/** What any route may answer: a malformed URL or request, one received too slowly, headers too large, a failure. */
+const ALWAYS: Responses = {
+  '400': refTo('BadRequest'),
+  '408': refTo('RequestTimeout'),
+  '431': refTo('HeadersTooLarge'),
+  '500': refTo('Internal'),
+};
+const AUTHENTICATED: Responses = { ...ALWAYS, '401': refTo('Unauthorized') };
+const OF_A_TASK: Responses = { ...AUTHENTICATED, '404': refTo('NotFound') };
+
+export interface OperationAnswers {
+  readonly operationId: string;
+  readonly responses: Responses;
+  /** Request body content types whose schema no DTO gives (multipart's text-encoded fields). */
+  readonly requestContent?: Record<string, Schema>;
+}
+
+export const OPERATIONS: Record<string, OperationAnswers> = {
+  'POST /api/v1/tasks': {
+    operationId: 'createTask',
+    requestContent: { 'multipart/form-data': { schema: ref('CreateTaskForm') } },
+    responses: {
+      '201': json(envelope('CreatedTask'), 'The task is created; it runs in the background.'),
+      '400': refTo('BadRequest'),
+      '413': refTo('PayloadTooLarge'),
+      '429': refTo('RateLimited'),
+      ...AUTHENTICATED,
+    },
+  },
+  'GET /api/v1/tasks': {
+    operationId: 'listTasks',
+    responses: {
+      '200': json(envelope('TaskPage'), "A page of the caller's tasks, newest first."),
+      '400': refTo('BadRequest'),
+      ...AUTHENTICATED,
+    },
+  },
+  'GET /api/v1/tasks/{id}': {
+    operationId: 'getTask',
+    responses: { '200': json(envelope('Task'), 'The task.'), ...OF_A_TASK },
+  },
+  'GET /api/v1/tasks/{id}/stream': {
+    operationId: 'streamTask',
+    responses: {
+      '200': {
+        description:
+          'Server-Sent Events: blocks of `event: <kind>`, `data: <TaskEvent JSON>`, `id: <event id>`; comment blocks (`: keep-alive`) carry no event.',
+        content: { 'text/event-stream': { schema: ref('TaskEvent') } },
+      },
+      '400': refTo('BadRequest'),
+      ...OF_A_TASK,
+    },
+  },
+  'POST /api/v1/tasks/{id}/messages': {
+    operationId: 'sendMessage',
+    responses: {
+      '201': json(envelope('FollowUpAccepted'), 'The message is recorded: it starts the next turn, or waits behind the running one.'),
+      '400': refTo('BadRequest'),
+      '429': refTo('RateLimited'),
+      ...OF_A_TASK,
+    },
+  },
+  'POST /api/v1/tasks/{id}/cancel': {
+    operationId: 'cancelTask',
+    responses: { '200': json(envelope('CancelledTask'), "The task's status after the cancel."), ...OF_A_TASK },
+  },
+  'POST /api/v1/tasks/{id}/tools/{callId}/approve': {
+    operationId: 'approveToolCall',
+    responses: {
+      '200': json(envelope('ToolCallDecision'), 'The decision is recorded.'),
+      '400': refTo('BadRequest'),
+      '409': refTo('Conflict'),
+      ...OF_A_TASK,
+    },
+  },
+  'GET /api/v1/tasks/{id}/artifacts': {
+    operationId: 'listArtifacts',
+    responses: { '200': json(ref('ArtifactList'), 'The files the agent wrote under downloads/ (no envelope).'), ...OF_A_TASK },
+  },
+  'GET /api/v1/tasks/{id}/artifacts/download': {
+    operationId: 'downloadArtifact',
+    responses: {
+      '200': {
+        description: "The file's bytes; Content-Type by extension (the artifact record's mimeType).",
+        headers: {
+          'Content-Disposition': {
+            description: 'attachment; filename="<ASCII name>"; filename*=UTF-8\'\'<the exact name, percent-encoded>',
+            schema: { type: 'string' },
+          },
+          'Content-Length': { description: 'the size in bytes', schema: { type: 'integer', minimum: 0 } },
+        },
+        content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+      },
+      '400': refTo('BadRequest'),
+      ...OF_A_TASK,
+    },
+  },
+  'GET /healthz': {
+    operationId: 'getHealth',
+    responses: { '200': json(ref('Health'), 'The service accepts tasks.'), ...ALWAYS },
+  },
+};

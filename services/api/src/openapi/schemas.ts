@@ -1,0 +1,138 @@
+// The response and event schemas of the OpenAPI document, written by hand because the answers are
+// plain objects built by functions (presentTask, toPublicEvent, ok), not decorated classes.
+// test/docs/openapi-schemas.spec.ts checks them against what those functions return.
+
+type Schema = Record<string, unknown>;
+
+export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+
+const string = (description?: string): Schema => ({ type: 'string', ...(description ? { description } : {}) });
+const integer = (description?: string): Schema => ({ type: 'integer', minimum: 0, ...(description ? { description } : {}) });
+const dateTime: Schema = { type: 'string', format: 'date-time' };
+const strings: Schema = { type: 'array', items: { type: 'string' } };
+const anyObject: Schema = { type: 'object', additionalProperties: true };
+const object = (properties: Record<string, Schema>, required: string[] = Object.keys(properties)): Schema => ({
+  type: 'object',
+  properties,
+  required,
+  additionalProperties: false,
+});
+
+const TASK_STATUSES = ['pending', 'running', 'awaiting_approval', 'completed', 'failed', 'cancelled'];
+const OUTCOMES = ['proceed_once', 'proceed_always', 'cancel'];
+
+/** The error envelope, `{success: false, error: {code, message}}`, with one of these codes (each error answer lists its own). */
+export const errorEnvelope = (codes: readonly string[]): Schema =>
+  object({
+    success: { type: 'boolean', enum: [false] },
+    error: object({
+      code: { type: 'string', enum: codes },
+      message: string('which field or rule failed; never a stack trace, a secret or internal details'),
+    }),
+  });
+
+/** `{success: true, data}` around a component schema. */
+export const envelope = (name: string): Schema => object({ success: { type: 'boolean', enum: [true] }, data: ref(name) });
+
+const TaskSchemas: Record<string, Schema> = {
+  TokenUsage: object({ inputTokens: integer(), outputTokens: integer(), totalTokens: integer() }),
+  TaskMessage: object({
+    id: string('msg_…'),
+    text: string(),
+    createdAt: dateTime,
+    eventId: integer('SSE id of the event that carried the message'),
+  }),
+  PendingApproval: object({ callId: string('call_…'), toolName: string(), args: anyObject, requestedAt: dateTime }),
+  UploadedFile: object({ name: string(), size: integer('bytes') }),
+  Task: object(
+    {
+      id: string('task_ + 32 hex digits'),
+      status: { type: 'string', enum: TASK_STATUSES },
+      createdAt: dateTime,
+      updatedAt: dateTime,
+      autoExecute: { type: 'boolean' },
+      showInHistory: { type: 'boolean' },
+      messages: { type: 'array', items: ref('TaskMessage') },
+      pendingApprovals: { type: 'array', items: ref('PendingApproval') },
+      error: string('present while the latest turn has failed: why'),
+      usage: ref('TokenUsage'),
+      maxTokens: { type: 'integer', minimum: 1, nullable: true, description: 'the token budget in force; null: unlimited' },
+      envKeys: strings,
+      files: { type: 'array', items: ref('UploadedFile') },
+      secretNames: strings,
+      notices: strings,
+      sandbox: { type: 'string', enum: ['active', 'expired'] },
+      turn: integer('number of the latest turn (0 until the first starts)'),
+      lastEventId: integer("id of the task's latest SSE event"),
+    },
+    [
+      'id',
+      'status',
+      'createdAt',
+      'updatedAt',
+      'autoExecute',
+      'showInHistory',
+      'messages',
+      'pendingApprovals',
+      'usage',
+      'maxTokens',
+      'envKeys',
+      'files',
+      'secretNames',
+      'notices',
+      'sandbox',
+      'turn',
+      'lastEventId',
+    ],
+  ),
+  TaskPage: object({
+    tasks: { type: 'array', items: ref('Task') },
+    nextCursor: { type: 'string', nullable: true, description: 'the cursor of the next page; null on the last page' },
+  }),
+  CreatedTask: object({ id: string(), status: { type: 'string', enum: ['pending'] } }),
+  FollowUpAccepted: object({
+    id: string('the task id'),
+    messageId: string('msg_…'),
+    status: {
+      type: 'string',
+      enum: TASK_STATUSES,
+      description:
+        "the task's status right after the message was recorded: `running`, `pending` (waiting for a running slot), or the current one when queued",
+    },
+  }),
+  CancelledTask: object({ id: string(), status: { type: 'string', enum: TASK_STATUSES } }),
+  ToolCallDecision: object({
+    callId: string(),
+    outcome: { type: 'string', enum: OUTCOMES },
+    approved: { type: 'boolean', description: 'false only for cancel' },
+  }),
+  ArtifactFile: object({
+    name: string('the bare file name'),
+    path: string('workspace-relative, under downloads/'),
+    size: integer('bytes'),
+    category: { type: 'string', enum: ['text', 'markdown', 'json', 'csv', 'html', 'pdf', 'image', 'archive', 'code', 'other'] },
+    mimeType: string(),
+    modifiedAt: dateTime,
+  }),
+  ArtifactList: object({ files: { type: 'array', items: ref('ArtifactFile') } }),
+  Health: object({ status: { type: 'string', enum: ['ok'] } }),
+  CreateTaskForm: object(
+    {
+      message: string('the instruction for the agent'),
+      autoExecute: { type: 'string', enum: ['true', 'false'], default: 'true' },
+      showInHistory: { type: 'string', enum: ['true', 'false'], default: 'true' },
+      maxTokens: { type: 'string', pattern: '^[0-9]+$', description: 'the token budget, in digits' },
+      secrets: string('JSON-encoded object, string to string (as in the JSON body)'),
+      env: string('JSON-encoded object, string to string (as in the JSON body)'),
+      mcpServers: string('JSON-encoded object (as in the JSON body)'),
+      files: {
+        type: 'array',
+        items: { type: 'string', format: 'binary' },
+        description: 'repeatable; a .zip is extracted into the workspace',
+      },
+    },
+    ['message'],
+  ),
+};
+
+export const SCHEMAS: Record<string, Schema> = { ...TaskSchemas };
