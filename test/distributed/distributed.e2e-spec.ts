@@ -7,7 +7,7 @@ import { SUBJECTS } from '@app/contracts';
 import { PrivateNatsServer, startPrivateNatsServer } from '@app/bus/testing/nats-server';
 import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { DistributedDeployment, ServiceInstance, startDistributedDeployment } from '../support/distributed-deployment';
-import { parseSseBlocks, readRawStream } from '../support/sse-client';
+import { StreamBlock as Block, pollDeployment, readHistory } from '../support/distributed-reads';
 
 // The distributed mode end to end: every service its own OS process (two API instances, two
 // orchestrator workers, two sandbox instances, one artifacts instance) over real PostgreSQL,
@@ -20,12 +20,6 @@ jest.setTimeout(300_000);
 const KEY = 'dist-key';
 const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-interface Block {
-  readonly id: number;
-  readonly event: string;
-  readonly data: Record<string, any>;
-}
 
 describe('The distributed deployment (separate processes over NATS, PostgreSQL, Temporal, MinIO)', () => {
   let model: ScriptedOpenAiServer;
@@ -63,25 +57,8 @@ describe('The distributed deployment (separate processes over NATS, PostgreSQL, 
     }
     return { status: res.status, body, headers: res.headers };
   };
-  const until = async <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await probe();
-      if (value !== undefined) return value;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${d.output().slice(-20_000)}`);
-      await sleep(100);
-    }
-  };
-  const history = async (instance: number, id: string, after = 0): Promise<Block[]> => {
-    const raw = await readRawStream(
-      `${d.apiUrls[instance]}/api/v1/tasks/${id}/stream?after=${after}`,
-      { authorization: `Bearer ${KEY}` },
-      90_000,
-    );
-    return parseSseBlocks(raw.text)
-      .filter((b) => b.id)
-      .map((b) => ({ id: Number(b.id), event: b.event, data: JSON.parse(b.data).data }));
-  };
+  const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs?: number) => pollDeployment(d, what, probe, timeoutMs);
+  const history = (instance: number, id: string, after = 0) => readHistory(d.apiUrls[instance], KEY, id, after);
   const expectGapless = (blocks: Block[], first = 1) => expect(blocks.map((b) => b.id)).toEqual(blocks.map((_, i) => first + i));
   const pendingCall = (instance: number, id: string) =>
     until('a pending approval', async () => {

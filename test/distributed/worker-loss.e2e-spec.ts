@@ -4,7 +4,7 @@ import { Client as TemporalClient, Connection } from '@temporalio/client';
 import { tsToMs } from '@temporalio/common';
 import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { DistributedDeployment, startDistributedDeployment } from '../support/distributed-deployment';
-import { parseSseBlocks, readRawStream } from '../support/sse-client';
+import { StreamBlock as Block, pollDeployment, readHistory } from '../support/distributed-reads';
 
 // What the README promises when an orchestrator worker dies (kill -9) in the distributed mode:
 // the step it was running is retried on another worker, and a call waiting for approval still
@@ -16,12 +16,6 @@ const KEY = 'worker-loss-key';
 const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const APPROVAL_TIMEOUT_MS = 20_000;
-
-interface Block {
-  readonly id: number;
-  readonly event: string;
-  readonly data: Record<string, any>;
-}
 
 describe('Orchestrator workers killed mid-task (distributed mode)', () => {
   let model: ScriptedOpenAiServer;
@@ -61,22 +55,9 @@ describe('Orchestrator workers killed mid-task (distributed mode)', () => {
     return { status: res.status, body: (await res.json()) as any };
   };
   const view = async (id: string) => (await api(`/api/v1/tasks/${id}`)).body.data;
-  const until = async <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await probe();
-      if (value !== undefined) return value;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${d.output().slice(-20_000)}`);
-      await sleep(100);
-    }
-  };
+  const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs?: number) => pollDeployment(d, what, probe, timeoutMs);
   /** The task's whole history, read once the stream ends with `done`. */
-  const history = async (id: string): Promise<Block[]> => {
-    const raw = await readRawStream(`${d.apiUrls[0]}/api/v1/tasks/${id}/stream?after=0`, { authorization: `Bearer ${KEY}` }, 90_000);
-    return parseSseBlocks(raw.text)
-      .filter((b) => b.id)
-      .map((b) => ({ id: Number(b.id), event: b.event, data: JSON.parse(b.data).data }));
-  };
+  const history = (id: string) => readHistory(d.apiUrls[0], KEY, id);
   const expectGapless = (blocks: Block[]) => expect(blocks.map((b) => b.id)).toEqual(blocks.map((_, i) => i + 1));
   const orchestrators = () => d.instances.filter((i) => i.service === 'orchestrator');
   /** Temporal names a worker `<pid>@<host>` (its default identity). */
