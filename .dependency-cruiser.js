@@ -54,6 +54,19 @@ module.exports = {
       to: { reachable: true, pathNot: ['^libs/workflows/src/', '(^|/)node_modules/@temporalio/workflow/'] },
     },
     {
+      name: 'client-is-standalone',
+      comment:
+        'libs/client is published on its own and runs in browsers too: it may reach only its own files and openapi-fetch ' +
+        '(whose types come from openapi-typescript-helpers). Another lib would not be in the package; a Node built-in ' +
+        'would not load in a browser. Its types come from docs/openapi.json, never from the service code.',
+      severity: 'error',
+      from: { path: '^libs/client/src/', pathNot: TEST },
+      to: {
+        reachable: true,
+        pathNot: ['^libs/client/src/', '(^|/)node_modules/openapi-fetch/', '(^|/)node_modules/openapi-typescript-helpers/'],
+      },
+    },
+    {
       name: 'no-circular',
       comment: 'A cycle makes load order matter and the two ends one unit in all but name; type-only cycles count too.',
       severity: 'error',

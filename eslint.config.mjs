@@ -5,7 +5,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'data/**', '.bench/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
+  { ignores: ['node_modules/**', 'dist/**', 'data/**', '.bench/**', 'libs/client/src/generated/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

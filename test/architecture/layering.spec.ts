@@ -8,7 +8,15 @@ import { promisify } from 'node:util';
 // folder each, laid out like the repo), and the real tree breaks none.
 
 const ROOT = join(__dirname, '..', '..');
-const FIXTURES = ['service-to-service', 'lib-to-service', 'domain-node-fs', 'cycle', 'workflow-node-builtin', 'allowed'];
+const FIXTURES = [
+  'service-to-service',
+  'lib-to-service',
+  'domain-node-fs',
+  'cycle',
+  'workflow-node-builtin',
+  'client-reaches-out',
+  'allowed',
+];
 const CRUISE_TIMEOUT_MS = 180_000;
 
 interface Violation {
@@ -81,6 +89,14 @@ describe('dependency rules', () => {
         edge('libs/workflows/src/agent.workflow.ts', 'crypto'),
         edge('libs/workflows/src/agent.workflow.ts', 'libs/runner/src/runner.port.ts'),
       ]),
+    );
+  });
+
+  it('refuse the published client reaching another lib or a Node built-in', () => {
+    const { rules, violations } = fixture('client-reaches-out');
+    expect(rules).toEqual(['client-is-standalone']);
+    expect(violations).toEqual(
+      expect.arrayContaining([edge('libs/client/src/client.ts', 'fs'), edge('libs/client/src/client.ts', 'libs/common/src/ids.ts')]),
     );
   });
 

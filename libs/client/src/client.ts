@@ -1,0 +1,168 @@
+import createOpenApiClient from 'openapi-fetch';
+import { DEFAULT_REQUEST_RETRY, RetryPolicy } from './backoff';
+import { errorFromResponse } from './errors';
+import type { paths } from './generated/openapi';
+import { StreamOptions, streamTaskEvents } from './task-stream';
+import { Transport } from './transport';
+import type {
+  ApprovalOutcome,
+  ArtifactFile,
+  CancelledTask,
+  CreateTaskRequest,
+  CreatedTask,
+  FollowUpAccepted,
+  SendMessageRequest,
+  Task,
+  TaskPage,
+  TaskStreamEvent,
+  ToolCallDecision,
+} from './types';
+import { ArtifactDownload, UploadFile, createTaskForm, readDownload } from './multipart';
+
+export interface AtsClientOptions {
+  /** Where the service listens, e.g. http://127.0.0.1:3000. */
+  readonly baseUrl: string;
+  /** An API key of API_KEYS: sent as `Authorization: Bearer <key>`. */
+  readonly apiKey: string;
+  /** Retries of reads (GET) that failed without an answer or with 502/503/504; writes are never retried. */
+  readonly retry?: Partial<RetryPolicy>;
+  /** How long to wait for an answer's headers (default 30 s). */
+  readonly timeoutMs?: number;
+  /** A fetch to use instead of the global one (a proxy agent, instrumentation). */
+  readonly fetch?: (request: Request) => Promise<Response>;
+}
+
+export type CreateTaskInput = CreateTaskRequest & {
+  /** Files put into the workspace before the agent starts; sends the task as multipart/form-data. */
+  readonly files?: readonly UploadFile[];
+};
+
+export interface ListTasksOptions {
+  /** Also tasks created with showInHistory: false. */
+  readonly includeHidden?: boolean;
+  /** Page size (1–100). */
+  readonly limit?: number;
+}
+
+/**
+ * A typed client of the agentic task service. Every method resolves to the envelope's `data` (or
+ * the artifact list) and throws an AtsError carrying the service's `code`, `status` and `message`.
+ */
+export class AtsClient {
+  readonly tasks: TasksApi;
+  readonly artifacts: ArtifactsApi;
+  private readonly api: ReturnType<typeof createOpenApiClient<paths>>;
+
+  constructor(options: AtsClientOptions) {
+    const transport = new Transport({
+      baseUrl: options.baseUrl,
+      apiKey: options.apiKey,
+      fetch: options.fetch ?? ((request) => fetch(request)),
+      retry: { ...DEFAULT_REQUEST_RETRY, ...options.retry },
+      timeoutMs: options.timeoutMs ?? 30_000,
+    });
+    this.api = createOpenApiClient<paths>({ baseUrl: transport.url(''), fetch: (request) => transport.send(request) });
+    this.tasks = new TasksApi(this.api, transport);
+    this.artifacts = new ArtifactsApi(this.api);
+  }
+
+  /** `{status: "ok"}` once the service accepts tasks. */
+  async health(): Promise<{ status: 'ok' }> {
+    return unwrap(await this.api.GET('/healthz'));
+  }
+}
+
+type Api = AtsClient['api'];
+
+export class TasksApi {
+  constructor(
+    private readonly api: Api,
+    private readonly transport: Transport,
+  ) {}
+
+  /** Creates a task; it runs in the background. With `files`, sends multipart/form-data. */
+  async create(input: CreateTaskInput): Promise<CreatedTask> {
+    const { files, ...fields } = input;
+    if (!files || files.length === 0) return data(await this.api.POST('/api/v1/tasks', { body: fields }));
+    const form = createTaskForm(fields, files);
+    return data(await this.api.POST('/api/v1/tasks', { body: form as never, bodySerializer: (body: unknown) => body }));
+  }
+
+  async get(taskId: string): Promise<Task> {
+    return data(await this.api.GET('/api/v1/tasks/{id}', { params: { path: { id: taskId } } }));
+  }
+
+  /** One page of the caller's tasks, newest first; pass its nextCursor for the next one. */
+  async listPage(options: ListTasksOptions & { cursor?: string } = {}): Promise<TaskPage> {
+    return data(await this.api.GET('/api/v1/tasks', { params: { query: options } }));
+  }
+
+  /** Every task of the caller, newest first, fetching pages as the loop goes on. */
+  async *list(options: ListTasksOptions = {}): AsyncGenerator<Task> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.listPage({ ...options, cursor });
+      yield* page.tasks;
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+  }
+
+  /** A follow-up in the same workspace: starts the next turn, or waits behind the running one. */
+  async sendMessage(taskId: string, message: string | SendMessageRequest): Promise<FollowUpAccepted> {
+    const body = typeof message === 'string' ? { message } : message;
+    return data(await this.api.POST('/api/v1/tasks/{id}/messages', { params: { path: { id: taskId } }, body }));
+  }
+
+  async cancel(taskId: string): Promise<CancelledTask> {
+    return data(await this.api.POST('/api/v1/tasks/{id}/cancel', { params: { path: { id: taskId } } }));
+  }
+
+  /** Decides a tool call of a task created with autoExecute: false. A call already decided is a CONFLICT. */
+  async approve(taskId: string, callId: string, outcome: ApprovalOutcome = 'proceed_once'): Promise<ToolCallDecision> {
+    return data(
+      await this.api.POST('/api/v1/tasks/{id}/tools/{callId}/approve', { params: { path: { id: taskId, callId } }, body: { outcome } }),
+    );
+  }
+
+  /**
+   * The task's events as they happen, each once and in order, ending after the `done` of the turn
+   * it follows; reconnects with Last-Event-ID when the connection drops (see StreamOptions).
+   */
+  stream(taskId: string, options: StreamOptions = {}): AsyncGenerator<TaskStreamEvent> {
+    return streamTaskEvents(this.transport, taskId, options);
+  }
+}
+
+export class ArtifactsApi {
+  constructor(private readonly api: Api) {}
+
+  /** The files the agent wrote under downloads/. */
+  async list(taskId: string): Promise<ArtifactFile[]> {
+    return unwrap(await this.api.GET('/api/v1/tasks/{id}/artifacts', { params: { path: { id: taskId } } })).files;
+  }
+
+  /** One artifact's bytes with its name and type, read whole; `downloadStream` for large files. */
+  async download(taskId: string, path: string): Promise<ArtifactDownload<Uint8Array>> {
+    const file = await this.downloadStream(taskId, path);
+    return { ...file, body: new Uint8Array(await new Response(file.body).arrayBuffer()) };
+  }
+
+  /** One artifact as a byte stream, for files too large to hold in memory. */
+  async downloadStream(taskId: string, path: string): Promise<ArtifactDownload<ReadableStream<Uint8Array>>> {
+    const { response, error } = await this.api.GET('/api/v1/tasks/{id}/artifacts/download', {
+      params: { path: { id: taskId }, query: { path } },
+      parseAs: 'stream',
+    });
+    if (!response.ok) throw errorFromResponse(response, error);
+    return readDownload(response);
+  }
+}
+
+/** The body of a 2xx answer, or the AtsError of any other. */
+function unwrap<T>(result: { data?: T; error?: unknown; response: Response }): T {
+  if (!result.response.ok || result.data === undefined) throw errorFromResponse(result.response, result.error);
+  return result.data;
+}
+
+/** The `data` of a 2xx answer's `{success: true, data}` envelope. */
+const data = <T>(result: { data?: { data: T }; error?: unknown; response: Response }): T => unwrap(result).data;

@@ -1,0 +1,28 @@
+import type { components } from './generated/openapi';
+
+// Names for the document's schemas (docs/openapi.json, generated into ./generated/openapi.ts).
+
+type Schemas = components['schemas'];
+
+export type Task = Schemas['Task'];
+export type TaskStatus = Task['status'];
+export type TaskPage = Schemas['TaskPage'];
+export type CreatedTask = Schemas['CreatedTask'];
+export type CreateTaskRequest = Schemas['CreateTaskRequestDto'];
+export type SendMessageRequest = Schemas['SendFollowUpRequestDto'];
+export type FollowUpAccepted = Schemas['FollowUpAccepted'];
+export type CancelledTask = Schemas['CancelledTask'];
+export type ApprovalOutcome = Schemas['ApproveToolCallRequestDto']['outcome'];
+export type ToolCallDecision = Schemas['ToolCallDecision'];
+export type ArtifactFile = Schemas['ArtifactFile'];
+
+/** One event of a task's stream, as the `data:` line carries it: `{type, data}`. */
+export type TaskEvent = Schemas['TaskEvent'];
+export type TaskEventType = TaskEvent['type'];
+/** A stream event with its id (the SSE `id:`; 1, 2, 3, … over the task's whole history). */
+export type TaskStreamEvent = TaskEvent & { readonly id: number };
+
+/** The `code` of every error answer the document lists. */
+export type ServiceErrorCode = {
+  [K in keyof components['responses']]: components['responses'][K]['content']['application/json']['error']['code'];
+}[keyof components['responses']];
