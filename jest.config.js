@@ -33,6 +33,7 @@ module.exports = {
       testMatch: [
         '<rootDir>/services/api/test/{task-lifecycle,approvals,auth-and-errors,hostile-input,uploads,secrets,stream}.e2e-spec.ts',
         '<rootDir>/services/sandbox/test/{shell-and-artifacts,sandbox-escape,expiry-and-restore,secret-canary,web-tools,mcp-tools}.e2e-spec.ts',
+        '<rootDir>/test/client/*.e2e-spec.ts',
       ],
     },
   ],
