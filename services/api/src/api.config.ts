@@ -14,6 +14,10 @@ export class ApiConfig {
   readonly rateLimitPerMinute?: number;
   /** The rate limit's window: a minute. Tests shorten it (RATE_LIMIT_WINDOW_MS, not for production). */
   readonly rateLimitWindowMs: number;
+  /** A request whose headers have not all arrived this long after it began is answered 408. */
+  readonly httpHeadersTimeoutMs: number;
+  /** A request not wholly received (headers and body) this long after it began is answered 408; 0: no bound. */
+  readonly httpRequestTimeoutMs: number;
 
   constructor(env: NodeJS.ProcessEnv) {
     this.port = intFromEnv(env, 'PORT', 3000);
@@ -26,5 +30,13 @@ export class ApiConfig {
     const rate = intFromEnv(env, 'RATE_LIMIT_PER_MINUTE', 0, { min: 1 });
     if (rate > 0) this.rateLimitPerMinute = rate;
     this.rateLimitWindowMs = intFromEnv(env, 'RATE_LIMIT_WINDOW_MS', 60_000, { min: 600 });
+    this.httpHeadersTimeoutMs = intFromEnv(env, 'HTTP_HEADERS_TIMEOUT_MS', 60_000, { min: 1 });
+    this.httpRequestTimeoutMs = intFromEnv(env, 'HTTP_REQUEST_TIMEOUT_MS', 300_000, { min: 0 });
+    // Node refuses to start a server whose headers may take longer than the whole request.
+    if (this.httpRequestTimeoutMs > 0 && this.httpHeadersTimeoutMs > this.httpRequestTimeoutMs) {
+      throw new Error(
+        `HTTP_HEADERS_TIMEOUT_MS (${this.httpHeadersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${this.httpRequestTimeoutMs})`,
+      );
+    }
   }
 }

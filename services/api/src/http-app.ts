@@ -23,8 +23,16 @@ export function createFastifyAdapter(config: ApiConfig): FastifyAdapter {
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: (error, request, reply) => errors.respond(error, request, reply),
     clientErrorHandler: (error, socket) => errors.respondOnSocket(error, socket),
-    // Node would answer a request without Host with a bare 400: let it through, refused below.
-    http: { requireHostHeader: false },
+    // Fastify sets Node's requestTimeout from its own option (its default 0 would turn it off);
+    // `http` repeats it because Node checks headersTimeout against it when creating the server.
+    requestTimeout: config.httpRequestTimeoutMs,
+    http: {
+      // Node would answer a request without Host with a bare 400: let it through, refused below.
+      requireHostHeader: false,
+      headersTimeout: config.httpHeadersTimeoutMs,
+      requestTimeout: config.httpRequestTimeoutMs,
+      connectionsCheckingInterval: timeoutCheckInterval(config),
+    },
   };
   const adapter = new FastifyAdapter(options);
   const fastify = adapter.getInstance();
@@ -38,6 +46,14 @@ export function createFastifyAdapter(config: ApiConfig): FastifyAdapter {
   });
   return adapter;
 }
+
+/**
+ * How often Node looks for requests past HTTP_HEADERS_TIMEOUT_MS or HTTP_REQUEST_TIMEOUT_MS: a
+ * timeout fires up to this much late. Node's 30 s default would let a 60 s headers timeout run to
+ * 90 s. Each second (a quarter of a shorter headers timeout, the shorter of the two) costs little:
+ * a check walks only the connections in the middle of receiving a request.
+ */
+const timeoutCheckInterval = (config: ApiConfig): number => Math.max(1, Math.min(1_000, Math.floor(config.httpHeadersTimeoutMs / 4)));
 
 /** Body parsers, plugins and the OpenAPI document (served at /api/docs, JSON at /api/docs-json). */
 export async function configureHttpApp(app: NestFastifyApplication, config: ApiConfig): Promise<void> {

@@ -2,74 +2,9 @@ import { readFile, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { rawExchange } from '../../../test/support/raw-exchange';
 import { API_KEY, Harness, startHarness, waitFor } from '../../../test/support/service-harness';
 import { writeZip } from '../../sandbox/src/uploads/testing/zip-fixtures';
-
-/** What a raw socket got back: the response text, and whether the server ended the connection. */
-interface RawExchange {
-  readonly response: string;
-  readonly status: number;
-  readonly headers: Record<string, string>;
-  readonly body: any;
-  readonly endedByServer: boolean;
-}
-
-/**
- * Writes `chunks` to a fresh TCP connection exactly as given (no fetch to tidy a hostile request
- * up). Settles when the server ends the connection, or, unless `waitForClose`, as soon as one
- * whole response has arrived; in any case after `waitMs`.
- */
-function rawExchange(
-  url: string,
-  chunks: readonly (string | Buffer)[],
-  { waitMs = 1_000, waitForClose = true } = {},
-): Promise<RawExchange> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = connect(Number(port), hostname);
-    let response = '';
-    let endedByServer = false;
-    const parse = () => {
-      const split = response.indexOf('\r\n\r\n');
-      const [statusLine, ...lines] = response.slice(0, split === -1 ? undefined : split).split('\r\n');
-      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
-      const text = split === -1 ? '' : response.slice(split + 4);
-      return {
-        status: Number(statusLine.split(' ')[1]),
-        headers,
-        text,
-        whole: split !== -1 && Buffer.byteLength(text) >= Number(headers['content-length']),
-      };
-    };
-    const finish = () => {
-      clearTimeout(timer);
-      socket.destroy();
-      const { status, headers, text } = parse();
-      let body: any = text;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        // not JSON: keep the text
-      }
-      resolve({ response, status, headers, body, endedByServer });
-    };
-    const timer = setTimeout(finish, waitMs);
-    socket.on('data', (d) => {
-      response += d.toString('latin1');
-      if (!waitForClose && parse().whole) finish();
-    });
-    socket.on('end', () => {
-      endedByServer = true;
-      finish();
-    });
-    // A reset after the response still means the server closed it.
-    socket.on('error', () => {
-      endedByServer = true;
-      finish();
-    });
-    for (const chunk of chunks) socket.write(chunk);
-  });
-}
 
 const envelope = (code: string) => ({ success: false, error: { code, message: expect.any(String) } });
 

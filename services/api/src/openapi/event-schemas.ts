@@ -90,7 +90,7 @@ export function eventSchemas(): Record<string, Schema> {
   const perKind = Object.fromEntries(
     Object.entries(EVENT_PAYLOADS).map(([kind, data]) => [
       schemaName(kind),
-      { type: 'object', properties: { type: oneOf(kind), data }, required: ['type', 'data'] },
+      { type: 'object', properties: { type: oneOf(kind), data }, required: ['type', 'data'], additionalProperties: false },
     ]),
   );
   const refs = Object.keys(perKind).map((name) => ({ $ref: `#/components/schemas/${name}` }));

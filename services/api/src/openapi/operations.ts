@@ -62,20 +62,29 @@ export const ERROR_RESPONSES: Record<string, ResponseObject> = {
     'the tool call is no longer awaiting approval (decided, expired, task cancelled), or a concurrent change won: retry',
   ),
   RequestTimeout: error(408, 'the request was not received in time (headers or body stalled)'),
-  PayloadTooLarge: error(413, 'a body over UPLOAD_MAX_BYTES, more than UPLOAD_MAX_FILES files, an archive over its limits'),
+  PayloadTooLarge: error(
+    413,
+    'a body over UPLOAD_MAX_BYTES (any route that reads a body), more than UPLOAD_MAX_FILES files, an archive over its limits; ' +
+      'on any route, chunk extensions of a chunked body over 16 KiB (the connection is closed)',
+  ),
   RateLimited: error(429, 'more creates and follow-ups than RATE_LIMIT_PER_MINUTE for the tenant', { headers: RETRY_AFTER }),
   HeadersTooLarge: error(431, 'request headers over 16 KiB; the connection is closed'),
   Internal: error(500, 'an unexpected failure; the message is generic, never internals'),
 };
 
 const refTo = (name: string): Schema => ({ $ref: `#/components/responses/${name}` });
-/** What any route may answer: a malformed URL or request, one received too slowly, headers too large, a failure. */
-const ALWAYS: Responses = {
+/**
+ * What Node and Fastify answer on any route before it runs: a malformed URL or request, one
+ * received too slowly, chunk extensions or headers too large.
+ */
+const BEFORE_ANY_ROUTE: Responses = {
   '400': refTo('BadRequest'),
   '408': refTo('RequestTimeout'),
+  '413': refTo('PayloadTooLarge'),
   '431': refTo('HeadersTooLarge'),
-  '500': refTo('Internal'),
 };
+/** ...and a failure of what the route calls. */
+const ALWAYS: Responses = { ...BEFORE_ANY_ROUTE, '500': refTo('Internal') };
 const AUTHENTICATED: Responses = { ...ALWAYS, '401': refTo('Unauthorized') };
 const OF_A_TASK: Responses = { ...AUTHENTICATED, '404': refTo('NotFound') };
 
@@ -168,6 +177,7 @@ export const OPERATIONS: Record<string, OperationAnswers> = {
   },
   'GET /healthz': {
     operationId: 'getHealth',
-    responses: { '200': json(ref('Health'), 'The service accepts tasks.'), ...ALWAYS },
+    // A constant answer: nothing it calls can fail, so no 500.
+    responses: { '200': json(ref('Health'), 'The service accepts tasks.'), ...BEFORE_ANY_ROUTE },
   },
 };

@@ -1,0 +1,23 @@
+import { ApiConfig } from './api.config';
+
+describe('ApiConfig: the HTTP receive timeouts', () => {
+  it("defaults to Node's own: 60 s for the headers, 300 s for the whole request", () => {
+    const config = new ApiConfig({});
+    expect([config.httpHeadersTimeoutMs, config.httpRequestTimeoutMs]).toEqual([60_000, 300_000]);
+  });
+
+  it('takes HTTP_HEADERS_TIMEOUT_MS and HTTP_REQUEST_TIMEOUT_MS, 0 turning the request bound off', () => {
+    const config = new ApiConfig({ HTTP_HEADERS_TIMEOUT_MS: '400000', HTTP_REQUEST_TIMEOUT_MS: '0' });
+    expect([config.httpHeadersTimeoutMs, config.httpRequestTimeoutMs]).toEqual([400_000, 0]);
+  });
+
+  it('refuses a headers timeout longer than the request timeout, which Node would refuse at start', () => {
+    expect(() => new ApiConfig({ HTTP_HEADERS_TIMEOUT_MS: '5000', HTTP_REQUEST_TIMEOUT_MS: '1000' })).toThrow(
+      'HTTP_HEADERS_TIMEOUT_MS (5000) must not exceed HTTP_REQUEST_TIMEOUT_MS (1000)',
+    );
+  });
+
+  it('refuses a headers timeout of 0: a client could hold a connection forever sending headers', () => {
+    expect(() => new ApiConfig({ HTTP_HEADERS_TIMEOUT_MS: '0' })).toThrow('HTTP_HEADERS_TIMEOUT_MS must be an integer >= 1');
+  });
+});

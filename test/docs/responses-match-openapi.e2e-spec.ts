@@ -1,0 +1,353 @@
+import { OBJECT_STORE, ObjectStore } from '@app/object-store';
+import { TaskViewsStore } from '@app/read-models';
+import { ApproveToolCallHandler } from '../../services/api/src/approvals/approve-tool-call/approve-tool-call.handler';
+import { SendFollowUpHandler } from '../../services/api/src/messages/send-follow-up/send-follow-up.handler';
+import { CancelTaskHandler } from '../../services/api/src/tasks/cancel-task/cancel-task.handler';
+import { CreateTaskHandler } from '../../services/api/src/tasks/create-task/create-task.handler';
+import { TaskAccess } from '../../services/api/src/tasks/task-access';
+import { ObservedAnswer, OpenApiResponseValidator } from '../support/openapi-response-validator';
+import { Pause, RawExchange, rawExchange } from '../support/raw-exchange';
+import { API_KEY, Harness, OTHER_API_KEY, startHarness, waitFor } from '../support/service-harness';
+
+// Real answers of the running service, for every operation of docs/openapi.json and every status
+// the document lists for it, checked against the document's schemas and headers; the last test
+// proves every (operation, status) pair was exercised. Timeouts, upload and rate limits are set
+// small so that 408, 413 and 429 happen within seconds.
+
+const HEADERS_TIMEOUT_MS = 1_000;
+const REQUEST_TIMEOUT_MS = 2_000;
+const UPLOAD_MAX_BYTES = 65_536;
+const RATE_LIMIT = 25;
+const UNKNOWN_TASK = 'task_00000000000000000000000000000000';
+
+const TASKS = '/api/v1/tasks';
+const TASK = '/api/v1/tasks/{id}';
+const STREAM = '/api/v1/tasks/{id}/stream';
+const MESSAGES = '/api/v1/tasks/{id}/messages';
+const CANCEL = '/api/v1/tasks/{id}/cancel';
+const APPROVE = '/api/v1/tasks/{id}/tools/{callId}/approve';
+const ARTIFACTS = '/api/v1/tasks/{id}/artifacts';
+const DOWNLOAD = '/api/v1/tasks/{id}/artifacts/download';
+const HEALTH = '/healthz';
+
+interface Call {
+  /** Values of the template's `{…}`, inserted as they are (a malformed one stays malformed). */
+  readonly params?: Record<string, string>;
+  readonly query?: string;
+  /** null: no Authorization header. */
+  readonly key?: string | null;
+  readonly json?: unknown;
+  readonly body?: string | FormData;
+  readonly headers?: Record<string, string>;
+}
+
+describe('Every answer of the running service matches docs/openapi.json', () => {
+  const validator = new OpenApiResponseValidator();
+  let h: Harness;
+  /** A finished task with an artifact (downloads/report.md) and a decided tool call: ids for every template. */
+  const ids: Record<string, string> = {};
+
+  beforeAll(async () => {
+    h = await startHarness({
+      HTTP_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
+      HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
+      UPLOAD_MAX_BYTES: String(UPLOAD_MAX_BYTES),
+      RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
+    });
+  });
+  afterAll(async () => h.close());
+
+  const pathOf = (template: string, params: Record<string, string> = {}) =>
+    template.replace(/\{(\w+)\}/g, (_m, name: string) => params[name] ?? ids[name]);
+
+  async function send(method: string, template: string, call: Call = {}): Promise<ObservedAnswer> {
+    const { params, query = '', key = API_KEY, json, body, headers = {} } = call;
+    const response = await fetch(`${h.url}${pathOf(template, params)}${query}`, {
+      method,
+      headers: {
+        ...(key === null ? {} : { authorization: `Bearer ${key}` }),
+        ...(json === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
+      body: json === undefined ? body : JSON.stringify(json),
+    });
+    return { status: response.status, headers: response.headers, body: Buffer.from(await response.arrayBuffer()) };
+  }
+
+  /** Sends the request, checks the answer against the document, and returns its body (parsed when JSON). */
+  async function expectAnswer(method: string, template: string, status: number, call: Call = {}): Promise<any> {
+    return bodyOf(checked(method, template, status, await send(method, template, call)));
+  }
+
+  function checked<T extends ObservedAnswer>(method: string, template: string, status: number, answer: T): T {
+    validator.check(method, template, status, answer);
+    return answer;
+  }
+
+  const observed = (exchange: RawExchange): ObservedAnswer => ({
+    status: exchange.status,
+    headers: exchange.headers,
+    body: exchange.bytes,
+  });
+
+  /** Every operation of the document with a path naming real things (and the download's `path`). */
+  const everyOperation = () =>
+    validator.operations().map(({ method, path }) => ({
+      method,
+      template: path,
+      target: `${pathOf(path)}${path === DOWNLOAD ? '?path=downloads/report.md' : ''}`,
+    }));
+
+  const view = async (id: string) => bodyOf(await send('GET', TASK, { params: { id } })).data;
+  // One read per probe: reading twice could see pending, then running, and return a running task.
+  const settled = (id: string) =>
+    waitFor(
+      async () => {
+        const v = await view(id);
+        return v.status === 'pending' || v.status === 'running' ? undefined : v;
+      },
+      15_000,
+      `task ${id} to settle`,
+    );
+  const pendingCalls = (id: string, count: number) =>
+    waitFor(
+      async () => {
+        const calls = (await view(id)).pendingApprovals as { callId: string }[];
+        return calls.length === count ? calls.map((c) => c.callId) : undefined;
+      },
+      15_000,
+      `${count} approval requests of ${id}`,
+    );
+
+  it('answers a task from create to download: 201, 200, the whole event stream, the artifact list and bytes', async () => {
+    expect(await expectAnswer('GET', HEALTH, 200)).toEqual({ status: 'ok' });
+    h.model.script(
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'downloads/report.md', content: '# Report\n\ntotal: 42\n' } }] },
+      { text: 'I wrote downloads/report.md.' },
+    );
+    const created = await expectAnswer('POST', TASKS, 201, { json: { message: 'Write a report', env: { REGION: 'eu' } } });
+    ids.id = created.data.id;
+    expect((await settled(ids.id)).status).toBe('completed');
+
+    expect((await expectAnswer('GET', TASK, 200)).data.status).toBe('completed');
+    const stream = await expectAnswer('GET', STREAM, 200, { query: '?after=0' });
+    expect(stream).toMatch(/event: artifact\n/);
+    expect(stream).toMatch(/event: done\n/);
+    expect((await expectAnswer('GET', ARTIFACTS, 200)).files.map((f: { path: string }) => f.path)).toEqual(['downloads/report.md']);
+    const download = await send('GET', DOWNLOAD, { query: '?path=downloads/report.md' });
+    expect(checked('GET', DOWNLOAD, 200, download).body.toString('utf8')).toBe('# Report\n\ntotal: 42\n');
+
+    h.model.script({ text: 'Still 42.' });
+    expect((await expectAnswer('POST', MESSAGES, 201, { json: { message: 'Check it again' } })).data.messageId).toMatch(/^msg_/);
+    expect((await settled(ids.id)).turn).toBe(2);
+  });
+
+  it('answers a multipart create 201, also when its body arrives slower than the headers timeout', async () => {
+    const form = new FormData();
+    form.append('message', 'Summarise the file');
+    form.append('showInHistory', 'false');
+    form.append('files', new Blob(['a,b\n1,2\n']), 'data.csv');
+    const created = await expectAnswer('POST', TASKS, 201, { body: form });
+    expect((await settled(created.data.id)).files).toEqual([{ name: 'data.csv', size: 8 }]);
+
+    // The headers arrive at once, the body after HTTP_HEADERS_TIMEOUT_MS but within HTTP_REQUEST_TIMEOUT_MS.
+    const body =
+      '--B\r\nContent-Disposition: form-data; name="message"\r\n\r\nRead slow.txt\r\n' +
+      '--B\r\nContent-Disposition: form-data; name="files"; filename="slow.txt"\r\nContent-Type: text/plain\r\n\r\nslow\r\n--B--\r\n';
+    const head =
+      `POST ${TASKS} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${API_KEY}\r\n` +
+      `Content-Type: multipart/form-data; boundary=B\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
+    const slow = await rawExchange(h.url, [head + body.slice(0, 40), { pauseMs: HEADERS_TIMEOUT_MS + 200 }, body.slice(40)], {
+      waitMs: 10_000,
+      waitForClose: false,
+    });
+    checked('POST', TASKS, 201, observed(slow));
+    expect((await settled(slow.body.data.id)).files).toEqual([{ name: 'slow.txt', size: 4 }]);
+  });
+
+  it('answers a page of tasks 200, and the next page by its cursor 200', async () => {
+    const first = await expectAnswer('GET', TASKS, 200, { query: '?limit=1&includeHidden=true' });
+    expect(first.data.tasks).toHaveLength(1);
+    expect(first.data.nextCursor).toEqual(expect.any(String));
+    const next = await expectAnswer('GET', TASKS, 200, { query: `?limit=1&includeHidden=true&cursor=${first.data.nextCursor}` });
+    expect(next.data.tasks[0].id).not.toBe(first.data.tasks[0].id);
+  });
+
+  it('answers decisions 200 and a second decision 409, while a stream open longer than the request timeout keeps going', async () => {
+    h.model.script(
+      {
+        toolCalls: [
+          { name: 'list_files', arguments: {} },
+          { name: 'write_file', arguments: { path: 'downloads/declined.md', content: 'no' } },
+        ],
+      },
+      { text: 'One ran, one was declined.' },
+    );
+    const id = (await expectAnswer('POST', TASKS, 201, { json: { message: 'Two calls', autoExecute: false } })).data.id;
+    const [listCall, writeCall] = await pendingCalls(id, 2);
+    const opened = Date.now();
+    const stream = send('GET', STREAM, { params: { id }, query: '?after=0' });
+
+    await expectAnswer('POST', APPROVE, 400, { params: { id, callId: listCall }, json: { outcome: 'maybe' } });
+    // The stream's request was received long ago; only its answer goes on.
+    await new Promise((r) => setTimeout(r, REQUEST_TIMEOUT_MS + 500));
+    const approved = await expectAnswer('POST', APPROVE, 200, { params: { id, callId: listCall }, json: { outcome: 'proceed_once' } });
+    expect(approved.data).toEqual({ callId: listCall, outcome: 'proceed_once', approved: true });
+    const declined = await expectAnswer('POST', APPROVE, 200, { params: { id, callId: writeCall }, json: { outcome: 'cancel' } });
+    expect(declined.data.approved).toBe(false);
+    const again = await expectAnswer('POST', APPROVE, 409, { params: { id, callId: listCall }, json: { outcome: 'cancel' } });
+    expect(again.error.code).toBe('CONFLICT');
+
+    const events = bodyOf(checked('GET', STREAM, 200, await stream));
+    expect(Date.now() - opened).toBeGreaterThan(REQUEST_TIMEOUT_MS);
+    expect(events).toMatch(/event: tool_decision\n[\s\S]*event: done\n/);
+    expect((await settled(id)).status).toBe('completed');
+    ids.callId = listCall;
+  });
+
+  it('answers cancel 200 with the cancelled status', async () => {
+    h.model.script({ toolCalls: [{ name: 'list_files', arguments: {} }] });
+    const id = (await expectAnswer('POST', TASKS, 201, { json: { message: 'Wait for me', autoExecute: false } })).data.id;
+    await pendingCalls(id, 1);
+    expect((await expectAnswer('POST', CANCEL, 200, { params: { id } })).data).toEqual({ id, status: 'cancelled' });
+  });
+
+  it('answers invalid values, bodies, URLs and requests 400', async () => {
+    await expectAnswer('POST', TASKS, 400, { json: { autoExecute: true } });
+    const form = new FormData();
+    form.append('message', 'x');
+    form.append('autoExecute', 'maybe');
+    await expectAnswer('POST', TASKS, 400, { body: form });
+    await expectAnswer('GET', TASKS, 400, { query: '?limit=0' });
+    await expectAnswer('GET', TASK, 400, { params: { id: '%E0%A4%A' } });
+    await expectAnswer('GET', STREAM, 400, { query: '?after=-1' });
+    await expectAnswer('POST', MESSAGES, 400, { json: { message: '' } });
+    await expectAnswer('POST', CANCEL, 400, { body: '{', headers: { 'content-type': 'application/json' } });
+    await expectAnswer('GET', ARTIFACTS, 400, { params: { id: '%E0%A4%A' } });
+    await expectAnswer('GET', DOWNLOAD, 400);
+    // Node would answer a request without Host by itself; the service does, in the envelope.
+    checked('GET', HEALTH, 400, observed(await rawExchange(h.url, [`GET ${HEALTH} HTTP/1.1\r\n\r\n`], { waitForClose: false })));
+  });
+
+  it('answers 401 to a request without a key and to one with an unknown key, on every authenticated operation', async () => {
+    const authenticated = everyOperation().filter(({ template }) => template !== HEALTH);
+    for (const { method, template } of authenticated) {
+      const json = method === 'POST' ? { message: 'x', outcome: 'cancel' } : undefined;
+      expect((await expectAnswer(method, template, 401, { key: null, json })).error.code).toBe('AUTH_REQUIRED');
+      expect((await expectAnswer(method, template, 401, { key: 'not-a-key', json })).error.code).toBe('INVALID_API_KEY');
+    }
+  });
+
+  it('answers 404 to unknown or foreign tasks, unknown tool calls and unknown artifacts', async () => {
+    const unknown = { params: { id: UNKNOWN_TASK } };
+    await expectAnswer('GET', TASK, 404, unknown);
+    await expectAnswer('GET', TASK, 404, { key: OTHER_API_KEY });
+    await expectAnswer('GET', STREAM, 404, unknown);
+    await expectAnswer('POST', MESSAGES, 404, { ...unknown, json: { message: 'hello?' } });
+    await expectAnswer('POST', CANCEL, 404, unknown);
+    await expectAnswer('POST', APPROVE, 404, { params: { callId: 'call_unknown' }, json: { outcome: 'cancel' } });
+    await expectAnswer('GET', ARTIFACTS, 404, unknown);
+    await expectAnswer('GET', DOWNLOAD, 404, { query: '?path=downloads/missing.md' });
+  });
+
+  it('answers 413 to bodies over UPLOAD_MAX_BYTES, and on every operation to chunk extensions over 16 KiB', async () => {
+    const big = { message: 'x'.repeat(UPLOAD_MAX_BYTES) };
+    await expectAnswer('POST', TASKS, 413, { json: big });
+    const form = new FormData();
+    form.append('message', 'too big');
+    form.append('files', new Blob(['x'.repeat(UPLOAD_MAX_BYTES)]), 'big.txt');
+    await expectAnswer('POST', TASKS, 413, { body: form });
+    await expectAnswer('POST', MESSAGES, 413, { json: big });
+    await expectAnswer('POST', CANCEL, 413, { json: big });
+    await expectAnswer('POST', APPROVE, 413, { json: { outcome: 'cancel', padding: big.message } });
+
+    const extension = `;${'e'.repeat(17_000)}`;
+    for (const { method, template, target } of everyOperation()) {
+      const request = `${method} ${target} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${API_KEY}\r\nTransfer-Encoding: chunked\r\n\r\n1${extension}\r\nx\r\n0\r\n\r\n`;
+      const answer = await rawExchange(h.url, [request]);
+      expect(answer.endedByServer).toBe(true);
+      checked(method, template, 413, observed(answer));
+    }
+  });
+
+  it('answers 429 with Retry-After once a tenant spent RATE_LIMIT_PER_MINUTE creates and follow-ups', async () => {
+    // Tenant B spends its own limit (invalid creates count too, and start nothing): A's flows are untouched.
+    for (let i = 0; i < RATE_LIMIT; i++) await expectAnswer('POST', TASKS, 400, { key: OTHER_API_KEY, json: {} });
+    expect((await expectAnswer('POST', TASKS, 429, { key: OTHER_API_KEY, json: { message: 'one more' } })).error.code).toBe('RATE_LIMITED');
+    // The limit is checked before the task is looked up.
+    await expectAnswer('POST', MESSAGES, 429, { key: OTHER_API_KEY, params: { id: UNKNOWN_TASK }, json: { message: 'one more' } });
+  });
+
+  it('answers 431 on every operation to headers over 16 KiB', async () => {
+    for (const { method, template, target } of everyOperation()) {
+      const answer = await rawExchange(h.url, [`${method} ${target} HTTP/1.1\r\nHost: x\r\nX-Padding: ${'p'.repeat(17_000)}\r\n\r\n`]);
+      expect(answer.endedByServer).toBe(true);
+      checked(method, template, 431, observed(answer));
+    }
+  });
+
+  it('answers 408 on every operation whose headers stall past HTTP_HEADERS_TIMEOUT_MS, and to a body stalled past HTTP_REQUEST_TIMEOUT_MS', async () => {
+    const stalled = (chunks: (string | Pause)[]) => rawExchange(h.url, chunks, { waitMs: REQUEST_TIMEOUT_MS + 5_000 });
+    const started = Date.now();
+    const headersStalled = everyOperation().map(async ({ method, template, target }) => ({
+      method,
+      template,
+      answer: await stalled([`${method} ${target} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${API_KEY}\r\n`]),
+    }));
+    const head = `POST ${TASKS} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${API_KEY}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n`;
+    const bodyStalled = stalled([head, '{"message":']).then((answer) => ({ method: 'POST', template: TASKS, answer }));
+    const answers = await Promise.all([...headersStalled, bodyStalled]);
+    for (const { method, template, answer } of answers) {
+      expect(answer.endedByServer).toBe(true);
+      checked(method, template, 408, observed(answer));
+    }
+    expect(Date.now() - started).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS);
+  });
+
+  it('answers 500 with the generic envelope when what an operation calls fails', async () => {
+    const inject = <T extends object>(provider: T, method: keyof T & string) =>
+      jest.spyOn(provider as Record<string, any>, method).mockRejectedValueOnce(new Error('injected: secret internals'));
+    const access = h.app.get(TaskAccess);
+    const cases: [string, string, () => jest.SpyInstance, Call?][] = [
+      ['POST', TASKS, () => inject(h.app.get(CreateTaskHandler), 'execute'), { json: { message: 'x' } }],
+      [
+        'GET',
+        TASKS,
+        () =>
+          jest.spyOn(h.app.get(TaskViewsStore), 'list').mockImplementationOnce(() => {
+            throw new Error('injected: secret internals');
+          }),
+      ],
+      ['GET', TASK, () => inject(access, 'find')],
+      ['GET', STREAM, () => inject(access, 'find')],
+      ['POST', MESSAGES, () => inject(h.app.get(SendFollowUpHandler), 'execute'), { json: { message: 'x' } }],
+      ['POST', CANCEL, () => inject(h.app.get(CancelTaskHandler), 'execute')],
+      ['POST', APPROVE, () => inject(h.app.get(ApproveToolCallHandler), 'execute'), { json: { outcome: 'cancel' } }],
+      ['GET', ARTIFACTS, () => inject(access, 'find')],
+      ['GET', DOWNLOAD, () => inject(h.app.get<ObjectStore>(OBJECT_STORE), 'get'), { query: '?path=downloads/report.md' }],
+    ];
+    for (const [method, template, fault, call] of cases) {
+      const spy = fault();
+      try {
+        const body = await expectAnswer(method, template, 500, call);
+        expect(body).toEqual({ success: false, error: { code: 'INTERNAL', message: 'Internal error' } });
+        expect(spy).toHaveBeenCalled();
+      } finally {
+        spy.mockRestore();
+      }
+    }
+  });
+
+  it('exercised every (operation, status) pair the document lists', () => {
+    expect(validator.coveredPairs()).toEqual(validator.documentedPairs());
+  });
+});
+
+function bodyOf(answer: ObservedAnswer): any {
+  const text = answer.body.toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
