@@ -658,7 +658,7 @@ export interface components {
                 };
             };
         };
-        /** @description PAYLOAD_TOO_LARGE: a body over UPLOAD_MAX_BYTES, more than UPLOAD_MAX_FILES files, an archive over its limits */
+        /** @description PAYLOAD_TOO_LARGE: a body over UPLOAD_MAX_BYTES (any route that reads a body), more than UPLOAD_MAX_FILES files, an archive over its limits; on any route, chunk extensions of a chunked body over 16 KiB (the connection is closed) */
         PayloadTooLarge: {
             headers: {
                 [name: string]: unknown;
@@ -760,8 +760,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["Internal"];
         };
     };
     listTasks: {
@@ -796,6 +796,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["Internal"];
         };
@@ -865,6 +866,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["Internal"];
         };
@@ -897,6 +899,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["Internal"];
         };
@@ -933,6 +936,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["Internal"];
@@ -972,6 +976,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["Internal"];
         };
@@ -1006,6 +1011,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["Internal"];
         };
@@ -1034,6 +1040,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["Internal"];
         };
@@ -1069,6 +1076,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["Internal"];
         };
