@@ -10,7 +10,7 @@ describe('The TypeScript client', () => {
   let ats: AtsClient;
   beforeAll(async () => {
     h = await startHarness();
-    ats = new AtsClient({ baseUrl: h.url, apiKey: API_KEY });
+    ats = h.client();
   });
   afterAll(async () => h.close());
 
@@ -117,7 +117,7 @@ describe('The TypeScript client', () => {
   });
 
   it("lists every task across pages, newest first, and only the caller's", async () => {
-    const other = new AtsClient({ baseUrl: h.url, apiKey: OTHER_API_KEY });
+    const other = h.client(OTHER_API_KEY);
     const mine: string[] = [];
     for (const n of [1, 2, 3]) {
       h.model.script({ text: `listed ${n}` });
@@ -145,7 +145,7 @@ describe('The TypeScript client', () => {
       status: 404,
     });
     // The other tenant's task does not exist for this key.
-    const other = new AtsClient({ baseUrl: h.url, apiKey: OTHER_API_KEY });
+    const other = h.client(OTHER_API_KEY);
     const [theirs] = await other.tasks.listPage().then((page) => page.tasks);
     await expect(ats.artifacts.list(theirs.id)).rejects.toMatchObject({ code: 'NOT_FOUND', status: 404 });
   });

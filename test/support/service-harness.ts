@@ -3,6 +3,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { appendFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AtsClient } from '@agentic-task-service/client';
 import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { startStandalone } from '../../services/standalone/src/bootstrap';
 import { startDistributedDeployment } from './distributed-deployment';
@@ -16,6 +17,11 @@ export interface Harness {
   readonly app: NestFastifyApplication;
   readonly model: ScriptedOpenAiServer;
   readonly dataDir: string;
+  /**
+   * The typed client (libs/client) as tenant A, or as `apiKey`. In the distributed mode its
+   * streams go to the other API instance than its commands, as `url` and `api` do.
+   */
+  client(apiKey?: string): AtsClient;
   api(path: string, init?: RequestInit & { key?: string | null; json?: unknown }): Promise<{ status: number; body: any; headers: Headers }>;
   /**
    * Stops the service, flushing what it writes, and returns everything it persisted (leak
@@ -53,6 +59,7 @@ export async function startHarness(
     app,
     model,
     dataDir,
+    client: (apiKey = API_KEY) => new AtsClient({ baseUrl: url, apiKey }),
     api: (path, init) => callApi(url, path, init),
     async stopAndCollectPersisted() {
       await app.close();
@@ -111,6 +118,7 @@ async function startDistributedHarness(extraEnv: Record<string, string>, withMod
     // Where the workspaces are, as in the all-in-one DATA_DIR: the sandboxes' shared volume.
     dataDir: deployment.sandboxVolume,
     model,
+    client: (apiKey = API_KEY) => new AtsClient({ baseUrl: commandsUrl, apiKey, fetch: streamsTo(commandsUrl, streamsUrl) }),
     api: (path, init) => callApi(commandsUrl, path, init),
     stopAndCollectPersisted: () => deployment.stopAndCollectPersisted(),
     async close() {
@@ -120,6 +128,14 @@ async function startDistributedHarness(extraEnv: Record<string, string>, withMod
     },
   };
 }
+
+/** A fetch that sends the stream requests of a client of `commandsUrl` to `streamsUrl`. */
+const streamsTo =
+  (commandsUrl: string, streamsUrl: string) =>
+  (request: Request): Promise<Response> =>
+    new URL(request.url).pathname.endsWith('/stream')
+      ? fetch(new Request(request.url.replace(commandsUrl, streamsUrl), request))
+      : fetch(request);
 
 async function callApi(url: string, path: string, init: RequestInit & { key?: string | null; json?: unknown } = {}) {
   const { key = API_KEY, json, ...rest } = init;
