@@ -14,6 +14,9 @@ fi
 # The static checks come first: each takes seconds, and any finding stops the run before a server starts.
 npx tsc -p tsconfig.json --noEmit
 echo "typecheck: ok"
+# The published client on its own: no path alias, no Node types (it runs in browsers too).
+npx tsc -p libs/client/tsconfig.json --noEmit
+echo "client package typecheck: ok"
 # The layering rules (.dependency-cruiser.js) on resolved imports.
 npx depcruise --config .dependency-cruiser.js services libs test bench
 echo "dependency rules: ok"
