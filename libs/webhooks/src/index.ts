@@ -1,0 +1,5 @@
+export * from './webhook-secret';
+export * from './sign';
+export * from './retry-schedule';
+export * from './webhook.config';
+export * from './webhook-attempt';
