@@ -3,3 +3,4 @@ export * from './sign';
 export * from './retry-schedule';
 export * from './webhook.config';
 export * from './webhook-attempt';
+export * from './webhook-sender';
