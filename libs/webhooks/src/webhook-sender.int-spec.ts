@@ -151,6 +151,14 @@ describe('WebhookSender and private addresses', () => {
     expect(delivered).toBe(false);
     expect(attempt.error).toBe('refused: ftp: URLs are not called; only http and https');
   });
+
+  it('refuses a URL with credentials in it, sending nothing', async () => {
+    const site = await receiver((_, res) => res.writeHead(200).end());
+    const { attempt, delivered } = await sender(allowing(site)).send(message(`http://user:pw@127.0.0.1:${site.port}/`));
+    expect(delivered).toBe(false);
+    expect(attempt.error).toBe('refused: URLs with credentials (user:password@) are not called');
+    expect(site.received).toHaveLength(0);
+  });
 });
 
 // Writes as fast as the connection takes it, forever, counting bytes, until the response closes.

@@ -71,8 +71,8 @@ export class WebhookSender {
         deadline.signal,
       );
       await drainBounded(response.body, MAX_RESPONSE_BYTES);
-      const refusal = describeStatus(response.statusCode);
-      return outcome(refusal === undefined ? { statusCode: response.statusCode } : { statusCode: response.statusCode, error: refusal });
+      const failure = describeStatus(response.statusCode);
+      return outcome(failure === undefined ? { statusCode: response.statusCode } : { statusCode: response.statusCode, error: failure });
     } catch (error) {
       return outcome({ error: deadline.signal.aborted ? this.timedOut() : describeFailure(error, this.settings.timeoutMs) });
     } finally {
@@ -87,6 +87,8 @@ export class WebhookSender {
   private dispatcherFor(url: URL): Dispatcher {
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
       throw new Error(`refused: ${url.protocol} URLs are not called; only http and https`);
+    // Creates refuse such URLs already; credentials would travel in the clear next to our signature.
+    if (url.username !== '' || url.password !== '') throw new Error('refused: URLs with credentials (user:password@) are not called');
     return checkDestination(url, this.settings.allowHosts, ALLOW_SETTING).allowListed ? this.allowListed : this.guarded;
   }
 
