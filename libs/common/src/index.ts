@@ -7,3 +7,7 @@ export * from './workspace/workspace-path.error';
 export * from './secrets/secret-envelope';
 export * from './secrets/secrets-key.config';
 export * from './secrets/task-secrets';
+export * from './network/address-policy';
+export * from './network/address-refused.error';
+export * from './network/allow-hosts';
+export * from './network/guarded-lookup';

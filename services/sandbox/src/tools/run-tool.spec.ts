@@ -1,3 +1,4 @@
+import { AddressRefusedError } from '@app/common';
 import { runTool } from './run-tool';
 import { ToolFailure } from './tool.errors';
 
@@ -13,6 +14,11 @@ describe('runTool', () => {
       status: 'error',
       output: 'too big',
     });
+  });
+
+  it('hands a refused destination to the model as it is', async () => {
+    const refused = new AddressRefusedError('10.0.0.5', '10.0.0.5', 'a private address', 'WEB_FETCH_ALLOW_HOSTS');
+    await expect(runTool({}, ctx, () => Promise.reject(refused))).resolves.toEqual({ status: 'error', output: refused.message });
   });
 
   it('describes a failed system call with the path the model sent, not the host path', async () => {

@@ -1,4 +1,4 @@
-import { WorkspacePathError } from '@app/common';
+import { AddressRefusedError, WorkspacePathError } from '@app/common';
 import { ToolContext, ToolResult } from './tool-spec';
 import { ToolArgumentError, ToolFailure } from './tool.errors';
 
@@ -21,7 +21,7 @@ export async function runTool(args: Record<string, unknown>, ctx: ToolContext, b
 
 function describeExpectedFailure(error: unknown, path: string): string | undefined {
   if (error instanceof ToolArgumentError) return `invalid arguments: ${error.message}`;
-  if (error instanceof ToolFailure || error instanceof WorkspacePathError) return error.message;
+  if (error instanceof ToolFailure || error instanceof WorkspacePathError || error instanceof AddressRefusedError) return error.message;
   if (isSystemError(error)) return describeSystemError(error.code, JSON.stringify(path));
   return undefined;
 }

@@ -1,6 +1,5 @@
-import { intFromEnv } from '@app/common';
+import { intFromEnv, parseAllowHosts } from '@app/common';
 import { McpServerConfig, parseMcpServers } from '@app/task-domain';
-import { parseAllowHosts } from '../web-fetch/web-fetch.config';
 import { McpLimits } from './mcp-client-pool';
 
 export interface McpSettings {

@@ -1,9 +1,5 @@
-import { isIP } from 'node:net';
+import { checkDestination, guardedLookup } from '@app/common';
 import { Agent, fetch as undiciFetch } from 'undici';
-import { forbiddenAddressReason } from '../web-fetch/address-policy';
-import { forbiddenAddressError, guardedLookup } from '../web-fetch/guarded-lookup';
-import { bareHostname } from '../web-fetch/hop-policy';
-import { allowListKey } from '../web-fetch/web-fetch.config';
 
 /**
  * The fetch a task's own MCP servers are reached with: a caller must not use our hosts to reach
@@ -12,13 +8,10 @@ import { allowListKey } from '../web-fetch/web-fetch.config';
  * literals before connecting; redirects are refused. `allowHosts` (`host:port`) may be private.
  */
 export function privateAddressGuardedFetch(allowHosts: ReadonlySet<string>): typeof fetch {
-  const agent = new Agent({ connect: { lookup: guardedLookup(undefined, 'MCP_ALLOW_HOSTS') } });
+  const agent = new Agent({ connect: { lookup: guardedLookup('MCP_ALLOW_HOSTS') } });
   return (async (input: string | URL | Request, init?: RequestInit) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
-    if (allowHosts.has(allowListKey(url))) return fetch(input, { ...init, redirect: 'error' });
-    const host = bareHostname(url);
-    const reason = isIP(host) ? forbiddenAddressReason(host) : undefined;
-    if (reason) throw forbiddenAddressError(host, host, reason, 'MCP_ALLOW_HOSTS');
+    if (checkDestination(url, allowHosts, 'MCP_ALLOW_HOSTS').allowListed) return fetch(input, { ...init, redirect: 'error' });
     return undiciFetch(input as never, { ...(init as object), redirect: 'error', dispatcher: agent } as never) as unknown as Response;
   }) as typeof fetch;
 }

@@ -1,8 +1,8 @@
+import { AddressRefusedError, bareHostname, guardedLookup } from '@app/common';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { ToolFailure } from '../tool.errors';
-import { guardedLookup } from './guarded-lookup';
-import { bareHostname, checkHop } from './hop-policy';
+import { checkHop } from './hop-policy';
 
 const REQUEST_HEADERS = {
   'User-Agent': 'agentic-task-service web_fetch',
@@ -28,13 +28,17 @@ export function guardedGet(url: URL, allowHosts: ReadonlySet<string>, signal: Ab
         headers: REQUEST_HEADERS,
         // No pooled sockets: a pooled one may have been opened without this lookup.
         agent: false,
-        lookup: allowListed ? undefined : guardedLookup(),
+        lookup: allowListed ? undefined : guardedLookup('WEB_FETCH_ALLOW_HOSTS'),
         signal,
       },
       resolve,
     );
     request.on('error', (error) =>
-      reject(error instanceof ToolFailure ? error : new ToolFailure(`could not fetch ${url.href}: ${error.message}`)),
+      reject(
+        error instanceof ToolFailure || error instanceof AddressRefusedError
+          ? error
+          : new ToolFailure(`could not fetch ${url.href}: ${error.message}`),
+      ),
     );
     request.end();
   });

@@ -1,8 +1,5 @@
-import { isIP } from 'node:net';
+import { checkDestination } from '@app/common';
 import { ToolFailure } from '../tool.errors';
-import { forbiddenAddressReason } from './address-policy';
-import { forbiddenAddressError } from './guarded-lookup';
-import { allowListKey } from './web-fetch.config';
 
 /**
  * Checks what can be checked before connecting to `url` (the first URL or a redirect target) and
@@ -14,16 +11,5 @@ export function checkHop(url: URL, allowHosts: ReadonlySet<string>): { allowList
     throw new ToolFailure(`refused: ${url.protocol.replace(/:$/, '')} URLs are not fetched; only http and https`);
   }
   if (url.username !== '' || url.password !== '') throw new ToolFailure('refused: URLs with credentials (user:password@) are not fetched');
-  if (allowHosts.has(allowListKey(url))) return { allowListed: true };
-  const host = bareHostname(url);
-  if (isIP(host)) {
-    const reason = forbiddenAddressReason(host);
-    if (reason) throw forbiddenAddressError(host, host, reason);
-  }
-  return { allowListed: false };
-}
-
-/** The hostname as node:http wants it: IPv6 literals without their URL brackets. */
-export function bareHostname(url: URL): string {
-  return url.hostname.replace(/^\[(.*)\]$/, '$1');
+  return checkDestination(url, allowHosts, 'WEB_FETCH_ALLOW_HOSTS');
 }

@@ -1,3 +1,4 @@
+import { AddressRefusedError } from '@app/common';
 import type { IncomingMessage } from 'node:http';
 import { ToolFailure } from '../tool.errors';
 import { guardedGet } from './guarded-get';
@@ -35,7 +36,7 @@ async function getHop(url: URL, start: URL, config: WebFetchConfig, signal: Abor
     return await guardedGet(url, config.allowHosts, signal);
   } catch (error) {
     // A refusal on a later hop would be puzzling without saying where the redirects led.
-    if (url === start || !(error instanceof ToolFailure)) throw error;
+    if (url === start || !(error instanceof ToolFailure || error instanceof AddressRefusedError)) throw error;
     throw new ToolFailure(`${start.href} redirected to ${url.href}, which failed: ${error.message}`);
   }
 }

@@ -1,8 +1,8 @@
-import { intFromEnv } from '@app/common';
+import { intFromEnv, parseAllowHosts } from '@app/common';
 
 /** Limits and exceptions for `web_fetch`; build it with `webFetchConfigFromEnv`. */
 export interface WebFetchConfig {
-  /** Normalised `host:port` keys (see `allowListKey`) that may be fetched even on private addresses. */
+  /** Normalised `host:port` keys (see `allowListKey` in @app/common) that may be fetched even on private addresses. */
   readonly allowHosts: ReadonlySet<string>;
   /** The most body bytes read, counted after decompression. */
   readonly maxBytes: number;
@@ -32,43 +32,10 @@ export const WEB_FETCH_DEFAULTS = {
  */
 export function webFetchConfigFromEnv(env: NodeJS.ProcessEnv): WebFetchConfig {
   return {
-    allowHosts: parseAllowHosts(env.WEB_FETCH_ALLOW_HOSTS ?? ''),
+    allowHosts: parseAllowHosts(env.WEB_FETCH_ALLOW_HOSTS ?? '', 'WEB_FETCH_ALLOW_HOSTS'),
     maxBytes: intFromEnv(env, 'WEB_FETCH_MAX_BYTES', WEB_FETCH_DEFAULTS.maxBytes, { min: 1 }),
     timeoutMs: intFromEnv(env, 'WEB_FETCH_TIMEOUT_MS', WEB_FETCH_DEFAULTS.timeoutMs, { min: 1 }),
     maxRedirects: intFromEnv(env, 'WEB_FETCH_MAX_REDIRECTS', WEB_FETCH_DEFAULTS.maxRedirects, { min: 0 }),
     maxOutputChars: intFromEnv(env, 'WEB_FETCH_MAX_OUTPUT_CHARS', WEB_FETCH_DEFAULTS.maxOutputChars, { min: 1 }),
   };
-}
-
-// A bracketed IPv6 literal or a name/IPv4 without URL punctuation; the port comes after the last colon.
-const ENTRY = /^(\[[0-9A-Fa-f:.]+\]|[^\s/\\@?#:[\]]+):(\d{1,5})$/;
-
-/** `variable` names the setting in error messages (MCP_ALLOW_HOSTS reads the same format). */
-export function parseAllowHosts(raw: string, variable = 'WEB_FETCH_ALLOW_HOSTS'): ReadonlySet<string> {
-  const keys = new Set<string>();
-  for (const entry of raw
-    .split(',')
-    .map((e) => e.trim())
-    .filter((e) => e !== '')) {
-    const match = ENTRY.exec(entry);
-    if (!match) throw new Error(`${variable} entry "${entry}" must be host:port, e.g. localhost:8080 or [::1]:8080`);
-    const port = Number(match[2]);
-    if (port < 1 || port > 65535) throw new Error(`${variable} entry "${entry}" has port ${match[2]}, outside 1-65535`);
-    keys.add(`${normaliseHost(match[1], entry, variable)}:${port}`);
-  }
-  return keys;
-}
-
-/** The allow-list key of a URL: its host as the URL parser normalises it, and its port, defaulted from the scheme. */
-export function allowListKey(url: URL): string {
-  return `${url.hostname}:${url.port || (url.protocol === 'https:' ? 443 : 80)}`;
-}
-
-// Goes through the same URL parser as fetched URLs, so `LOCALHOST`, `127.1` and `[0::1]` match what a URL says.
-function normaliseHost(host: string, entry: string, variable: string): string {
-  try {
-    return new URL(`http://${host}/`).hostname;
-  } catch {
-    throw new Error(`${variable} entry "${entry}" does not name a valid host`);
-  }
 }

@@ -1,9 +1,10 @@
 import type { LookupAddress } from 'node:dns';
+import { AddressRefusedError } from './address-refused.error';
 import { guardedLookup } from './guarded-lookup';
 
 // What node:net would receive from the lookup: an error, or the addresses it may connect to.
 function lookUp(addresses: LookupAddress[], all: boolean): Promise<{ error: Error | null; result: unknown[] }> {
-  const lookup = guardedLookup(async () => addresses);
+  const lookup = guardedLookup('TEST_ALLOW_HOSTS', async () => addresses);
   return new Promise((resolve) => lookup('site.example', { all }, (error, ...result) => resolve({ error, result })));
 }
 
@@ -22,7 +23,11 @@ describe('guardedLookup', () => {
 
   it('refuses the name when any one of its addresses is forbidden, naming it', async () => {
     const { error } = await lookUp([v4('93.184.215.14'), v4('169.254.169.254')], true);
-    expect(error?.message).toMatch(/^refused: site\.example resolves to 169\.254\.169\.254, the cloud metadata address; /);
+    expect(error).toBeInstanceOf(AddressRefusedError);
+    expect(error?.message).toBe(
+      'refused: site.example resolves to 169.254.169.254, the cloud metadata address; ' +
+        'only public addresses are reached (hosts in TEST_ALLOW_HOSTS excepted)',
+    );
   });
 
   it('refuses a name that resolves to IPv4-mapped loopback', async () => {
@@ -30,8 +35,13 @@ describe('guardedLookup', () => {
     expect(error?.message).toContain('site.example resolves to ::ffff:127.0.0.1, a loopback address');
   });
 
+  it('refuses a name that resolves to no address at all', async () => {
+    const { error } = await lookUp([], true);
+    expect(error?.message).toBe('site.example did not resolve to any address');
+  });
+
   it('passes a resolver failure through', async () => {
-    const lookup = guardedLookup(() =>
+    const lookup = guardedLookup('TEST_ALLOW_HOSTS', () =>
       Promise.reject(Object.assign(new Error('getaddrinfo ENOTFOUND site.example'), { code: 'ENOTFOUND' })),
     );
     const error = await new Promise<Error | null>((resolve) => lookup('site.example', {}, (e) => resolve(e)));

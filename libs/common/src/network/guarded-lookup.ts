@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, LookupAddress, LookupOptions } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { ToolFailure } from '../tool.errors';
 import { forbiddenAddressReason } from './address-policy';
+import { AddressRefusedError, NoAddressError } from './address-refused.error';
 
 export type ResolveAll = (hostname: string, options: LookupOptions) => Promise<LookupAddress[]>;
 
@@ -11,11 +11,12 @@ const resolveWithDns: ResolveAll = (hostname, options) =>
   );
 
 /**
- * A `lookup` for node:http that resolves every address of the host and refuses them all if any
- * one is forbidden. The socket connects only to addresses this returns, so a name that answers
- * "public" to one query and "private" to the next (DNS rebinding) cannot slip through.
+ * A `lookup` for node:net (node:http, undici's `connect`) that resolves every address of the host
+ * and refuses them all if any one is forbidden. The socket connects only to addresses this
+ * returns, so a name that answers "public" to one query and "private" to the next (DNS rebinding)
+ * cannot slip through. `allowSetting` names the variable that lists the exceptions.
  */
-export function guardedLookup(resolveAll: ResolveAll = resolveWithDns, allowSetting = 'WEB_FETCH_ALLOW_HOSTS'): LookupFunction {
+export function guardedLookup(allowSetting: string, resolveAll: ResolveAll = resolveWithDns): LookupFunction {
   return (hostname, options, callback) => {
     resolveAll(hostname, options).then(
       (addresses) => {
@@ -31,16 +32,10 @@ export function guardedLookup(resolveAll: ResolveAll = resolveWithDns, allowSett
 }
 
 function refusal(hostname: string, addresses: LookupAddress[], allowSetting: string): Error | undefined {
-  if (addresses.length === 0) return new ToolFailure(`${hostname} did not resolve to any address`);
+  if (addresses.length === 0) return new NoAddressError(hostname);
   for (const { address } of addresses) {
     const reason = forbiddenAddressReason(address);
-    if (reason) return forbiddenAddressError(hostname, address, reason, allowSetting);
+    if (reason) return new AddressRefusedError(hostname, address, reason, allowSetting);
   }
   return undefined;
-}
-
-/** `allowSetting` names the variable that lists the exceptions (web_fetch's or MCP's). */
-export function forbiddenAddressError(host: string, address: string, reason: string, allowSetting = 'WEB_FETCH_ALLOW_HOSTS'): ToolFailure {
-  const via = host === address ? `${address} is` : `${host} resolves to ${address},`;
-  return new ToolFailure(`refused: ${via} ${reason}; only public addresses are reached (hosts in ${allowSetting} excepted)`);
 }
