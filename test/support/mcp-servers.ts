@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
@@ -9,7 +10,8 @@ export const MEMORY_SERVER = require.resolve('@modelcontextprotocol/server-memor
 /** A stdio server whose tools probe what its process can reach (files, network, uid, env). */
 export const PROBE_SERVER = join(__dirname, 'mcp-probe-server.js');
 /** What a jailed stdio server must see read-only to load the servers above and their dependencies. */
-export const REPO_NODE_MODULES = join(__dirname, '..', '..', 'node_modules');
+// Its real path: the sandbox mounts it, and a symlinked node_modules (a git worktree's) would point out of the mount.
+export const REPO_NODE_MODULES = realpathSync(join(__dirname, '..', '..', 'node_modules'));
 
 export interface RunningMcpServer {
   /** The Streamable HTTP endpoint, `http://127.0.0.1:<port>/mcp`. */
