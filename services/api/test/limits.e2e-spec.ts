@@ -1,8 +1,10 @@
+import { AtsError, TaskStreamEvent } from '@agentic-task-service/client';
 import { API_KEY, Harness, OTHER_API_KEY, startHarness, waitFor } from '../../../test/support/service-harness';
-import { followStream } from '../../../test/support/sse-client';
 
-// Budgets and limits (CONTRACT.md) through the whole service. The rate limit's window is
-// shortened to 3 s (RATE_LIMIT_WINDOW_MS, a test setting) so that "after the window" takes seconds.
+// Budgets and limits (CONTRACT.md) through the whole service, driven by the typed client. The
+// rate limit's window is shortened to 3 s (RATE_LIMIT_WINDOW_MS, a test setting) so that "after
+// the window" takes seconds. Raw HTTP stays for a request without credentials, the OpenAPI
+// document, and multipart forms the client does not send (text fields only, a malformed number).
 
 const LIMIT = 3;
 
@@ -11,56 +13,62 @@ describe('Rate limit: creates and follow-ups per tenant (RATE_LIMIT_PER_MINUTE)'
   beforeAll(async () => (h = await startHarness({ RATE_LIMIT_PER_MINUTE: String(LIMIT), RATE_LIMIT_WINDOW_MS: '3000' })));
   afterAll(async () => h.close());
 
-  const create = (key?: string) => h.api('/api/v1/tasks', { method: 'POST', json: { message: 'hello' }, ...(key ? { key } : {}) });
-  const followUp = (id: string) => h.api(`/api/v1/tasks/${id}/messages`, { method: 'POST', json: { message: 'and again' } });
+  const create = (key?: string) => h.client(key).tasks.create({ message: 'hello' });
+  const followUp = (id: string) => h.client().tasks.sendMessage(id, { message: 'and again' });
+  /** The AtsError a refused call threw (fails if the call succeeded). */
+  const refusal = (call: Promise<unknown>): Promise<AtsError> =>
+    call.then(
+      () => {
+        throw new Error('expected the call to be refused');
+      },
+      (error: unknown) => {
+        expect(error).toBeInstanceOf(AtsError);
+        return error as AtsError;
+      },
+    );
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
   it('admits the limit, refuses the next create or follow-up with 429 RATE_LIMITED and Retry-After, leaves other tenants and routes alone, and admits again after the window', async () => {
-    const first = await create();
-    expect(first.status).toBe(201);
-    const id = first.body.data.id as string;
-    expect((await create()).status).toBe(201);
+    const { id } = await create();
+    await create();
     // A follow-up counts like a create.
-    expect((await followUp(id)).status).toBe(201);
+    await followUp(id);
 
-    const refused = await create();
-    expect(refused.status).toBe(429);
-    expect(refused.body).toEqual({
-      success: false,
-      error: { code: 'RATE_LIMITED', message: expect.stringContaining('RATE_LIMIT_PER_MINUTE') },
-    });
-    const retryAfter = Number(refused.headers.get('retry-after'));
+    const refused = await refusal(create());
+    expect(refused).toMatchObject({ code: 'RATE_LIMITED', status: 429, message: expect.stringContaining('RATE_LIMIT_PER_MINUTE') });
+    // retryAfterSeconds is the Retry-After header read as a number.
+    const retryAfter = refused.retryAfterSeconds!;
     expect(Number.isInteger(retryAfter)).toBe(true);
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(4);
-    const refusedFollowUp = await followUp(id);
-    expect(refusedFollowUp.status).toBe(429);
-    expect(refusedFollowUp.body.error.code).toBe('RATE_LIMITED');
-    expect(refusedFollowUp.headers.get('retry-after')).toMatch(/^[1-4]$/);
+    const refusedFollowUp = await refusal(followUp(id));
+    expect(refusedFollowUp).toMatchObject({ code: 'RATE_LIMITED', status: 429 });
+    expect([1, 2, 3, 4]).toContain(refusedFollowUp.retryAfterSeconds);
 
     // Another tenant has a window of its own; reads are not limited.
-    expect((await create(OTHER_API_KEY)).status).toBe(201);
-    expect((await h.api(`/api/v1/tasks/${id}`)).status).toBe(200);
-    expect((await h.api('/api/v1/tasks')).status).toBe(200);
+    await create(OTHER_API_KEY);
+    expect((await h.client().tasks.get(id)).id).toBe(id);
+    expect((await h.client().tasks.listPage()).tasks.map((t) => t.id)).toContain(id);
 
     await sleep(retryAfter * 1000);
-    expect((await create()).status).toBe(201);
+    await create();
   });
 
   it('counts a request that fails validation, but not one it refused', async () => {
     await sleep(3_200); // a fresh window
-    expect((await h.api('/api/v1/tasks', { method: 'POST', json: { message: '' } })).status).toBe(400);
-    expect((await create()).status).toBe(201);
-    expect((await create()).status).toBe(201);
-    expect((await create()).status).toBe(429);
-    expect((await create()).status).toBe(429);
+    await expect(h.client().tasks.create({ message: '' })).rejects.toMatchObject({ code: 'VALIDATION_ERROR', status: 400 });
+    await create();
+    await create();
+    await expect(create()).rejects.toMatchObject({ code: 'RATE_LIMITED', status: 429 });
+    await expect(create()).rejects.toMatchObject({ code: 'RATE_LIMITED', status: 429 });
     // Only the three admitted requests are in the window: it frees up when they leave it.
-    const wait = Number((await create()).headers.get('retry-after'));
+    const wait = (await refusal(create())).retryAfterSeconds!;
     await sleep(wait * 1000);
-    expect((await create()).status).toBe(201);
+    await create();
   });
 
   it('answers an unauthenticated create 401, not 429: nobody to count it against', async () => {
+    // No Authorization header at all: a request the client, which always sends its key, cannot make.
     expect((await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'x' }, key: null })).status).toBe(401);
   });
 
@@ -85,7 +93,8 @@ describe('Token budget: maxTokens on create and follow-up, TASK_MAX_TOKENS for t
 
   const usage = (totalTokens: number) => ({ inputTokens: totalTokens - 1, outputTokens: 1, totalTokens });
   const listFiles = (totalTokens: number) => ({ toolCalls: [{ name: 'list_files', arguments: {} }], usage: usage(totalTokens) });
-  const task = async (id: string) => (await h.api(`/api/v1/tasks/${id}`)).body.data;
+  const ats = () => h.client();
+  const task = (id: string) => ats().tasks.get(id);
   const settled = (id: string, turn: number) =>
     waitFor(async () => {
       const view = await task(id);
@@ -95,20 +104,19 @@ describe('Token budget: maxTokens on create and follow-up, TASK_MAX_TOKENS for t
   it('fails the turn before the model call that would start over the budget, and a follow-up with a higher maxTokens goes on', async () => {
     h.model.script(listFiles(60), listFiles(50));
     const before = h.model.requests.length;
-    const created = await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'list and list again', maxTokens: 100 } });
-    expect(created.status).toBe(201);
-    const id = created.body.data.id as string;
+    const { id } = await ats().tasks.create({ message: 'list and list again', maxTokens: 100 });
 
     // 60 tokens, then 110: the third model call is never made.
     const failed = await settled(id, 1);
     expect(failed).toMatchObject({ status: 'failed', usage: { totalTokens: 110 }, maxTokens: 100 });
     expect(failed.error).toMatch(/^Token budget reached: the task has used 110 of its 100 tokens \(maxTokens\)/);
     expect(h.model.requests.length - before).toBe(2);
-    const done = (await followStream(`${h.url}/api/v1/tasks/${id}/stream`, API_KEY)).at(-1)!;
-    expect(done.payload.data).toMatchObject({ status: 'failed', turn: 1, error: failed.error });
+    const events: TaskStreamEvent[] = [];
+    for await (const event of ats().tasks.stream(id)) events.push(event);
+    expect(events.at(-1)).toMatchObject({ type: 'done', data: { status: 'failed', turn: 1, error: failed.error } });
 
     // A follow-up that does not raise it: the turn fails at once, without calling the model.
-    expect((await h.api(`/api/v1/tasks/${id}/messages`, { method: 'POST', json: { message: 'go on' } })).status).toBe(201);
+    await ats().tasks.sendMessage(id, { message: 'go on' });
     const again = await settled(id, 2);
     expect(again).toMatchObject({ status: 'failed', usage: { totalTokens: 110 }, maxTokens: 100 });
     expect(again.error).toMatch(/Token budget reached/);
@@ -116,8 +124,7 @@ describe('Token budget: maxTokens on create and follow-up, TASK_MAX_TOKENS for t
 
     // Raised: the task goes on in the same context.
     h.model.script({ text: 'Listed twice.', usage: usage(30) });
-    const raised = await h.api(`/api/v1/tasks/${id}/messages`, { method: 'POST', json: { message: 'go on, with more', maxTokens: 1000 } });
-    expect(raised.status).toBe(201);
+    await ats().tasks.sendMessage(id, { message: 'go on, with more', maxTokens: 1000 });
     const completed = await settled(id, 3);
     expect(completed).toMatchObject({ status: 'completed', usage: { totalTokens: 140 }, maxTokens: 1000 });
     expect(completed.error).toBeUndefined();
@@ -126,16 +133,17 @@ describe('Token budget: maxTokens on create and follow-up, TASK_MAX_TOKENS for t
 
   it('gives a task created without maxTokens the TASK_MAX_TOKENS budget, and one created with it its own', async () => {
     h.model.script(listFiles(70));
-    const id = (await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'default budget' } })).body.data.id;
+    const { id } = await ats().tasks.create({ message: 'default budget' });
     const view = await settled(id, 1);
     expect(view).toMatchObject({ status: 'failed', maxTokens: 50, usage: { totalTokens: 70 } });
     expect(view.error).toMatch(/used 70 of its 50 tokens/);
 
-    const own = (await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'own budget', maxTokens: 5000 } })).body.data.id;
+    const { id: own } = await ats().tasks.create({ message: 'own budget', maxTokens: 5000 });
     expect(await settled(own, 1)).toMatchObject({ status: 'completed', maxTokens: 5000 });
   });
 
   it('takes maxTokens as a multipart text field, and refuses a bad one on create and follow-up', async () => {
+    // Raw forms: the client sends multipart only with files, and cannot write a malformed number.
     const form = new FormData();
     form.append('message', 'from a form');
     form.append('maxTokens', '777');
@@ -150,12 +158,11 @@ describe('Token budget: maxTokens on create and follow-up, TASK_MAX_TOKENS for t
     const refused = await fetch(`${h.url}/api/v1/tasks`, { method: 'POST', body: bad, headers: { authorization: `Bearer ${API_KEY}` } });
     expect(refused.status).toBe(400);
     expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/maxTokens/);
-    expect((await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'x', maxTokens: 0 } })).body.error).toMatchObject({
+    await expect(ats().tasks.create({ message: 'x', maxTokens: 0 })).rejects.toMatchObject({
       code: 'VALIDATION_ERROR',
       message: expect.stringMatching(/maxTokens/),
     });
-    const follow = await h.api(`/api/v1/tasks/${id}/messages`, { method: 'POST', json: { message: 'x', maxTokens: -5 } });
-    expect(follow.status).toBe(400);
+    await expect(ats().tasks.sendMessage(id, { message: 'x', maxTokens: -5 })).rejects.toMatchObject({ status: 400 });
   });
 });
 
@@ -172,12 +179,8 @@ describe('Running turns per tenant (MAX_RUNNING_TASKS_PER_TENANT=1)', () => {
   };
   beforeEach(() => (answered = []));
 
-  const create = async (message: string, key?: string) => {
-    const res = await h.api('/api/v1/tasks', { method: 'POST', json: { message }, ...(key ? { key } : {}) });
-    expect(res.status).toBe(201);
-    return res.body.data.id as string;
-  };
-  const task = async (id: string, key?: string) => (await h.api(`/api/v1/tasks/${id}`, key ? { key } : {})).body.data;
+  const create = async (message: string, key?: string) => (await h.client(key).tasks.create({ message })).id;
+  const task = (id: string, key?: string) => h.client(key).tasks.get(id);
   const statusOf = async (id: string) => (await task(id)).status as string;
   const until = (id: string, status: string) =>
     waitFor(async () => ((await statusOf(id)) === status ? true : undefined), 15_000, `${id} ${status}`);
@@ -209,12 +212,14 @@ describe('Running turns per tenant (MAX_RUNNING_TASKS_PER_TENANT=1)', () => {
     const c = await create('c');
     // A follow-up to a finished task waits in line like a new task; one to a waiting task waits
     // behind its own first turn.
-    const zAgain = await h.api(`/api/v1/tasks/${z}/messages`, { method: 'POST', json: { message: 'z again' } });
-    expect(zAgain.status).toBe(201);
-    expect(zAgain.body.data.status).toBe('pending');
-    expect((await h.api(`/api/v1/tasks/${b}/messages`, { method: 'POST', json: { message: 'b again' } })).body.data.status).toBe('pending');
+    expect((await h.client().tasks.sendMessage(z, { message: 'z again' })).status).toBe('pending');
+    expect((await h.client().tasks.sendMessage(b, { message: 'b again' })).status).toBe('pending');
     // The stream of the waiting task begins at the follow-up and follows the turn it waits for.
-    const zStream = followStream(`${h.url}/api/v1/tasks/${z}/stream`, API_KEY, { timeoutMs: 20_000 });
+    const zStream = (async () => {
+      const events: TaskStreamEvent[] = [];
+      for await (const event of h.client().tasks.stream(z)) events.push(event);
+      return events;
+    })();
     // Another tenant has slots of its own.
     h.model.script(slowly(100));
     const other = await create('other tenant', OTHER_API_KEY);
@@ -226,9 +231,9 @@ describe('Running turns per tenant (MAX_RUNNING_TASKS_PER_TENANT=1)', () => {
     await waitFor(async () => ((await task(b)).turn === 2 && (await statusOf(b)) === 'completed' ? true : undefined), 15_000, 'b turn 2');
     expect(answered).toEqual(['z', 'a', 'other tenant', 'b', 'c', 'z again', 'b again']);
     const events = await zStream;
-    expect(events.map((e) => e.kind)).toEqual(['message', 'status', 'usage', 'content', 'done']);
-    expect(events[0].payload.data).toMatchObject({ text: 'z again', queued: true });
-    expect(events.at(-1)!.payload.data).toMatchObject({ status: 'completed', turn: 2 });
+    expect(events.map((e) => e.type)).toEqual(['message', 'status', 'usage', 'content', 'done']);
+    expect(events[0].data).toMatchObject({ text: 'z again', queued: true });
+    expect(events.at(-1)!.data).toMatchObject({ status: 'completed', turn: 2 });
   });
 
   it('frees the place of a waiting task that is cancelled', async () => {
@@ -237,7 +242,7 @@ describe('Running turns per tenant (MAX_RUNNING_TASKS_PER_TENANT=1)', () => {
     await until(first, 'running');
     const cancelled = await create('never runs');
     const third = await create('third');
-    expect((await h.api(`/api/v1/tasks/${cancelled}/cancel`, { method: 'POST' })).body.data.status).toBe('cancelled');
+    expect((await h.client().tasks.cancel(cancelled)).status).toBe('cancelled');
     await until(third, 'completed');
     expect(answered).toEqual(['first', 'third']);
   });

@@ -1,21 +1,58 @@
+import { AtsClient, TaskStreamEvent } from '@agentic-task-service/client';
 import { Harness, startHarness, waitFor } from '../../../test/support/service-harness';
-import { followStream } from '../../../test/support/sse-client';
+import { parseSseBlocks, readRawStream } from '../../../test/support/sse-client';
+
+// The public API through the typed client (libs/client). Raw HTTP stays only where the check is
+// about the HTTP layer: the SSE frames' `event:` names, Content-Disposition, a download without
+// its `path` query (which the client cannot send).
+
+type EventOf<T extends TaskStreamEvent['type']> = Extract<TaskStreamEvent, { type: T }>;
+
+/** The data of an event that must be of `type` (asserted), typed as that event's data. */
+function dataOf<T extends TaskStreamEvent['type']>(event: TaskStreamEvent | undefined, type: T): EventOf<T>['data'] {
+  expect(event?.type).toBe(type);
+  return (event as EventOf<T>).data as EventOf<T>['data'];
+}
+
+/** The events of a task's stream (the latest turn, or after `after`) to the end of the turn it follows. */
+async function turnEvents(client: AtsClient, id: string, after?: number): Promise<TaskStreamEvent[]> {
+  const events: TaskStreamEvent[] = [];
+  for await (const event of client.tasks.stream(id, { after })) events.push(event);
+  return events;
+}
+
+/**
+ * The task's whole history until `enough` says so. The service ends a stream after the turn it
+ * follows; like an EventSource, this reopens it after the last event while more is expected.
+ */
+async function historyUntil(client: AtsClient, id: string, enough: (events: TaskStreamEvent[]) => boolean, timeoutMs = 15_000) {
+  const events: TaskStreamEvent[] = [];
+  const until = Date.now() + timeoutMs;
+  while (!enough(events)) {
+    if (Date.now() > until) throw new Error(`the stream did not deliver in time; got ${events.map((e) => `${e.id}:${e.type}`).join(', ')}`);
+    for await (const event of client.tasks.stream(id, { after: events.at(-1)?.id ?? 0 })) {
+      events.push(event);
+      if (enough(events)) break;
+    }
+    if (!enough(events)) await new Promise((r) => setTimeout(r, 50));
+  }
+  return events;
+}
 
 describe('A task from creation to artifacts and follow-ups', () => {
   let h: Harness;
-  beforeAll(async () => (h = await startHarness()));
+  let ats: AtsClient;
+  beforeAll(async () => {
+    h = await startHarness();
+    ats = h.client();
+  });
   afterAll(async () => h.close());
 
-  const create = async (body: Record<string, unknown>) => {
-    const res = await h.api('/api/v1/tasks', { method: 'POST', json: body });
-    expect(res.status).toBe(201);
-    return res.body.data.id as string;
-  };
-  const task = async (id: string) => (await h.api(`/api/v1/tasks/${id}`)).body.data;
+  const create = async (body: Parameters<AtsClient['tasks']['create']>[0]) => (await ats.tasks.create(body)).id;
   // One read per probe: reading twice could see pending, then running, and return a running task.
   const finished = (id: string) =>
     waitFor(async () => {
-      const view = await task(id);
+      const view = await ats.tasks.get(id);
       return view.status === 'running' || view.status === 'pending' ? undefined : view;
     });
 
@@ -27,14 +64,13 @@ describe('A task from creation to artifacts and follow-ups', () => {
       },
       { text: 'I wrote downloads/report.md.', usage: { inputTokens: 20, outputTokens: 7, totalTokens: 27 } },
     );
-    const res = await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'Write a report', env: { REGION: 'eu' } } });
-    expect(res.status).toBe(201);
-    expect(res.body).toEqual({ success: true, data: { id: expect.stringMatching(/^task_/), status: 'pending' } });
-    const id = res.body.data.id;
+    const created = await ats.tasks.create({ message: 'Write a report', env: { REGION: 'eu' } });
+    expect(created).toEqual({ id: expect.stringMatching(/^task_/), status: 'pending' });
+    const id = created.id;
 
-    const kinds = ['message', 'status', 'usage', 'tool_call', 'tool_started', 'tool_result', 'artifact', 'content', 'done'];
-    const events = await followStream(`${h.url}/api/v1/tasks/${id}/stream`, 'test-key-tenant-a', { kinds });
-    expect(events.map((e) => e.kind)).toEqual([
+    const kinds: string[] = ['message', 'status', 'usage', 'tool_call', 'tool_started', 'tool_result', 'artifact', 'content', 'done'];
+    const events = (await turnEvents(ats, id)).filter((e) => kinds.includes(e.type));
+    expect(events.map((e) => e.type)).toEqual([
       'message',
       'status',
       'usage',
@@ -47,26 +83,31 @@ describe('A task from creation to artifacts and follow-ups', () => {
       'done',
     ]);
     expect(events.map((e) => e.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-    for (const e of events) expect(e.payload.type).toBe(e.kind);
-    const call = events[3].payload.data;
+    const call = dataOf(events[3], 'tool_call');
     expect(call).toEqual({
       callId: expect.stringMatching(/^call_/),
       toolName: 'write_file',
       status: 'approved',
       args: { path: 'downloads/report.md', content: '# Report\n\ntotal: 42\n' },
     });
-    expect(events[5].payload.data).toMatchObject({
+    expect(events[5].data).toMatchObject({
       callId: call.callId,
       toolName: 'write_file',
       status: 'success',
       output: expect.any(String),
       durationMs: expect.any(Number),
     });
-    expect(events[6].payload.data).toMatchObject({ path: 'downloads/report.md', size: 20, status: 'recorded', callId: call.callId });
-    expect(events[8].payload.data).toEqual({ text: 'I wrote downloads/report.md.' });
-    expect(events[9].payload.data).toMatchObject({ status: 'completed' });
+    expect(events[6].data).toMatchObject({ path: 'downloads/report.md', size: 20, status: 'recorded', callId: call.callId });
+    expect(events[8].data).toEqual({ text: 'I wrote downloads/report.md.' });
+    expect(events[9].data).toMatchObject({ status: 'completed' });
+    // On the wire, each frame's `event:` name is the type its data carries.
+    const frames = parseSseBlocks(
+      (await readRawStream(`${h.url}/api/v1/tasks/${id}/stream?after=0`, { authorization: 'Bearer test-key-tenant-a' })).text,
+    ).filter((block) => block.data !== undefined);
+    expect(frames.length).toBeGreaterThanOrEqual(10);
+    for (const frame of frames) expect(JSON.parse(frame.data).type).toBe(frame.event);
 
-    const view = await task(id);
+    const view = await ats.tasks.get(id);
     expect(view).toMatchObject({
       id,
       status: 'completed',
@@ -80,44 +121,48 @@ describe('A task from creation to artifacts and follow-ups', () => {
     expect(JSON.stringify(view)).not.toContain('"eu"');
     expect(Date.parse(view.createdAt)).not.toBeNaN();
 
-    const artifacts = await h.api(`/api/v1/tasks/${id}/artifacts`);
-    expect(artifacts.status).toBe(200);
-    expect(artifacts.body).toEqual({
-      files: [
-        {
-          name: 'report.md',
-          path: 'downloads/report.md',
-          size: 20,
-          category: 'markdown',
-          mimeType: 'text/markdown',
-          modifiedAt: expect.any(String),
-        },
-      ],
-    });
-    const download = await fetch(`${h.url}/api/v1/tasks/${id}/artifacts/download?path=downloads/report.md`, {
+    expect(await ats.artifacts.list(id)).toEqual([
+      {
+        name: 'report.md',
+        path: 'downloads/report.md',
+        size: 20,
+        category: 'markdown',
+        mimeType: 'text/markdown',
+        modifiedAt: expect.any(String),
+      },
+    ]);
+    const download = await ats.artifacts.download(id, 'downloads/report.md');
+    expect(download.contentType).toBe('text/markdown');
+    expect(download.fileName).toBe('report.md');
+    expect(new TextDecoder().decode(download.body)).toBe('# Report\n\ntotal: 42\n');
+    // The disposition type (a download, not inline) is a header the client does not surface.
+    const raw = await fetch(`${h.url}/api/v1/tasks/${id}/artifacts/download?path=downloads/report.md`, {
       headers: { authorization: 'Bearer test-key-tenant-a' },
     });
-    expect(download.status).toBe(200);
-    expect(download.headers.get('content-type')).toBe('text/markdown');
-    expect(download.headers.get('content-disposition')).toContain('attachment; filename="report.md"');
-    expect(await download.text()).toBe('# Report\n\ntotal: 42\n');
+    expect(raw.status).toBe(200);
+    expect(raw.headers.get('content-disposition')).toContain('attachment; filename="report.md"');
+    await raw.body?.cancel();
   });
 
   it('keeps the context for a follow-up and replays only the latest turn by default', async () => {
     h.model.script({ toolCalls: [{ name: 'write_file', arguments: { path: 'notes.txt', content: 'alpha' } }] }, { text: 'Saved.' });
     const id = await create({ message: 'Remember alpha in notes.txt' });
-    await followStream(`${h.url}/api/v1/tasks/${id}/stream`, 'test-key-tenant-a');
+    await turnEvents(ats, id);
 
     h.model.script({ toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] }, { text: 'It says alpha.' });
     const before = h.model.requests.length;
-    const follow = await h.api(`/api/v1/tasks/${id}/messages`, { method: 'POST', json: { message: 'What is in notes.txt?' } });
-    expect(follow.status).toBe(201);
-    expect(follow.body).toEqual({ success: true, data: { id, messageId: expect.stringMatching(/^msg_/), status: 'running' } });
+    const follow = await ats.tasks.sendMessage(id, { message: 'What is in notes.txt?' });
+    expect(follow).toEqual({ id, messageId: expect.stringMatching(/^msg_/), status: 'running' });
 
-    const events = await followStream(`${h.url}/api/v1/tasks/${id}/stream`, 'test-key-tenant-a');
-    expect(events[0]).toMatchObject({ kind: 'message', payload: { data: { text: 'What is in notes.txt?' } } });
-    expect(events.find((e) => e.kind === 'tool_result')?.payload.data.output).toContain('alpha');
-    expect(events.at(-1)?.payload.data).toMatchObject({ status: 'completed', turn: 2 });
+    const events = await turnEvents(ats, id);
+    expect(events[0]).toMatchObject({ type: 'message', data: { text: 'What is in notes.txt?' } });
+    expect(
+      dataOf(
+        events.find((e) => e.type === 'tool_result'),
+        'tool_result',
+      ).output,
+    ).toContain('alpha');
+    expect(dataOf(events.at(-1), 'done')).toMatchObject({ status: 'completed', turn: 2 });
 
     const firstCallOfTurn2 = h.model.requests[before];
     const roles = firstCallOfTurn2.messages!.map((m) => m.role);
@@ -125,24 +170,19 @@ describe('A task from creation to artifacts and follow-ups', () => {
     expect(firstCallOfTurn2.messages![1].content).toBe('Remember alpha in notes.txt');
     expect(firstCallOfTurn2.messages![4].content).toBe('Saved.');
     expect(firstCallOfTurn2.messages![5].content).toBe('What is in notes.txt?');
-    expect((await task(id)).messages.map((m: { text: string }) => m.text)).toEqual([
-      'Remember alpha in notes.txt',
-      'What is in notes.txt?',
-    ]);
+    expect((await ats.tasks.get(id)).messages.map((m) => m.text)).toEqual(['Remember alpha in notes.txt', 'What is in notes.txt?']);
   });
 
   it('queues a follow-up sent while a turn runs and starts it when the turn ends', async () => {
     h.model.script({ text: 'first answer', delayMs: 400 }, { text: 'second answer' });
     const id = await create({ message: 'first' });
-    await waitFor(async () => ((await task(id)).status === 'running' ? true : undefined));
-    const follow = await h.api(`/api/v1/tasks/${id}/messages`, { method: 'POST', json: { message: 'second' } });
-    expect(follow.body.data.status).toBe('running');
-    const all = await followStream(`${h.url}/api/v1/tasks/${id}/stream?after=0`, 'test-key-tenant-a', {
-      until: (events) => events.filter((e) => e.kind === 'done').length === 2,
-    });
-    const dones = all.filter((e) => e.kind === 'done').map((e) => e.payload.data.turn);
+    await waitFor(async () => ((await ats.tasks.get(id)).status === 'running' ? true : undefined));
+    const follow = await ats.tasks.sendMessage(id, { message: 'second' });
+    expect(follow.status).toBe('running');
+    const all = await historyUntil(ats, id, (events) => events.filter((e) => e.type === 'done').length === 2);
+    const dones = all.filter((e) => e.type === 'done').map((e) => dataOf(e, 'done').turn);
     expect(dones).toEqual([1, 2]);
-    expect(all.filter((e) => e.kind === 'content').map((e) => e.payload.data.text)).toEqual(['first answer', 'second answer']);
+    expect(all.filter((e) => e.type === 'content').map((e) => dataOf(e, 'content').text)).toEqual(['first answer', 'second answer']);
   });
 
   it('fails the turn with a clear error when the model keeps failing, and a follow-up can retry', async () => {
@@ -153,7 +193,7 @@ describe('A task from creation to artifacts and follow-ups', () => {
     expect(view.error).toMatch(/HTTP 500/);
     expect(view.error).toMatch(/3 attempts/);
     h.model.script({ text: 'recovered' });
-    await h.api(`/api/v1/tasks/${id}/messages`, { method: 'POST', json: { message: 'try again' } });
+    await ats.tasks.sendMessage(id, { message: 'try again' });
     const recovered = await finished(id);
     expect(recovered.status).toBe('completed');
     expect(recovered.error).toBeUndefined();
@@ -167,10 +207,10 @@ describe('A task from creation to artifacts and follow-ups', () => {
         { toolCalls: [{ name: 'list_files', arguments: {} }] },
         { toolCalls: [{ name: 'list_files', arguments: {} }] },
       );
-      const res = await limited.api('/api/v1/tasks', { method: 'POST', json: { message: 'loop forever' } });
-      const id = res.body.data.id;
-      const events = await followStream(`${limited.url}/api/v1/tasks/${id}/stream`, 'test-key-tenant-a');
-      expect(events.at(-1)?.payload.data).toMatchObject({ status: 'failed', error: expect.stringContaining('MAX_STEPS_PER_TURN') });
+      const client = limited.client();
+      const { id } = await client.tasks.create({ message: 'loop forever' });
+      const events = await turnEvents(client, id);
+      expect(dataOf(events.at(-1), 'done')).toMatchObject({ status: 'failed', error: expect.stringContaining('MAX_STEPS_PER_TURN') });
       expect(limited.model.requests).toHaveLength(2);
     } finally {
       await limited.close();
@@ -189,19 +229,22 @@ describe('A task from creation to artifacts and follow-ups', () => {
       { text: 'done' },
     );
     const id = await create({ message: 'three calls' });
-    const events = await followStream(`${h.url}/api/v1/tasks/${id}/stream`, 'test-key-tenant-a');
-    const calls = events.filter((e) => e.kind === 'tool_call').map((e) => e.payload.data.callId);
-    const results = events.filter((e) => e.kind === 'tool_result').map((e) => e.payload.data.callId);
+    const events = await turnEvents(ats, id);
+    const calls = events.filter((e) => e.type === 'tool_call').map((e) => dataOf(e, 'tool_call').callId);
+    const results = events.filter((e) => e.type === 'tool_result').map((e) => dataOf(e, 'tool_result'));
     expect(calls).toHaveLength(3);
-    expect(results).toEqual(calls);
-    expect(events.filter((e) => e.kind === 'tool_result')[2].payload.data.output).toMatch(/a\.txt[\s\S]*b\.txt/);
+    expect(results.map((r) => r.callId)).toEqual(calls);
+    expect(results[2].output).toMatch(/a\.txt[\s\S]*b\.txt/);
   });
 
   it('refuses a tool path outside the workspace and reports it to the model', async () => {
     h.model.script({ toolCalls: [{ name: 'read_file', arguments: { path: '../../etc/passwd' } }] }, { text: 'could not' });
     const id = await create({ message: 'escape' });
-    const events = await followStream(`${h.url}/api/v1/tasks/${id}/stream`, 'test-key-tenant-a');
-    const result = events.find((e) => e.kind === 'tool_result')!.payload.data;
+    const events = await turnEvents(ats, id);
+    const result = dataOf(
+      events.find((e) => e.type === 'tool_result'),
+      'tool_result',
+    );
     expect(result.status).toBe('error');
     expect(String(result.output)).not.toContain('root:');
   });
@@ -210,11 +253,11 @@ describe('A task from creation to artifacts and follow-ups', () => {
     const id = await create({ message: 'anything' });
     await finished(id);
     for (const path of ['../secret', '/etc/passwd', 'downloads/../../x']) {
-      const res = await h.api(`/api/v1/tasks/${id}/artifacts/download?path=${encodeURIComponent(path)}`);
-      expect({ path, status: res.status, code: res.body.error?.code }).toEqual({ path, status: 400, code: 'VALIDATION_ERROR' });
+      const error = await ats.artifacts.download(id, path).catch((e: unknown) => e);
+      expect({ path, error }).toMatchObject({ path, error: { status: 400, code: 'VALIDATION_ERROR' } });
     }
-    const missing = await h.api(`/api/v1/tasks/${id}/artifacts/download?path=downloads/nope.csv`);
-    expect(missing.status).toBe(404);
+    await expect(ats.artifacts.download(id, 'downloads/nope.csv')).rejects.toMatchObject({ status: 404 });
+    // Without the `path` query at all: a request the client cannot make.
     const noPath = await h.api(`/api/v1/tasks/${id}/artifacts/download`);
     expect(noPath.status).toBe(400);
   });
@@ -222,28 +265,26 @@ describe('A task from creation to artifacts and follow-ups', () => {
   it('cancels a running task, and a second cancel changes nothing', async () => {
     h.model.script({ hang: true });
     const id = await create({ message: 'slow' });
-    await waitFor(async () => ((await task(id)).status === 'running' ? true : undefined));
-    const first = await h.api(`/api/v1/tasks/${id}/cancel`, { method: 'POST' });
-    expect(first.body).toEqual({ success: true, data: { id, status: 'cancelled' } });
-    const second = await h.api(`/api/v1/tasks/${id}/cancel`, { method: 'POST' });
-    expect(second.body).toEqual({ success: true, data: { id, status: 'cancelled' } });
-    const events = await followStream(`${h.url}/api/v1/tasks/${id}/stream?after=0`, 'test-key-tenant-a');
-    expect(events.filter((e) => e.kind === 'done').map((e) => e.payload.data.status)).toEqual(['cancelled']);
+    await waitFor(async () => ((await ats.tasks.get(id)).status === 'running' ? true : undefined));
+    expect(await ats.tasks.cancel(id)).toEqual({ id, status: 'cancelled' });
+    expect(await ats.tasks.cancel(id)).toEqual({ id, status: 'cancelled' });
+    const events = await turnEvents(ats, id, 0);
+    expect(events.filter((e) => e.type === 'done').map((e) => dataOf(e, 'done').status)).toEqual(['cancelled']);
   });
 
   it('lists tasks newest first with a cursor, hiding showInHistory=false unless asked', async () => {
     const other = await startHarness();
     try {
+      const client = other.client();
       const ids: string[] = [];
-      for (let i = 0; i < 5; i++)
-        ids.push((await other.api('/api/v1/tasks', { method: 'POST', json: { message: `t${i}`, showInHistory: i !== 2 } })).body.data.id);
-      const page1 = await other.api('/api/v1/tasks?limit=2');
-      expect(page1.body.data.tasks.map((t: { id: string }) => t.id)).toEqual([ids[4], ids[3]]);
-      const page2 = await other.api(`/api/v1/tasks?limit=2&cursor=${page1.body.data.nextCursor}`);
-      expect(page2.body.data.tasks.map((t: { id: string }) => t.id)).toEqual([ids[1], ids[0]]);
-      expect(page2.body.data.nextCursor).toBeNull();
-      const all = await other.api('/api/v1/tasks?includeHidden=true&limit=100');
-      expect(all.body.data.tasks.map((t: { id: string }) => t.id)).toEqual([...ids].reverse());
+      for (let i = 0; i < 5; i++) ids.push((await client.tasks.create({ message: `t${i}`, showInHistory: i !== 2 })).id);
+      const page1 = await client.tasks.listPage({ limit: 2 });
+      expect(page1.tasks.map((t) => t.id)).toEqual([ids[4], ids[3]]);
+      const page2 = await client.tasks.listPage({ limit: 2, cursor: page1.nextCursor ?? undefined });
+      expect(page2.tasks.map((t) => t.id)).toEqual([ids[1], ids[0]]);
+      expect(page2.nextCursor).toBeNull();
+      const all = await client.tasks.listPage({ includeHidden: true, limit: 100 });
+      expect(all.tasks.map((t) => t.id)).toEqual([...ids].reverse());
     } finally {
       await other.close();
     }
@@ -256,13 +297,13 @@ describe('A task with no model configured', () => {
   afterAll(async () => h.close());
 
   it('still gets an id, then fails with a done event naming the variable to set', async () => {
-    const res = await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'hello' } });
-    expect(res.body.data.status).toBe('pending');
-    const events = await followStream(`${h.url}/api/v1/tasks/${res.body.data.id}/stream`, 'test-key-tenant-a');
-    const done = events.at(-1)!;
-    expect(done.kind).toBe('done');
-    expect(done.payload.data.status).toBe('failed');
-    expect(done.payload.data.error).toContain('LLM_MODEL');
-    expect(done.payload.data.error).toContain('LLM_BASE_URL');
+    const ats = h.client();
+    const created = await ats.tasks.create({ message: 'hello' });
+    expect(created.status).toBe('pending');
+    const events = await turnEvents(ats, created.id);
+    const done = dataOf(events.at(-1), 'done');
+    expect(done.status).toBe('failed');
+    expect(done.error).toContain('LLM_MODEL');
+    expect(done.error).toContain('LLM_BASE_URL');
   });
 });
