@@ -1,17 +1,35 @@
+import { AtsClient, TaskStreamEvent } from '@agentic-task-service/client';
 import { Harness, startHarness } from '../../../test/support/service-harness';
-import { followStream, parseSseBlocks, readRawStream } from '../../../test/support/sse-client';
+import { parseSseBlocks, readRawStream } from '../../../test/support/sse-client';
+
+// The stream's wire format (framing, Last-Event-ID and ?after= parsing, keep-alive comments, the
+// replay→live seam seen byte for byte) is read raw; tasks are created and followed to their end
+// with the typed client, and so is what a stream opened on an idle task sends.
 
 const AUTH = { authorization: 'Bearer test-key-tenant-a' };
 
 describe('SSE stream (CONTRACT.md "Stream")', () => {
   let h: Harness;
-  beforeAll(async () => (h = await startHarness()));
+  let ats: AtsClient;
+  beforeAll(async () => {
+    h = await startHarness();
+    ats = h.client();
+  });
   afterAll(async () => h.close());
 
+  /**
+   * The latest turn's events, as the client follows them to its `done`. No reconnects: one
+   * connection the service ended early would otherwise be resumed and go unnoticed.
+   */
+  const followTurn = async (id: string): Promise<TaskStreamEvent[]> => {
+    const events: TaskStreamEvent[] = [];
+    for await (const event of ats.tasks.stream(id, { retry: { retries: 0 } })) events.push(event);
+    return events;
+  };
   const runTask = async (message = 'go') => {
     h.model.script({ toolCalls: [{ name: 'write_file', arguments: { path: 'x.txt', content: 'x' } }] }, { text: 'finished' });
-    const id = (await h.api('/api/v1/tasks', { method: 'POST', json: { message } })).body.data.id as string;
-    await followStream(`${h.url}/api/v1/tasks/${id}/stream`, 'test-key-tenant-a');
+    const { id } = await ats.tasks.create({ message });
+    await followTurn(id);
     return id;
   };
 
@@ -57,7 +75,7 @@ describe('SSE stream (CONTRACT.md "Stream")', () => {
 
   it('sends keep-alive comments while a turn waits', async () => {
     h.model.script({ text: 'slow', delayMs: 700 });
-    const id = (await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'slow' } })).body.data.id;
+    const { id } = await ats.tasks.create({ message: 'slow' });
     const raw = await readRawStream(`${h.url}/api/v1/tasks/${id}/stream`, AUTH);
     expect(parseSseBlocks(raw.text).filter((b) => b.comment === 'keep-alive').length).toBeGreaterThanOrEqual(2);
     expect(
@@ -69,9 +87,10 @@ describe('SSE stream (CONTRACT.md "Stream")', () => {
 
   it('never misses or duplicates an event at the replay→live seam', async () => {
     // Many quick tool calls produce a burst of appends while clients connect at random moments.
+    // Read raw: the typed client skips an id it already yielded, which would hide a duplicate.
     const calls = Array.from({ length: 30 }, (_, i) => ({ name: 'write_file', arguments: { path: `f${i}.txt`, content: String(i) } }));
     h.model.script({ toolCalls: calls }, { text: 'all written' });
-    const id = (await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'burst' } })).body.data.id;
+    const { id } = await ats.tasks.create({ message: 'burst' });
     const streams = await Promise.all(
       Array.from({ length: 12 }, async (_, i) => {
         await new Promise((r) => setTimeout(r, i * 7));
@@ -90,11 +109,8 @@ describe('SSE stream (CONTRACT.md "Stream")', () => {
   it('sends what follows and ends when opened on a task with no running turn', async () => {
     const id = await runTask();
     const started = Date.now();
-    const raw = await readRawStream(`${h.url}/api/v1/tasks/${id}/stream`, AUTH);
+    const kinds = (await followTurn(id)).map((e) => e.type);
     expect(Date.now() - started).toBeLessThan(2000);
-    const kinds = parseSseBlocks(raw.text)
-      .filter((b) => b.id)
-      .map((b) => b.event);
     expect(kinds[0]).toBe('message');
     expect(kinds.at(-1)).toBe('done');
   });

@@ -1,7 +1,7 @@
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
+import { AtsClient, TaskStreamEvent } from '@agentic-task-service/client';
 import { Harness, startHarness, waitFor } from '../../../test/support/service-harness';
-import { followStream } from '../../../test/support/sse-client';
 
 // An idle sandbox is snapshotted into the object store and torn down; a follow-up restores it
 // transparently and the agent sees the same files.
@@ -16,8 +16,26 @@ jest.setTimeout(60_000);
 
 describe('sandbox expiry and automatic restore', () => {
   let h: Harness;
-  beforeAll(async () => (h = await startHarness({ SANDBOX_IDLE_TTL_MS: '400' })));
+  let ats: AtsClient;
+  beforeAll(async () => {
+    h = await startHarness({ SANDBOX_IDLE_TTL_MS: '400' });
+    ats = h.client();
+  });
   afterAll(async () => h.close());
+
+  /** The latest turn's events, followed to its `done`. */
+  const followTurn = async (id: string): Promise<TaskStreamEvent[]> => {
+    const events: TaskStreamEvent[] = [];
+    for await (const event of ats.tasks.stream(id)) events.push(event);
+    return events;
+  };
+  /** The first `sandbox` event of the task's whole history (the expiry comes after the turn's `done`). */
+  const firstSandboxEvent = async (id: string) => {
+    for await (const event of ats.tasks.stream(id, { after: 0 })) if (event.type === 'sandbox') return event.data;
+    return undefined;
+  };
+  const sandboxExpired = (id: string) =>
+    waitFor(async () => ((await ats.tasks.get(id)).sandbox === 'expired' ? true : undefined), 15_000, 'the sandbox to expire');
 
   it('expires an idle sandbox, then restores it for a follow-up with every file intact', async () => {
     h.model.script(
@@ -34,24 +52,15 @@ describe('sandbox expiry and automatic restore', () => {
       },
       { text: 'written' },
     );
-    const id = (await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'write files' } })).body.data.id;
-    await followStream(`${h.url}/api/v1/tasks/${id}/stream`, 'test-key-tenant-a', { timeoutMs: 20_000 });
+    const { id } = await ats.tasks.create({ message: 'write files' });
+    await followTurn(id);
     const workspace = join(h.dataDir, 'workspaces', id);
 
-    const expired = await waitFor(
-      async () => ((await h.api(`/api/v1/tasks/${id}`)).body.data.sandbox === 'expired' ? true : undefined),
-      15_000,
-      'the sandbox to expire',
-    );
-    expect(expired).toBe(true);
+    expect(await sandboxExpired(id)).toBe(true);
     // The expiry is recorded before the teardown (a crash in between leaves a current workspace).
     await waitFor(async () => !(await exists(workspace)), 5_000, 'the workspace to be torn down');
     expect(await exists(workspace)).toBe(false);
-    const history = await followStream(`${h.url}/api/v1/tasks/${id}/stream?after=0`, 'test-key-tenant-a', {
-      kinds: ['sandbox', 'done'],
-      until: (events) => events.some((e) => e.kind === 'sandbox'),
-    });
-    expect(history.find((e) => e.kind === 'sandbox')?.payload.data).toMatchObject({
+    expect(await firstSandboxEvent(id)).toMatchObject({
       status: 'expired',
       sizeBytes: expect.any(Number),
       idleMs: expect.any(Number),
@@ -62,16 +71,13 @@ describe('sandbox expiry and automatic restore', () => {
       { toolCalls: [{ name: 'read_file', arguments: { path: 'src/deep/file.txt' } }] },
       { text: 'still there' },
     );
-    expect((await h.api(`/api/v1/tasks/${id}/messages`, { method: 'POST', json: { message: 'check the files' } })).status).toBe(201);
-    const events = await followStream(`${h.url}/api/v1/tasks/${id}/stream`, 'test-key-tenant-a', {
-      kinds: ['sandbox', 'tool_result', 'done'],
-      timeoutMs: 20_000,
-    });
-    const [shell, read] = events.filter((e) => e.kind === 'tool_result').map((e) => e.payload.data as Record<string, string>);
+    expect(await ats.tasks.sendMessage(id, 'check the files')).toMatchObject({ id, messageId: expect.stringMatching(/^msg_/) });
+    const events = await followTurn(id);
+    const [shell, read] = events.flatMap((e) => (e.type === 'tool_result' ? [e.data] : []));
     expect(shell.output).toBe('kept\n750\n755\n');
     expect(read.output).toContain('kept');
-    expect(events.find((e) => e.kind === 'sandbox')?.payload.data).toMatchObject({ status: 'restored', durationMs: expect.any(Number) });
-    expect(events.at(-1)?.payload.data).toMatchObject({ status: 'completed' });
+    expect(events.find((e) => e.type === 'sandbox')?.data).toMatchObject({ status: 'restored', durationMs: expect.any(Number) });
+    expect(events.at(-1)).toMatchObject({ type: 'done', data: { status: 'completed' } });
   });
 
   it('expires a workspace holding a FIFO and a socket without waiting on them, and says what it left out', async () => {
@@ -89,19 +95,11 @@ describe('sandbox expiry and automatic restore', () => {
       },
       { text: 'made them' },
     );
-    const id = (await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'make special files' } })).body.data.id;
-    await followStream(`${h.url}/api/v1/tasks/${id}/stream`, 'test-key-tenant-a', { timeoutMs: 20_000 });
+    const { id } = await ats.tasks.create({ message: 'make special files' });
+    await followTurn(id);
     // Before the fix the snapshot opened the FIFO and waited SANDBOX_SNAPSHOT_TIMEOUT_MS (300 s).
-    await waitFor(
-      async () => ((await h.api(`/api/v1/tasks/${id}`)).body.data.sandbox === 'expired' ? true : undefined),
-      15_000,
-      'the sandbox to expire',
-    );
-    const history = await followStream(`${h.url}/api/v1/tasks/${id}/stream?after=0`, 'test-key-tenant-a', {
-      kinds: ['sandbox', 'done'],
-      until: (events) => events.some((e) => e.kind === 'sandbox'),
-    });
-    expect(history.find((e) => e.kind === 'sandbox')?.payload.data).toMatchObject({
+    await sandboxExpired(id);
+    expect(await firstSandboxEvent(id)).toMatchObject({
       status: 'expired',
       skipped: ['downloads/pipe: a FIFO (named pipe)', 'pipe: a FIFO (named pipe)', 'sock: a socket'],
     });
@@ -113,11 +111,8 @@ describe('sandbox expiry and automatic restore', () => {
       { text: 'checked' },
     );
     // How fast a restore is belongs to benchmark 5 (snapshot + restore), not to this test.
-    expect((await h.api(`/api/v1/tasks/${id}/messages`, { method: 'POST', json: { message: 'check' } })).status).toBe(201);
-    const events = await followStream(`${h.url}/api/v1/tasks/${id}/stream`, 'test-key-tenant-a', {
-      kinds: ['tool_result', 'done'],
-      timeoutMs: 20_000,
-    });
-    expect(events.find((e) => e.kind === 'tool_result')?.payload.data.output).toBe('kept\n/etc\n3\n');
+    expect(await ats.tasks.sendMessage(id, 'check')).toMatchObject({ id, messageId: expect.stringMatching(/^msg_/) });
+    const events = await followTurn(id);
+    expect(events.flatMap((e) => (e.type === 'tool_result' ? [e.data.output] : []))[0]).toBe('kept\n/etc\n3\n');
   });
 });

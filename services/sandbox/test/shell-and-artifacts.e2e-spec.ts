@@ -1,31 +1,34 @@
 import { createServer, Server } from 'node:net';
+import { AtsClient, AtsError, TaskStreamEvent } from '@agentic-task-service/client';
 import { Harness, startHarness, waitFor } from '../../../test/support/service-harness';
-import { followStream, SseEvent } from '../../../test/support/sse-client';
 
 // The shell tool through the whole service, in the real bubblewrap sandbox: env, exit codes,
 // limits reported in the tool result, network off, and artifacts recorded as events and
 // downloaded from the object store.
 
-const KINDS = ['message', 'status', 'usage', 'content', 'tool_call', 'tool_started', 'tool_result', 'artifact', 'done'];
-
 jest.setTimeout(60_000);
 
 describe('shell tool and artifacts (bubblewrap)', () => {
   let h: Harness;
-  beforeAll(
-    async () => (h = await startHarness({ SANDBOX_TIMEOUT_MS: '3000', SANDBOX_MAX_OUTPUT_BYTES: '65536', SANDBOX_MAX_PROCESSES: '64' })),
-  );
+  let ats: AtsClient;
+  beforeAll(async () => {
+    h = await startHarness({ SANDBOX_TIMEOUT_MS: '3000', SANDBOX_MAX_OUTPUT_BYTES: '65536', SANDBOX_MAX_PROCESSES: '64' });
+    ats = h.client();
+  });
   afterAll(async () => h.close());
 
   let lastTaskId = '';
-  const run = async (commands: string[], body: Record<string, unknown> = {}): Promise<SseEvent[]> => {
+  /** Creates a task whose model runs `commands` one by one, and follows it to its `done`. */
+  const run = async (commands: string[], input: { env?: Record<string, string> } = {}): Promise<TaskStreamEvent[]> => {
     h.model.script(...commands.map((command) => ({ toolCalls: [{ name: 'shell', arguments: { command } }] })), { text: 'done' });
-    const res = await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'run it', ...body } });
-    expect(res.status).toBe(201);
-    lastTaskId = res.body.data.id;
-    return followStream(`${h.url}/api/v1/tasks/${res.body.data.id}/stream`, 'test-key-tenant-a', { kinds: KINDS, timeoutMs: 30_000 });
+    const created = await ats.tasks.create({ message: 'run it', ...input });
+    expect(created).toEqual({ id: expect.stringMatching(/^task_/), status: 'pending' });
+    lastTaskId = created.id;
+    const events: TaskStreamEvent[] = [];
+    for await (const event of ats.tasks.stream(created.id)) events.push(event);
+    return events;
   };
-  const results = (events: SseEvent[]) => events.filter((e) => e.kind === 'tool_result').map((e) => e.payload.data as Record<string, any>);
+  const results = (events: TaskStreamEvent[]) => events.flatMap((e) => (e.type === 'tool_result' ? [e.data] : []));
 
   it('runs bash -lc in the workspace with the task env, reporting exit code and duration', async () => {
     const [ok, failed] = results(
@@ -46,7 +49,7 @@ describe('shell tool and artifacts (bubblewrap)', () => {
     expect(flood.output.length).toBeLessThan(70_000);
     expect(bomb.status).toBe('error');
     expect(bomb.output).toMatch(/limit hit/);
-    expect(events.at(-1)?.payload.data).toMatchObject({ status: 'completed' });
+    expect(events.at(-1)).toMatchObject({ type: 'done', data: { status: 'completed' } });
   });
 
   it('has no network by default: the API port on 127.0.0.1 is unreachable from inside', async () => {
@@ -75,7 +78,7 @@ describe('shell tool and artifacts (bubblewrap)', () => {
       'mkdir -p downloads/sub && printf "a,b\\n1,2\\n" > downloads/sub/data.csv && echo "# hi" > downloads/r.md && ln -s /etc/hostname downloads/link',
       'rm downloads/r.md',
     ]);
-    const artifacts = events.filter((e) => e.kind === 'artifact').map((e) => e.payload.data);
+    const artifacts = events.flatMap((e) => (e.type === 'artifact' ? [e.data] : []));
     expect(artifacts).toEqual([
       expect.objectContaining({
         path: 'downloads/r.md',
@@ -90,29 +93,29 @@ describe('shell tool and artifacts (bubblewrap)', () => {
     ]);
     for (const a of artifacts) expect(a).not.toHaveProperty('objectKey');
     const id = lastTaskId;
-    const list = await waitFor(async () => {
-      const body = (await h.api(`/api/v1/tasks/${id}/artifacts`)).body;
-      return body.files?.length === 1 ? body : undefined;
+    const files = await waitFor(async () => {
+      const listed = await ats.artifacts.list(id);
+      return listed.length === 1 ? listed : undefined;
     });
-    expect(list.files).toEqual([
+    expect(files).toEqual([
       { name: 'data.csv', path: 'downloads/sub/data.csv', size: 8, category: 'csv', mimeType: 'text/csv', modifiedAt: expect.any(String) },
     ]);
-    const download = await fetch(`${h.url}/api/v1/tasks/${id}/artifacts/download?path=downloads/sub/data.csv`, {
-      headers: { authorization: 'Bearer test-key-tenant-a' },
-    });
-    expect(download.status).toBe(200);
-    expect(download.headers.get('content-type')).toBe('text/csv');
-    expect(await download.text()).toBe('a,b\n1,2\n');
+    const download = await ats.artifacts.download(id, 'downloads/sub/data.csv');
+    expect(download.contentType).toBe('text/csv');
+    expect(new TextDecoder().decode(download.body)).toBe('a,b\n1,2\n');
     // downloads/link leads out of the workspace (to /etc/hostname): outside, like `..`.
-    for (const [path, status] of [
-      ['downloads/link', 400],
-      ['../../etc/passwd', 400],
-      ['/etc/passwd', 400],
-      ['downloads/r.md', 404],
-      ['downloads/nothing.txt', 404],
+    for (const [path, code, status] of [
+      ['downloads/link', 'VALIDATION_ERROR', 400],
+      ['../../etc/passwd', 'VALIDATION_ERROR', 400],
+      ['/etc/passwd', 'VALIDATION_ERROR', 400],
+      ['downloads/r.md', 'NOT_FOUND', 404],
+      ['downloads/nothing.txt', 'NOT_FOUND', 404],
     ] as const) {
-      const res = await h.api(`/api/v1/tasks/${id}/artifacts/download?path=${encodeURIComponent(path)}`);
-      expect({ path, status: res.status }).toEqual({ path, status });
+      const error = await ats.artifacts.download(id, path).then(
+        () => undefined,
+        (e: AtsError) => e,
+      );
+      expect({ path, code: error?.code, status: error?.status }).toEqual({ path, code, status });
     }
   });
 });

@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AtsClient, TaskStreamEvent } from '@agentic-task-service/client';
 import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
-import { parseSseBlocks, readRawStream } from '../../../test/support/sse-client';
 import { ServiceProcess, freePort, startServiceProcess } from '../../../test/support/service-process';
 
 // Manual approval across real crashes: the service is killed with SIGKILL (no shutdown hook
@@ -14,7 +14,6 @@ import { ServiceProcess, freePort, startServiceProcess } from '../../../test/sup
 jest.setTimeout(120_000);
 
 const KEY = 'durable-key';
-const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
 const exists = (path: string) =>
   access(path).then(
     () => true,
@@ -22,11 +21,9 @@ const exists = (path: string) =>
   );
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface Block {
-  readonly id: number;
-  readonly event: string;
-  readonly data: Record<string, any>;
-}
+/** The data of the events of one type, in order. */
+const dataOf = <T extends TaskStreamEvent['type']>(events: TaskStreamEvent[], type: T) =>
+  events.flatMap((e) => (e.type === type ? [e.data as Extract<TaskStreamEvent, { type: T }>['data']] : []));
 
 describe('Approvals and running tools across a kill -9 and restart', () => {
   let dataDir: string;
@@ -34,6 +31,8 @@ describe('Approvals and running tools across a kill -9 and restart', () => {
   let env: Record<string, string>;
   let port: number;
   let service: ServiceProcess | undefined;
+  // One client per test: every process of a test listens on the same port.
+  let ats: AtsClient;
 
   beforeAll(async () => {
     model = await startScriptedOpenAiServer();
@@ -42,6 +41,7 @@ describe('Approvals and running tools across a kill -9 and restart', () => {
     dataDir = await mkdtemp(join(tmpdir(), 'ats-durable-'));
     env = { DATA_DIR: dataDir, API_KEYS: KEY, LLM_BASE_URL: model.url, LLM_MODEL: 'scripted', LLM_MAX_RETRIES: '0' };
     port = await freePort();
+    ats = new AtsClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: KEY });
   });
   afterEach(async () => {
     await service?.stop();
@@ -55,16 +55,6 @@ describe('Approvals and running tools across a kill -9 and restart', () => {
     await service!.kill9();
     service = undefined;
   };
-  const api = async (path: string, init: { method?: string; json?: unknown } = {}) => {
-    const res = await fetch(`http://127.0.0.1:${port}${path}`, {
-      method: init.method ?? 'GET',
-      headers,
-      body: init.json === undefined ? undefined : JSON.stringify(init.json),
-    });
-    return { status: res.status, body: (await res.json()) as any };
-  };
-  const create = async (body: Record<string, unknown>) =>
-    (await api('/api/v1/tasks', { method: 'POST', json: body })).body.data.id as string;
   const until = async <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
@@ -76,20 +66,21 @@ describe('Approvals and running tools across a kill -9 and restart', () => {
   };
   const pendingCall = (id: string) =>
     until('a pending approval', async () => {
-      const view = (await api(`/api/v1/tasks/${id}`)).body.data;
-      return view.pendingApprovals.length === 1 ? (view.pendingApprovals[0].callId as string) : undefined;
+      const view = await ats.tasks.get(id);
+      return view.pendingApprovals.length === 1 ? view.pendingApprovals[0].callId : undefined;
     });
-  /** The whole history, read after the stream ends with the latest turn's `done`. */
-  const history = async (id: string, lastEventId?: number): Promise<Block[]> => {
-    const extra: Record<string, string> = lastEventId === undefined ? {} : { 'last-event-id': String(lastEventId) };
-    const path = lastEventId === undefined ? `/api/v1/tasks/${id}/stream?after=0` : `/api/v1/tasks/${id}/stream`;
-    const raw = await readRawStream(`http://127.0.0.1:${port}${path}`, { authorization: `Bearer ${KEY}`, ...extra }, 30_000);
-    return parseSseBlocks(raw.text)
-      .filter((b) => b.id)
-      .map((b) => ({ id: Number(b.id), event: b.event, data: JSON.parse(b.data).data }));
+  /**
+   * The whole history, or what follows `lastEventId` (the client sends it as Last-Event-ID), read
+   * until the stream ends with the latest turn's `done`. No reconnects: an early end must fail.
+   */
+  const history = async (id: string, lastEventId = 0): Promise<TaskStreamEvent[]> => {
+    const events: TaskStreamEvent[] = [];
+    for await (const event of ats.tasks.stream(id, { after: lastEventId, retry: { retries: 0 } })) events.push(event);
+    return events;
   };
-  const expectGapless = (blocks: Block[], firstId = 1) => expect(blocks.map((b) => b.id)).toEqual(blocks.map((_, i) => firstId + i));
-  const count = (blocks: Block[], event: string) => blocks.filter((b) => b.event === event).length;
+  const expectGapless = (events: TaskStreamEvent[], firstId = 1) =>
+    expect(events.map((e) => e.id)).toEqual(events.map((_, i) => firstId + i));
+  const count = (events: TaskStreamEvent[], type: TaskStreamEvent['type']) => events.filter((e) => e.type === type).length;
 
   it('(b) a tool running at the crash is reported as interrupted, never run again, and the turn finishes', async () => {
     // Each run of the command leaves a line in starts.txt, and one that lives 3 s a line in
@@ -98,7 +89,7 @@ describe('Approvals and running tools across a kill -9 and restart', () => {
     const command = `mkdir -p downloads && echo started >> downloads/starts.txt && sleep 3 && echo ran >> downloads/runs.txt # ${marker}`;
     model.script({ toolCalls: [{ name: 'shell', arguments: { command } }] }, { text: 'carried on after the interruption' });
     await start();
-    const id = await create({ message: 'run a slow command' });
+    const { id } = await ats.tasks.create({ message: 'run a slow command' });
     const downloads = join(dataDir, 'workspaces', id, 'downloads');
     const running = () =>
       execFileSync('ps', ['-eo', 'args'])
@@ -112,12 +103,12 @@ describe('Approvals and running tools across a kill -9 and restart', () => {
     await until('the orphaned command to be gone', async () => (running().length === 0 ? true : undefined), 5_000);
 
     await start();
-    const blocks = await history(id);
-    expectGapless(blocks);
-    expect(count(blocks, 'tool_started')).toBe(1);
-    const result = blocks.find((b) => b.event === 'tool_result')!.data;
+    const events = await history(id);
+    expectGapless(events);
+    expect(count(events, 'tool_started')).toBe(1);
+    const result = dataOf(events, 'tool_result')[0];
     expect(result).toMatchObject({ status: 'error', output: expect.stringContaining('Interrupted') });
-    expect(blocks.at(-1)!.data.status).toBe('completed');
+    expect(events.at(-1)).toMatchObject({ type: 'done', data: { status: 'completed' } });
     await sleep(3500); // past the moment a second run, started after the restart, would have finished
     expect(await readFile(join(downloads, 'starts.txt'), 'utf8')).toBe('started\n');
     expect(await exists(join(downloads, 'runs.txt'))).toBe(false);
@@ -129,27 +120,21 @@ describe('Approvals and running tools across a kill -9 and restart', () => {
       { text: 'written after restart' },
     );
     await start();
-    const id = await create({ message: 'write after approval', autoExecute: false });
+    const { id } = await ats.tasks.create({ message: 'write after approval', autoExecute: false });
     const callId = await pendingCall(id);
-    const before = (await api(`/api/v1/tasks/${id}`)).body.data;
-    const seenBeforeCrash = before.lastEventId as number;
+    const before = await ats.tasks.get(id);
+    const seenBeforeCrash = before.lastEventId;
     await crash();
 
     await start();
-    const after = (await api(`/api/v1/tasks/${id}`)).body.data;
+    const after = await ats.tasks.get(id);
     expect(after.status).toBe('awaiting_approval');
     expect(after.pendingApprovals).toEqual(before.pendingApprovals);
-    expect(
-      (await api(`/api/v1/tasks/${id}/tools/${callId}/approve`, { method: 'POST', json: { outcome: 'proceed_once' } })).body.data,
-    ).toEqual({
-      callId,
-      outcome: 'proceed_once',
-      approved: true,
-    });
+    expect(await ats.tasks.approve(id, callId, 'proceed_once')).toEqual({ callId, outcome: 'proceed_once', approved: true });
     const resumed = await history(id, seenBeforeCrash);
     expectGapless(resumed, seenBeforeCrash + 1);
-    expect(resumed.map((b) => b.event)).toEqual(['tool_decision', 'tool_started', 'tool_result', 'artifact', 'usage', 'content', 'done']);
-    expect(resumed.at(-1)!.data.status).toBe('completed');
+    expect(resumed.map((e) => e.type)).toEqual(['tool_decision', 'tool_started', 'tool_result', 'artifact', 'usage', 'content', 'done']);
+    expect(resumed.at(-1)).toMatchObject({ type: 'done', data: { status: 'completed' } });
     const whole = await history(id);
     expectGapless(whole);
     expect(count(whole, 'tool_call')).toBe(1);
@@ -162,26 +147,23 @@ describe('Approvals and running tools across a kill -9 and restart', () => {
       { text: 'done after restart' },
     );
     await start();
-    const id = await create({ message: 'append a line', autoExecute: false });
+    const { id } = await ats.tasks.create({ message: 'append a line', autoExecute: false });
     const callId = await pendingCall(id);
-    const approved = await api(`/api/v1/tasks/${id}/tools/${callId}/approve`, { method: 'POST', json: { outcome: 'proceed_once' } });
-    expect(approved.status).toBe(200);
+    expect(await ats.tasks.approve(id, callId, 'proceed_once')).toEqual({ callId, outcome: 'proceed_once', approved: true });
     await crash();
 
     await start();
-    const blocks = await history(id);
-    expectGapless(blocks);
-    expect(blocks.filter((b) => b.event === 'tool_decision').map((b) => b.data)).toEqual([
-      { callId, outcome: 'proceed_once', approved: true },
-    ]);
-    expect(count(blocks, 'tool_started')).toBe(1);
-    expect(count(blocks, 'tool_result')).toBe(1);
-    expect(blocks.at(-1)!.data.status).toBe('completed');
-    expect((await api(`/api/v1/tasks/${id}`)).body.data.pendingApprovals).toEqual([]);
+    const events = await history(id);
+    expectGapless(events);
+    expect(dataOf(events, 'tool_decision')).toEqual([{ callId, outcome: 'proceed_once', approved: true }]);
+    expect(count(events, 'tool_started')).toBe(1);
+    expect(count(events, 'tool_result')).toBe(1);
+    expect(events.at(-1)).toMatchObject({ type: 'done', data: { status: 'completed' } });
+    expect((await ats.tasks.get(id)).pendingApprovals).toEqual([]);
     // Either it ran to the end before the crash or after the restart (success, one line), or the
     // crash caught it running (interrupted, at most one line): never twice.
     const runs = await readFile(join(dataDir, 'workspaces', id, 'downloads', 'runs.txt'), 'utf8').catch(() => '');
-    const result = blocks.find((b) => b.event === 'tool_result')!.data;
+    const result = dataOf(events, 'tool_result')[0];
     if (result.status === 'success') expect(runs).toBe('ran\n');
     else
       expect({ output: result.output, runs: ['', 'ran\n'].includes(runs) }).toEqual({
@@ -200,14 +182,14 @@ describe('Approvals and running tools across a kill -9 and restart', () => {
       { text: 'nobody answered' },
     );
     await start();
-    const id = await create({ message: 'wait for a decision nobody makes', autoExecute: false });
+    const { id } = await ats.tasks.create({ message: 'wait for a decision nobody makes', autoExecute: false });
     const callId = await pendingCall(id);
-    const requestedAt = Date.parse((await api(`/api/v1/tasks/${id}`)).body.data.pendingApprovals[0].requestedAt);
+    const requestedAt = Date.parse((await ats.tasks.get(id)).pendingApprovals[0].requestedAt);
     await sleep(requestedAt + timeoutMs / 2 - Date.now());
     await crash();
     await start();
     const restartedAt = Date.now();
-    const settled = async () => ((await api(`/api/v1/tasks/${id}`)).body.data.pendingApprovals.length === 0 ? true : undefined);
+    const settled = async () => ((await ats.tasks.get(id)).pendingApprovals.length === 0 ? true : undefined);
     await until('the call to expire', settled, 60_000);
     const expiredAt = Date.now();
     // Kept: it expires at request + timeout, or as soon as the service is back when that moment
@@ -216,13 +198,12 @@ describe('Approvals and running tools across a kill -9 and restart', () => {
     expect(expiredAt - requestedAt).toBeGreaterThanOrEqual(timeoutMs);
     expect(expiredAt).toBeLessThan(Math.max(requestedAt + timeoutMs, restartedAt) + toleranceMs);
 
-    const blocks = await history(id);
-    expectGapless(blocks);
-    const decisions = blocks.filter((b) => b.event === 'tool_decision').map((b) => b.data);
-    expect(decisions).toEqual([{ callId, outcome: 'expired', approved: false, timeoutMs }]);
-    expect(blocks.find((b) => b.event === 'tool_result')!.data).toMatchObject({ callId, status: 'cancelled' });
-    expect(count(blocks, 'tool_started')).toBe(0);
-    expect(blocks.at(-1)!.data.status).toBe('completed');
+    const events = await history(id);
+    expectGapless(events);
+    expect(dataOf(events, 'tool_decision')).toEqual([{ callId, outcome: 'expired', approved: false, timeoutMs }]);
+    expect(dataOf(events, 'tool_result')[0]).toMatchObject({ callId, status: 'cancelled' });
+    expect(count(events, 'tool_started')).toBe(0);
+    expect(events.at(-1)).toMatchObject({ type: 'done', data: { status: 'completed' } });
     // Two cold starts plus the wait: with other suites loading both cores it took 100-120 s, past the file's 120 s.
   }, 180_000);
 });

@@ -2,12 +2,26 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AtsClient, TaskStreamEvent } from '@agentic-task-service/client';
 import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
-import { parseSseBlocks, readRawStream } from '../../../test/support/sse-client';
 import { ServiceProcess, freePort, startServiceProcess } from '../../../test/support/service-process';
 import { persistedFiles } from '../../../test/support/persisted-files';
 
 jest.setTimeout(120_000);
+
+/** The typed client of one process of the service. */
+const clientOf = (service: ServiceProcess) => new AtsClient({ baseUrl: service.url, apiKey: 'restart-key' });
+
+/**
+ * A task's events: its whole history with `after: 0`, else its latest turn, until the stream
+ * ends. No reconnects: a stream the restarted service ended early must fail the test, not be
+ * resumed behind its back.
+ */
+async function streamed(service: ServiceProcess, id: string, after?: number): Promise<TaskStreamEvent[]> {
+  const events: TaskStreamEvent[] = [];
+  for await (const event of clientOf(service).tasks.stream(id, { after, retry: { retries: 0 } })) events.push(event);
+  return events;
+}
 
 describe('The all-in-one service across a crash (kill -9) and restart on the same DATA_DIR', () => {
   let dataDir: string;
@@ -23,7 +37,6 @@ describe('The all-in-one service across a crash (kill -9) and restart on the sam
 
   it('finishes a task whose model call was in flight, with no event lost or duplicated', async () => {
     const env = { DATA_DIR: dataDir, API_KEYS: 'restart-key', LLM_BASE_URL: model.url, LLM_MODEL: 'scripted', LLM_MAX_RETRIES: '0' };
-    const auth = { authorization: 'Bearer restart-key', 'content-type': 'application/json' };
     const port = await freePort();
     model.script(
       { toolCalls: [{ name: 'write_file', arguments: { path: 'downloads/a.txt', content: 'before crash' } }] },
@@ -32,12 +45,7 @@ describe('The all-in-one service across a crash (kill -9) and restart on the sam
     );
 
     const first = await startServiceProcess(env, port);
-    const created = await fetch(`${first.url}/api/v1/tasks`, {
-      method: 'POST',
-      headers: auth,
-      body: JSON.stringify({ message: 'survive a crash' }),
-    });
-    const id = ((await created.json()) as any).data.id;
+    const { id } = await clientOf(first).tasks.create({ message: 'survive a crash' });
     const until = Date.now() + 20_000;
     while (model.requests.length < 2) {
       if (Date.now() > until) throw new Error(`second model call never came:\n${first.output()}`);
@@ -47,10 +55,10 @@ describe('The all-in-one service across a crash (kill -9) and restart on the sam
 
     const second = await startServiceProcess(env, port);
     try {
-      const raw = await readRawStream(`${second.url}/api/v1/tasks/${id}/stream?after=0`, { authorization: 'Bearer restart-key' }, 30_000);
-      const blocks = parseSseBlocks(raw.text).filter((b) => b.id);
-      expect(blocks.map((b) => Number(b.id))).toEqual(blocks.map((_, i) => i + 1));
-      expect(blocks.map((b) => b.event)).toEqual([
+      // An event recorded twice would have an id of its own: the gapless ids and the exact kinds catch it.
+      const events = await streamed(second, id, 0);
+      expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
+      expect(events.map((e) => e.type)).toEqual([
         'message',
         'status',
         'usage',
@@ -62,12 +70,10 @@ describe('The all-in-one service across a crash (kill -9) and restart on the sam
         'content',
         'done',
       ]);
-      expect(JSON.parse(blocks[8].data).data.text).toBe('finished after restart');
-      expect(JSON.parse(blocks[9].data).data.status).toBe('completed');
-      const view = (await (await fetch(`${second.url}/api/v1/tasks/${id}`, { headers: auth })).json()) as any;
-      expect(view.data.status).toBe('completed');
-      const artifacts = (await (await fetch(`${second.url}/api/v1/tasks/${id}/artifacts`, { headers: auth })).json()) as any;
-      expect(artifacts.files.map((f: { path: string }) => f.path)).toEqual(['downloads/a.txt']);
+      expect(events[8]).toMatchObject({ type: 'content', data: { text: 'finished after restart' } });
+      expect(events[9]).toMatchObject({ type: 'done', data: { status: 'completed' } });
+      expect((await clientOf(second).tasks.get(id)).status).toBe('completed');
+      expect((await clientOf(second).artifacts.list(id)).map((f) => f.path)).toEqual(['downloads/a.txt']);
     } finally {
       await second.stop();
     }
@@ -76,7 +82,6 @@ describe('The all-in-one service across a crash (kill -9) and restart on the sam
 
 describe('A task’s secrets across a crash (kill -9) and restart on the same DATA_DIR', () => {
   const TOKEN = `tok-${randomBytes(6).toString('hex')}-durable`;
-  const auth = { authorization: 'Bearer restart-key', 'content-type': 'application/json' };
   let dataDir: string;
   let model: ScriptedOpenAiServer;
   let port: number;
@@ -94,13 +99,8 @@ describe('A task’s secrets across a crash (kill -9) and restart on the same DA
     model.script({ toolCalls: [{ name: 'shell', arguments: { command: 'mkfifo "p-$TOKEN"' } }] }, { text: 'Ready.' });
     const first = await startServiceProcess(env, port);
     try {
-      const created = await fetch(`${first.url}/api/v1/tasks`, {
-        method: 'POST',
-        headers: auth,
-        body: JSON.stringify({ message: 'keep the token', secrets: { TOKEN } }),
-      });
-      id = ((await created.json()) as any).data.id;
-      await turnBlocks(first);
+      id = (await clientOf(first).tasks.create({ message: 'keep the token', secrets: { TOKEN } })).id;
+      await turn(first);
     } finally {
       logs.push(first.output());
       await first.kill9();
@@ -111,14 +111,13 @@ describe('A task’s secrets across a crash (kill -9) and restart on the same DA
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  async function turnBlocks(service: ServiceProcess) {
-    const raw = await readRawStream(`${service.url}/api/v1/tasks/${id}/stream`, { authorization: 'Bearer restart-key' }, 60_000);
-    return parseSseBlocks(raw.text)
-      .filter((b) => b.id)
-      .map((b) => ({ event: b.event, data: JSON.parse(b.data).data }));
-  }
-  const followUp = (service: ServiceProcess, message: string) =>
-    fetch(`${service.url}/api/v1/tasks/${id}/messages`, { method: 'POST', headers: auth, body: JSON.stringify({ message }) });
+  /** The latest turn's events, without their ids. */
+  const turn = async (service: ServiceProcess) => (await streamed(service, id)).map(({ type, data }) => ({ type, data }));
+  /** Sends a follow-up and checks the service accepted it into this task. */
+  const followUp = async (service: ServiceProcess, message: string) =>
+    expect(await clientOf(service).tasks.sendMessage(id, message)).toMatchObject({ id, messageId: expect.stringMatching(/^msg_/) });
+  const dataOf = <T extends TaskStreamEvent['type']>(events: { type: string; data: unknown }[], type: T) =>
+    events.flatMap((e) => (e.type === type ? [e.data as Extract<TaskStreamEvent, { type: T }>['data']] : []));
 
   it('generated its key once, in DATA_DIR/secrets.key (0600), saying where but never what', async () => {
     const path = join(dataDir, 'secrets.key');
@@ -141,26 +140,22 @@ describe('A task’s secrets across a crash (kill -9) and restart on the same DA
     const second = await startServiceProcess({ ...env, SANDBOX_IDLE_TTL_MS: '1000' }, port);
     try {
       const until = Date.now() + 30_000;
-      while (((await (await fetch(`${second.url}/api/v1/tasks/${id}`, { headers: auth })).json()) as any).data.sandbox !== 'expired') {
+      while ((await clientOf(second).tasks.get(id)).sandbox !== 'expired') {
         if (Date.now() > until) throw new Error(`the sandbox never expired:\n${second.output()}`);
         await new Promise((r) => setTimeout(r, 200));
       }
-      const all = parseSseBlocks(
-        (await readRawStream(`${second.url}/api/v1/tasks/${id}/stream?after=0`, { authorization: 'Bearer restart-key' })).text,
-      );
-      const expired = JSON.parse(all.find((b) => b.event === 'sandbox')!.data).data;
-      expect(expired.status).toBe('expired');
-      expect(expired.skipped).toEqual([expect.stringMatching(/^p-\[REDACTED:TOKEN\]: /)]);
-      expect((await followUp(second, 'check the token')).status).toBe(201);
-      const blocks = await turnBlocks(second);
-      const results = blocks.filter((b) => b.event === 'tool_result').map((b) => b.data);
+      const [expired] = dataOf(await streamed(second, id, 0), 'sandbox');
+      expect(expired).toMatchObject({ status: 'expired', skipped: [expect.stringMatching(/^p-\[REDACTED:TOKEN\]: /)] });
+      await followUp(second, 'check the token');
+      const events = await turn(second);
+      const results = dataOf(events, 'tool_result');
       expect(results).toHaveLength(2);
       expect(results[0]).toMatchObject({ status: 'success' });
       expect(results[0].output).toContain(createHash('sha256').update(TOKEN).digest('hex'));
       expect(results[1]).toMatchObject({ status: 'success', output: '[REDACTED:TOKEN]\n' });
-      expect(blocks.at(-1)).toEqual({ event: 'done', data: { status: 'completed', turn: 2 } });
-      expect(blocks.some((b) => b.event === 'notice')).toBe(false);
-      expect(blocks.find((b) => b.event === 'sandbox')!.data.status).toBe('restored');
+      expect(events.at(-1)).toEqual({ type: 'done', data: { status: 'completed', turn: 2 } });
+      expect(events.some((b) => b.type === 'notice')).toBe(false);
+      expect(dataOf(events, 'sandbox')[0].status).toBe('restored');
     } finally {
       logs.push(second.output());
       await second.kill9();
@@ -174,19 +169,23 @@ describe('A task’s secrets across a crash (kill -9) and restart on the same DA
       expect(wrong.output()).toMatch(
         /holds an earlier generated key \(key id [0-9a-f]{16}\) that is neither SECRETS_KEY nor in SECRETS_KEY_PREVIOUS/,
       );
-      expect((await followUp(wrong, 'check the token again')).status).toBe(201);
-      const blocks = await turnBlocks(wrong);
-      expect(blocks.map((b) => b.event)).toEqual(['message', 'status', 'notice', 'done']);
-      const done = blocks.at(-1)!.data;
+      await followUp(wrong, 'check the token again');
+      const events = await turn(wrong);
+      expect(events.map((b) => b.type)).toEqual(['message', 'status', 'notice', 'done']);
+      const done = dataOf(events, 'done')[0];
       expect(done).toMatchObject({ status: 'failed', turn: 3 });
       expect(done.error).toMatch(
         /^Secrets TOKEN cannot be opened: they were sealed with key id [0-9a-f]{16}, and this process has only key id [0-9a-f]{16}/,
       );
       expect(done.error).toContain('The turn stopped so that nothing runs with these variables empty.');
-      expect(blocks[2].data).toEqual({ code: 'SECRETS_UNAVAILABLE', names: ['TOKEN'], message: done.error });
+      expect(events[2].data).toEqual({ code: 'SECRETS_UNAVAILABLE', names: ['TOKEN'], message: done.error });
       expect(model.requests.length).toBe(modelCalls);
-      const view = (await (await fetch(`${wrong.url}/api/v1/tasks/${id}`, { headers: auth })).json()) as any;
-      expect(view.data).toMatchObject({ status: 'failed', error: done.error, notices: [done.error], secretNames: ['TOKEN'] });
+      expect(await clientOf(wrong).tasks.get(id)).toMatchObject({
+        status: 'failed',
+        error: done.error,
+        notices: [done.error],
+        secretNames: ['TOKEN'],
+      });
     } finally {
       logs.push(wrong.output());
       await wrong.kill9();
@@ -195,10 +194,10 @@ describe('A task’s secrets across a crash (kill -9) and restart on the same DA
     model.script({ toolCalls: [{ name: 'shell', arguments: { command: 'echo "again: $TOKEN"' } }] }, { text: 'Fine again.' });
     const right = await startServiceProcess(env, port);
     try {
-      expect((await followUp(right, 'and now?')).status).toBe(201);
-      const blocks = await turnBlocks(right);
-      expect(blocks.find((b) => b.event === 'tool_result')!.data).toMatchObject({ status: 'success', output: 'again: [REDACTED:TOKEN]\n' });
-      expect(blocks.at(-1)!.data).toEqual({ status: 'completed', turn: 4 });
+      await followUp(right, 'and now?');
+      const events = await turn(right);
+      expect(dataOf(events, 'tool_result')[0]).toMatchObject({ status: 'success', output: 'again: [REDACTED:TOKEN]\n' });
+      expect(events.at(-1)).toEqual({ type: 'done', data: { status: 'completed', turn: 4 } });
     } finally {
       logs.push(right.output());
       await right.stop();
