@@ -1,7 +1,7 @@
 import { WebhookAttempt } from '../webhook-attempt';
-import { WebhookAttemptedData } from './webhook-delivery.events';
+import { WebhookDeliveryEvent } from './webhook-delivery.events';
 
-// The delivery state of a task's messages, folded from its WebhookAttempted events: what
+// The delivery state of a task's messages, folded from their delivery events: what
 // GET /tasks/{id}/webhook-deliveries shows and what the dispatcher schedules from.
 
 export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
@@ -15,31 +15,51 @@ export interface WebhookDelivery {
   readonly nextAttemptAt?: string;
 }
 
-/** A message's state after `attempts` (its own, in order); no attempts: pending, due now. */
-export function deliveryOf(
+/** What the dispatcher needs besides: when the message may be attempted next, and that attempt's number. */
+export interface WebhookSchedule {
+  readonly delivery: WebhookDelivery;
+  /** Epoch ms; 0 when due at once. Only meaningful while pending. */
+  readonly dueAt: number;
+  readonly nextAttempt: number;
+}
+
+/** A message's state after its own delivery events, in order; none: pending, due now. */
+export function scheduleOf(
   message: { readonly id: string; readonly type: string },
-  attempts: readonly WebhookAttemptedData[],
-): WebhookDelivery {
-  const last = attempts.at(-1);
-  const shown = attempts.map(({ at, statusCode, error, durationMs }) => ({
+  events: readonly WebhookDeliveryEvent[],
+): WebhookSchedule {
+  const outcomes = events.flatMap((e) => (e.type === 'WebhookAttempted' ? [e.data] : []));
+  const attempts = outcomes.map(({ at, statusCode, error, durationMs }) => ({
     at,
     ...(statusCode === undefined ? {} : { statusCode }),
     ...(error === undefined ? {} : { error }),
     durationMs,
   }));
-  const base = { id: message.id, type: message.type, attempts: shown };
-  if (!last) return { ...base, status: 'pending' };
-  if (last.delivered) return { ...base, status: 'delivered' };
-  if (last.nextAttemptAt === undefined) return { ...base, status: 'failed' };
-  return { ...base, status: 'pending', nextAttemptAt: last.nextAttemptAt };
+  const base = { id: message.id, type: message.type, attempts };
+  const last = events.at(-1);
+  const nextAttempt = Math.max(0, ...events.map((e) => e.data.attempt)) + 1;
+  if (!last) return { delivery: { ...base, status: 'pending' }, dueAt: 0, nextAttempt };
+  // Claimed and not recorded yet: being attempted, or its dispatcher died and the lease runs out.
+  if (last.type === 'WebhookAttemptStarted')
+    return { delivery: { ...base, status: 'pending' }, dueAt: Date.parse(last.data.leaseUntil), nextAttempt };
+  if (last.data.delivered) return { delivery: { ...base, status: 'delivered' }, dueAt: 0, nextAttempt };
+  if (last.data.nextAttemptAt === undefined) return { delivery: { ...base, status: 'failed' }, dueAt: 0, nextAttempt };
+  const { nextAttemptAt } = last.data;
+  return { delivery: { ...base, status: 'pending', nextAttemptAt }, dueAt: Date.parse(nextAttemptAt), nextAttempt };
 }
+
+/** A message's delivery as the deliveries endpoint shows it. */
+export const deliveryOf = (
+  message: { readonly id: string; readonly type: string },
+  events: readonly WebhookDeliveryEvent[],
+): WebhookDelivery => scheduleOf(message, events).delivery;
 
 /** Every message's delivery, in the order the messages became due. */
 export function projectDeliveries(
   messages: readonly { readonly id: string; readonly type: string }[],
-  attempts: readonly WebhookAttemptedData[],
+  events: readonly WebhookDeliveryEvent[],
 ): WebhookDelivery[] {
-  const byMessage = new Map<string, WebhookAttemptedData[]>();
-  for (const a of attempts) byMessage.set(a.messageId, [...(byMessage.get(a.messageId) ?? []), a]);
+  const byMessage = new Map<string, WebhookDeliveryEvent[]>();
+  for (const e of events) byMessage.set(e.data.messageId, [...(byMessage.get(e.data.messageId) ?? []), e]);
   return messages.map((m) => deliveryOf(m, byMessage.get(m.id) ?? []));
 }

@@ -11,9 +11,24 @@ import { WebhookAttempt } from '../webhook-attempt';
 // bookkeeping in it would leave holes in the stream and make the loop's appends conflict. Readers
 // of the global feed (task views, agent loop) skip streams that are not `task-…` ones.
 
+export const WEBHOOK_ATTEMPT_STARTED = 'WebhookAttemptStarted';
 export const WEBHOOK_ATTEMPTED = 'WebhookAttempted';
-/** The `data` shape version of WebhookAttempted this code writes and reads. */
-export const WEBHOOK_ATTEMPTED_SCHEMA_VERSION = 1;
+/** The `data` shape version of both delivery events this code writes and reads. */
+export const WEBHOOK_EVENT_SCHEMA_VERSION = 1;
+
+/**
+ * A dispatcher claims the next attempt of a message before making it: appended with the stream's
+ * expected revision, so of several dispatchers (distributed mode) exactly one makes each attempt.
+ * Should it die before recording the outcome, the message is due again at `leaseUntil`.
+ */
+export interface WebhookAttemptStartedData {
+  readonly messageId: string;
+  readonly type: string;
+  /** 1-based. */
+  readonly attempt: number;
+  readonly at: string;
+  readonly leaseUntil: string;
+}
 
 export interface WebhookAttemptedData extends WebhookAttempt {
   /** The message's `webhook-id`. */
@@ -35,6 +50,10 @@ export const webhookStreamId = (taskId: string): string => `${STREAM_PREFIX}${ta
 export const taskIdOfWebhookStream = (streamId: string): string | undefined =>
   streamId.startsWith(STREAM_PREFIX) ? streamId.slice(STREAM_PREFIX.length) : undefined;
 
+export type WebhookDeliveryEvent =
+  | { readonly type: typeof WEBHOOK_ATTEMPT_STARTED; readonly data: WebhookAttemptStartedData }
+  | { readonly type: typeof WEBHOOK_ATTEMPTED; readonly data: WebhookAttemptedData };
+
 /** What the decoder needs of a stored event. */
 export interface RecordedWebhookEvent {
   readonly streamId: string;
@@ -48,15 +67,17 @@ export interface RecordedWebhookEvent {
  * The one way a stored delivery event is read. Like the task events' decoder it refuses, loudly,
  * a type or version it does not know rather than skip it: a skipped attempt would send again.
  */
-export function toWebhookAttempted(stored: RecordedWebhookEvent): WebhookAttemptedData {
+export function toWebhookDeliveryEvent(stored: RecordedWebhookEvent): WebhookDeliveryEvent {
   const where = `${stored.streamId}@${stored.revision}`;
-  if (stored.type !== WEBHOOK_ATTEMPTED) throw new Error(`${where}: ${stored.type} is not a webhook delivery event this code knows`);
-  if (stored.schemaVersion !== WEBHOOK_ATTEMPTED_SCHEMA_VERSION) {
-    throw new Error(`${where}: schema version ${stored.schemaVersion}, but this code reads version ${WEBHOOK_ATTEMPTED_SCHEMA_VERSION}`);
+  if (stored.type !== WEBHOOK_ATTEMPTED && stored.type !== WEBHOOK_ATTEMPT_STARTED) {
+    throw new Error(`${where}: ${stored.type} is not a webhook delivery event this code knows`);
   }
-  const data = stored.data as Partial<WebhookAttemptedData> | null;
+  if (stored.schemaVersion !== WEBHOOK_EVENT_SCHEMA_VERSION) {
+    throw new Error(`${where}: schema version ${stored.schemaVersion}, but this code reads version ${WEBHOOK_EVENT_SCHEMA_VERSION}`);
+  }
+  const data = stored.data as { messageId?: unknown; attempt?: unknown } | null;
   if (typeof data !== 'object' || data === null || typeof data.messageId !== 'string' || typeof data.attempt !== 'number') {
     throw new Error(`${where}: data is not a webhook attempt`);
   }
-  return data as WebhookAttemptedData;
+  return { type: stored.type, data } as WebhookDeliveryEvent;
 }

@@ -1,15 +1,16 @@
 import { taskStreamId } from '@app/common';
 import type { EventStore } from '@app/event-store';
 import { SealedSecrets, TaskEvent, toTaskEvent } from '@app/task-domain';
-import { WebhookAttemptedData, toWebhookAttempted, webhookStreamId } from './webhook-delivery.events';
+import { WebhookDeliveryEvent, toWebhookDeliveryEvent, webhookStreamId } from './webhook-delivery.events';
 import { WebhookMessageSpec, webhookMessagesOf } from './webhook-messages';
 
-/** A task's webhook outbox as the store holds it: the messages its history made due and every attempt so far. */
+/** A task's webhook outbox as the store holds it: the messages its history made due and every claim and attempt so far. */
 export interface WebhookOutbox {
   readonly messages: readonly WebhookMessageSpec[];
-  readonly attempts: readonly WebhookAttemptedData[];
-  /** The revision of the task's delivery stream that was read: the expected revision of the next attempt's append. */
-  readonly attemptsRevision: number;
+  /** The task's delivery events (claims and outcomes), oldest first. */
+  readonly deliveryEvents: readonly WebhookDeliveryEvent[];
+  /** The revision of the task's delivery stream that was read: the expected revision of the next claim's append. */
+  readonly deliveryRevision: number;
   /** The task's secrets as stored, to redact the messages with; absent for an unknown task. */
   readonly secrets?: { readonly secretNames: readonly string[]; readonly sealedSecrets?: SealedSecrets };
 }
@@ -25,8 +26,8 @@ export async function readWebhookOutbox(store: EventStore, taskId: string): Prom
       : undefined;
   return {
     messages: webhookMessagesOf(taskId, events),
-    attempts: recorded.map(toWebhookAttempted),
-    attemptsRevision: recorded.at(-1)?.revision ?? 0,
+    deliveryEvents: recorded.map(toWebhookDeliveryEvent),
+    deliveryRevision: recorded.at(-1)?.revision ?? 0,
     ...(secrets ? { secrets } : {}),
   };
 }

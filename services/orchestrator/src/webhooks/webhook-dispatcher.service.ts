@@ -7,15 +7,19 @@ import { RUNTIME_ENV } from '@app/runtime';
 import { toTaskEvent } from '@app/task-domain';
 import {
   WEBHOOK_ATTEMPTED,
-  WEBHOOK_ATTEMPTED_SCHEMA_VERSION,
+  WEBHOOK_ATTEMPT_STARTED,
+  WEBHOOK_EVENT_SCHEMA_VERSION,
+  WebhookAttemptStartedData,
   WebhookAttemptedData,
   WebhookConfig,
+  WebhookMessageSpec,
   WebhookOutbox,
+  WebhookSchedule,
   WebhookSender,
-  deliveryOf,
   mayMakeWebhookDue,
   readWebhookOutbox,
   retryDelayMs,
+  scheduleOf,
   taskIdOfWebhookStream,
   webhookStreamId,
 } from '@app/webhooks';
@@ -35,6 +39,8 @@ interface DispatcherCheckpoint {
 }
 
 const PAGE_SIZE = 500;
+/** How long past WEBHOOK_TIMEOUT_MS a claim holds: time to record the outcome before another dispatcher may take over. */
+const LEASE_MARGIN_MS = 10_000;
 
 /**
  * The webhook outbox's dispatcher (CONTRACT.md "Webhooks"). It lives in the orchestrator because
@@ -46,10 +52,11 @@ const PAGE_SIZE = 500;
  * (webhookMessagesOf), and what was attempted from the WebhookAttempted events of each task's
  * `webhooks-<taskId>` stream. The pending map is rebuilt by scanning the store's global order from
  * the checkpoint, which only ever moves past events whose messages are all delivered or failed; a
- * lost or stale checkpoint file only means a longer scan. Each attempt is appended with the
- * delivery stream's expected revision, so of two dispatchers that tried the same attempt only one
- * records it (the other re-reads; the receiver may see that attempt twice: delivery is at least
- * once, and the `webhook-id` lets it drop the copy).
+ * lost or stale checkpoint file only means a longer scan. Each attempt is first claimed
+ * (WebhookAttemptStarted, appended with the delivery stream's expected revision), so of several
+ * dispatchers exactly one makes it; one that dies mid-attempt leaves a claim whose lease runs
+ * out, and the message is due again then (delivery is at least once: the receiver may see that
+ * attempt again, with the same `webhook-id`).
  */
 @Injectable()
 export class WebhookDispatcherService implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -130,16 +137,12 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
   /** Makes the pending map agree with the task's outbox as read. */
   private reconcile(taskId: string, outbox: WebhookOutbox, foundAt: number): void {
     for (const message of outbox.messages) {
-      const delivery = deliveryOf(
-        { id: message.id, type: message.payload.type },
-        outbox.attempts.filter((a) => a.messageId === message.id),
-      );
+      const { delivery, dueAt } = scheduleFor(outbox, message);
       const known = this.pending.get(message.id);
       if (delivery.status !== 'pending') {
         this.pending.delete(message.id);
         continue;
       }
-      const dueAt = delivery.nextAttemptAt === undefined ? Date.now() : Date.parse(delivery.nextAttemptAt);
       this.pending.set(message.id, { taskId, dueAt, foundAt: Math.min(known?.foundAt ?? foundAt, foundAt) });
     }
   }
@@ -181,44 +184,68 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
     this.inFlight.set(messageId, work);
   }
 
-  /** One attempt of one message, from a fresh read of its outbox, recorded before anything else happens to it. */
+  /** One attempt of one message: claimed from a fresh read of its outbox, made, recorded. */
   private async attempt(messageId: string, taskId: string): Promise<void> {
     const found = this.pending.get(messageId)?.foundAt ?? this.scanned;
     const outbox = await readWebhookOutbox(this.store, taskId);
     const message = outbox.messages.find((m) => m.id === messageId);
-    const earlier = outbox.attempts.filter((a) => a.messageId === messageId);
-    const delivery = message && deliveryOf({ id: messageId, type: message.payload.type }, earlier);
-    // Another dispatcher may have attempted it meanwhile: the store says what is due.
-    if (!message || !delivery || delivery.status !== 'pending' || Date.parse(delivery.nextAttemptAt ?? '') > Date.now()) {
-      if (!message) this.pending.delete(messageId);
+    if (!message) {
+      this.pending.delete(messageId);
+      return;
+    }
+    const schedule = scheduleFor(outbox, message);
+    // Another dispatcher may have attempted or claimed it meanwhile: the store says what is due.
+    if (schedule.delivery.status !== 'pending' || schedule.dueAt > Date.now() || this.stopped || !this.sender) {
       return this.reconcile(taskId, outbox, found);
     }
-    if (this.stopped || !this.sender) return;
+    const claimRevision = await this.claim(taskId, outbox, message, schedule.nextAttempt);
+    if (claimRevision === undefined) return this.reconcile(taskId, await readWebhookOutbox(this.store, taskId), found);
+
     const body = JSON.stringify(this.redacted(taskId, outbox, message.payload));
     const { attempt, delivered } = await this.sender.send({ id: messageId, url: new URL(message.url), body });
-    const number = earlier.length + 1;
-    const delay = delivered ? undefined : retryDelayMs(number, this.config);
+    const delay = delivered ? undefined : retryDelayMs(schedule.nextAttempt, this.config);
     const record: WebhookAttemptedData = {
       messageId,
       type: message.payload.type,
-      attempt: number,
+      attempt: schedule.nextAttempt,
       ...attempt,
       delivered,
       ...(delay === undefined ? {} : { nextAttemptAt: new Date(Date.now() + delay).toISOString() }),
     };
-    try {
-      await this.store.appendToStream(
-        webhookStreamId(taskId),
-        [{ type: WEBHOOK_ATTEMPTED, data: record, schemaVersion: WEBHOOK_ATTEMPTED_SCHEMA_VERSION }],
-        outbox.attemptsRevision === 0 ? 'no_stream' : outbox.attemptsRevision,
-      );
-    } catch (error) {
-      if (!(error instanceof ExpectedRevisionConflictError)) throw error;
-      // Another dispatcher recorded an attempt first; what it recorded decides what is due next.
-    }
+    // Recorded whatever happened since the claim: the attempt was made, and the audit trail shows every one.
+    await this.store.appendToStream(
+      webhookStreamId(taskId),
+      [{ type: WEBHOOK_ATTEMPTED, data: record, schemaVersion: WEBHOOK_EVENT_SCHEMA_VERSION }],
+      'any',
+    );
     this.reconcile(taskId, await readWebhookOutbox(this.store, taskId), found);
     if (!delivered && delay === undefined) {
-      this.logger.warn(`webhook ${messageId} of task ${taskId} failed after ${number} attempts (WEBHOOK_MAX_ATTEMPTS): ${attempt.error}`);
+      this.logger.warn(
+        `webhook ${messageId} of task ${taskId} failed after ${record.attempt} attempts (WEBHOOK_MAX_ATTEMPTS): ${attempt.error}`,
+      );
+    }
+  }
+
+  /** Appends the claim of the message's next attempt; undefined when another dispatcher appended first. */
+  private async claim(taskId: string, outbox: WebhookOutbox, message: WebhookMessageSpec, attempt: number): Promise<number | undefined> {
+    const now = Date.now();
+    const claim: WebhookAttemptStartedData = {
+      messageId: message.id,
+      type: message.payload.type,
+      attempt,
+      at: new Date(now).toISOString(),
+      leaseUntil: new Date(now + this.config.timeoutMs + LEASE_MARGIN_MS).toISOString(),
+    };
+    try {
+      const appended = await this.store.appendToStream(
+        webhookStreamId(taskId),
+        [{ type: WEBHOOK_ATTEMPT_STARTED, data: claim, schemaVersion: WEBHOOK_EVENT_SCHEMA_VERSION }],
+        outbox.deliveryRevision === 0 ? 'no_stream' : outbox.deliveryRevision,
+      );
+      return appended.nextExpectedRevision;
+    } catch (error) {
+      if (error instanceof ExpectedRevisionConflictError) return undefined;
+      throw error;
     }
   }
 
@@ -235,5 +262,11 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
     return this.secrets.vault.redactDeep(taskId, payload);
   }
 }
+
+const scheduleFor = (outbox: WebhookOutbox, message: WebhookMessageSpec): WebhookSchedule =>
+  scheduleOf(
+    { id: message.id, type: message.payload.type },
+    outbox.deliveryEvents.filter((e) => e.data.messageId === message.id),
+  );
 
 const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));

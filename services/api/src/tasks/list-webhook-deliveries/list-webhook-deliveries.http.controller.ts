@@ -22,11 +22,11 @@ export class ListWebhookDeliveriesHttpController {
   async list(@Tenant() tenantId: string, @Param('id') id: string) {
     await this.tasks.find(tenantId, id);
     // Read from the store, not a view: the attempts are recorded there, and this page is an audit trail.
-    const { messages, attempts } = await readWebhookOutbox(this.store, id);
+    const { messages, deliveryEvents } = await readWebhookOutbox(this.store, id);
     return ok({
       deliveries: projectDeliveries(
         messages.map((m) => ({ id: m.id, type: m.payload.type })),
-        attempts,
+        deliveryEvents,
       ),
     });
   }
