@@ -156,6 +156,28 @@ describe('Webhooks: signed, retried, recorded deliveries (CONTRACT.md "Webhooks"
     expect(task).not.toHaveProperty('error');
   });
 
+  it("masks the task's secrets in the messages, as in tool output; a cancel sends task.cancelled", async () => {
+    const token = 'tok-9f8e7d6c5b4a';
+    h.model.script({ toolCalls: [{ name: 'shell', arguments: { command: `curl -H "Authorization: ${token}" x` } }] });
+    const created = await create({
+      message: 'use the token',
+      autoExecute: false,
+      secrets: { API_TOKEN: token },
+      webhookUrl: `${receiver.origin}/hooks/secret`,
+    });
+    const id = created.body.data.id;
+    const asked = await waitFor(() => receiver.received.find((r) => r.url === '/hooks/secret'), 10_000, 'the approval webhook');
+    expect(asked.body).not.toContain(token);
+    expect(verified(asked).data.pendingApprovals[0].args.command).toBe('curl -H "Authorization: [REDACTED:API_TOKEN]" x');
+    expect((await h.api(`/api/v1/tasks/${id}/cancel`, { method: 'POST' })).status).toBe(200);
+    const cancelled = await waitFor(() => receiver.received.filter((r) => r.url === '/hooks/secret')[1], 10_000, 'task.cancelled');
+    expect(verified(cancelled)).toEqual({
+      type: 'task.cancelled',
+      timestamp: expect.any(String),
+      data: { taskId: id, status: 'cancelled', turn: 1 },
+    });
+  });
+
   it('refuses a bad webhookUrl with 400 VALIDATION_ERROR naming the field, in JSON and in multipart', async () => {
     for (const webhookUrl of ['ftp://example.com/x', 'https://user:pw@example.com/', 'http://127.0.0.1:1/', 'http://10.0.0.1/', 42]) {
       const r = await create({ message: 'x', webhookUrl });
