@@ -28,6 +28,7 @@ const CANCEL = '/api/v1/tasks/{id}/cancel';
 const APPROVE = '/api/v1/tasks/{id}/tools/{callId}/approve';
 const ARTIFACTS = '/api/v1/tasks/{id}/artifacts';
 const DOWNLOAD = '/api/v1/tasks/{id}/artifacts/download';
+const DELIVERIES = '/api/v1/tasks/{id}/webhook-deliveries';
 const HEALTH = '/healthz';
 
 interface Call {
@@ -136,6 +137,8 @@ describe('Every answer of the running service matches docs/openapi.json', () => 
     expect((await expectAnswer('GET', ARTIFACTS, 200)).files.map((f: { path: string }) => f.path)).toEqual(['downloads/report.md']);
     const download = await send('GET', DOWNLOAD, { query: '?path=downloads/report.md' });
     expect(checked('GET', DOWNLOAD, 200, download).body.toString('utf8')).toBe('# Report\n\ntotal: 42\n');
+    // Without a webhook URL the task made no message; webhooks.e2e-spec.ts checks deliveries against the document too.
+    expect((await expectAnswer('GET', DELIVERIES, 200)).data).toEqual({ deliveries: [] });
 
     h.model.script({ text: 'Still 42.' });
     expect((await expectAnswer('POST', MESSAGES, 201, { json: { message: 'Check it again' } })).data.messageId).toMatch(/^msg_/);
@@ -224,6 +227,7 @@ describe('Every answer of the running service matches docs/openapi.json', () => 
     await expectAnswer('POST', MESSAGES, 400, { json: { message: '' } });
     await expectAnswer('POST', CANCEL, 400, { body: '{', headers: { 'content-type': 'application/json' } });
     await expectAnswer('GET', ARTIFACTS, 400, { params: { id: '%E0%A4%A' } });
+    await expectAnswer('GET', DELIVERIES, 400, { params: { id: '%E0%A4%A' } });
     await expectAnswer('GET', DOWNLOAD, 400);
     // Node would answer a request without Host by itself; the service does, in the envelope.
     checked('GET', HEALTH, 400, observed(await rawExchange(h.url, [`GET ${HEALTH} HTTP/1.1\r\n\r\n`], { waitForClose: false })));
@@ -247,6 +251,8 @@ describe('Every answer of the running service matches docs/openapi.json', () => 
     await expectAnswer('POST', CANCEL, 404, unknown);
     await expectAnswer('POST', APPROVE, 404, { params: { callId: 'call_unknown' }, json: { outcome: 'cancel' } });
     await expectAnswer('GET', ARTIFACTS, 404, unknown);
+    await expectAnswer('GET', DELIVERIES, 404, unknown);
+    await expectAnswer('GET', DELIVERIES, 404, { key: OTHER_API_KEY });
     await expectAnswer('GET', DOWNLOAD, 404, { query: '?path=downloads/missing.md' });
   });
 
@@ -324,6 +330,7 @@ describe('Every answer of the running service matches docs/openapi.json', () => 
       ['POST', CANCEL, () => inject(h.app.get(CancelTaskHandler), 'execute')],
       ['POST', APPROVE, () => inject(h.app.get(ApproveToolCallHandler), 'execute'), { json: { outcome: 'cancel' } }],
       ['GET', ARTIFACTS, () => inject(access, 'find')],
+      ['GET', DELIVERIES, () => inject(access, 'find')],
       ['GET', DOWNLOAD, () => inject(h.app.get<ObjectStore>(OBJECT_STORE), 'get'), { query: '?path=downloads/report.md' }],
     ];
     for (const [method, template, fault, call] of cases) {

@@ -58,6 +58,12 @@ export type TaskCreated = Event<
     readonly mcpServers?: Readonly<Record<string, TaskMcpServer>>;
     /** Total tokens the task may spend over all its turns (the create field, or TASK_MAX_TOKENS); absent: unlimited. */
     readonly maxTokens?: number;
+    /**
+     * Where the task's webhooks go (CONTRACT.md "Webhooks"): the create field, or WEBHOOK_URL when
+     * the task was created. Recorded, so the destination never changes with the configuration and
+     * tasks from before webhooks get none. Absent: the task sends no webhooks.
+     */
+    readonly webhookUrl?: string;
   }
 >;
 

@@ -4,3 +4,8 @@ export * from './retry-schedule';
 export * from './webhook.config';
 export * from './webhook-attempt';
 export * from './webhook-sender';
+export * from './outbox/webhook-delivery.events';
+export * from './outbox/webhook-messages';
+export * from './outbox/webhook-deliveries.projection';
+export * from './outbox/webhook-url';
+export * from './outbox/webhook-outbox.reader';

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { APP_FILTER } from '@nestjs/core';
 import { RUNTIME_ENV } from '@app/runtime';
+import { WebhookConfig } from '@app/webhooks';
 import { createCoordinationStore } from '@app/coordination';
 import { ApiConfig } from './api.config';
 import { ApproveToolCallHandler } from './approvals/approve-tool-call/approve-tool-call.handler';
@@ -25,6 +26,7 @@ import { CreateTaskHttpController } from './tasks/create-task/create-task.http.c
 import { GetTaskHttpController } from './tasks/get-task/get-task.http.controller';
 import { ListTasksHttpController } from './tasks/list-tasks/list-tasks.http.controller';
 import { TaskAccess } from './tasks/task-access';
+import { ListWebhookDeliveriesHttpController } from './tasks/list-webhook-deliveries/list-webhook-deliveries.http.controller';
 
 /** The public HTTP API: auth, validation, commands into the event store, reads from projections, SSE. */
 @Module({
@@ -34,6 +36,7 @@ import { TaskAccess } from './tasks/task-access';
     CreateTaskHttpController,
     ListTasksHttpController,
     GetTaskHttpController,
+    ListWebhookDeliveriesHttpController,
     CancelTaskHttpController,
     SendFollowUpHttpController,
     ApproveToolCallHttpController,
@@ -42,6 +45,7 @@ import { TaskAccess } from './tasks/task-access';
   ],
   providers: [
     { provide: ApiConfig, inject: [RUNTIME_ENV], useFactory: (env: NodeJS.ProcessEnv) => new ApiConfig(env) },
+    { provide: WebhookConfig, inject: [RUNTIME_ENV], useFactory: (env: NodeJS.ProcessEnv) => new WebhookConfig(env) },
     {
       provide: ApiKeyRegistry,
       inject: [RUNTIME_ENV, ApiConfig],

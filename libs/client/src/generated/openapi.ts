@@ -56,6 +56,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tasks/{id}/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The task's webhook messages and every attempt to deliver each, oldest first. */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tasks/{id}/cancel": {
         parameters: {
             query?: never;
@@ -206,6 +223,11 @@ export interface components {
                     };
                 };
             };
+            /**
+             * @description Where this task's webhooks go (`task.awaiting_approval`, `task.completed`, `task.failed`, `task.cancelled`), signed with WEBHOOK_SECRET by the Standard Webhooks scheme; their delivery is shown by GET /api/v1/tasks/{id}/webhook-deliveries. An http(s) URL without credentials; private and loopback addresses are refused unless in WEBHOOK_ALLOW_HOSTS. Needs WEBHOOK_SECRET. Default: WEBHOOK_URL, else none. In multipart: a text field.
+             * @example https://hooks.example.com/agent-tasks
+             */
+            webhookUrl?: string;
         };
         SendFollowUpRequestDto: {
             /** @example Now add a chart of the totals. */
@@ -267,6 +289,8 @@ export interface components {
             usage: components["schemas"]["TokenUsage"];
             /** @description the token budget in force; null: unlimited */
             maxTokens: number | null;
+            /** @description where the task's webhooks go (the create field, or WEBHOOK_URL when it was created); null: none */
+            webhookUrl: string | null;
             envKeys: string[];
             files: components["schemas"]["UploadedFile"][];
             secretNames: string[];
@@ -324,6 +348,35 @@ export interface components {
             /** Format: date-time */
             modifiedAt: string;
         };
+        WebhookAttempt: {
+            /**
+             * Format: date-time
+             * @description when the attempt began; also its webhook-timestamp
+             */
+            at: string;
+            /** @description the receiver's answer, when it answered */
+            statusCode?: number;
+            /** @description why the attempt did not deliver the message; absent when it did */
+            error?: string;
+            durationMs: number;
+        };
+        WebhookDelivery: {
+            /** @description the webhook-id, the same on every attempt */
+            id: string;
+            /** @enum {string} */
+            type: "task.awaiting_approval" | "task.completed" | "task.failed" | "task.cancelled";
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed";
+            attempts: components["schemas"]["WebhookAttempt"][];
+            /**
+             * Format: date-time
+             * @description when the next attempt is due, while pending after a failed attempt
+             */
+            nextAttemptAt?: string;
+        };
+        WebhookDeliveryList: {
+            deliveries: components["schemas"]["WebhookDelivery"][];
+        };
         ArtifactList: {
             files: components["schemas"]["ArtifactFile"][];
         };
@@ -352,6 +405,8 @@ export interface components {
             env?: string;
             /** @description JSON-encoded object (as in the JSON body) */
             mcpServers?: string;
+            /** @description an http(s) URL (as in the JSON body) */
+            webhookUrl?: string;
             /** @description repeatable; a .zip is extracted into the workspace */
             files?: string[];
         };
@@ -859,6 +914,39 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: components["schemas"]["Task"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The task's webhook messages, oldest first, each with every attempt to deliver it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["WebhookDeliveryList"];
                     };
                 };
             };

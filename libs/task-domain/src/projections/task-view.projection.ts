@@ -34,6 +34,8 @@ export interface TaskView {
   readonly usage: TokenUsage;
   /** The token budget in force (create field, TASK_MAX_TOKENS, or a follow-up's); absent: unlimited. */
   readonly maxTokens?: number;
+  /** Where the task's webhooks go; absent: nowhere. */
+  readonly webhookUrl?: string;
   readonly envKeys: readonly string[];
   readonly files: readonly UploadedFile[];
   /** Files under downloads/, by path order. */
@@ -98,6 +100,7 @@ export function projectTaskView(view: TaskView | undefined, { event, revision, r
       pendingApprovals: [],
       usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
       ...(d.maxTokens !== undefined ? { maxTokens: d.maxTokens } : {}),
+      ...(d.webhookUrl !== undefined ? { webhookUrl: d.webhookUrl } : {}),
       envKeys: Object.keys(d.env),
       files: d.files,
       artifacts: [],

@@ -20,6 +20,7 @@ export const TASK_EVENT_FIELDS = {
     'files',
     'mcpServers',
     'maxTokens',
+    'webhookUrl',
   ],
   UserMessageAdded: ['messageId', 'text', 'queued', 'maxTokens'],
   TurnStarted: ['turn', 'messageId'],

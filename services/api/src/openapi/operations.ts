@@ -119,6 +119,13 @@ export const OPERATIONS: Record<string, OperationAnswers> = {
     operationId: 'getTask',
     responses: { '200': json(envelope('Task'), 'The task.'), ...OF_A_TASK },
   },
+  'GET /api/v1/tasks/{id}/webhook-deliveries': {
+    operationId: 'listWebhookDeliveries',
+    responses: {
+      '200': json(envelope('WebhookDeliveryList'), "The task's webhook messages, oldest first, each with every attempt to deliver it."),
+      ...OF_A_TASK,
+    },
+  },
   'GET /api/v1/tasks/{id}/stream': {
     operationId: 'streamTask',
     responses: {

@@ -57,6 +57,11 @@ const TaskSchemas: Record<string, Schema> = {
       error: string('present while the latest turn has failed: why'),
       usage: ref('TokenUsage'),
       maxTokens: { type: 'integer', minimum: 1, nullable: true, description: 'the token budget in force; null: unlimited' },
+      webhookUrl: {
+        type: 'string',
+        nullable: true,
+        description: "where the task's webhooks go (the create field, or WEBHOOK_URL when it was created); null: none",
+      },
       envKeys: strings,
       files: { type: 'array', items: ref('UploadedFile') },
       secretNames: strings,
@@ -76,6 +81,7 @@ const TaskSchemas: Record<string, Schema> = {
       'pendingApprovals',
       'usage',
       'maxTokens',
+      'webhookUrl',
       'envKeys',
       'files',
       'secretNames',
@@ -114,6 +120,26 @@ const TaskSchemas: Record<string, Schema> = {
     mimeType: string(),
     modifiedAt: dateTime,
   }),
+  WebhookAttempt: object(
+    {
+      at: { ...dateTime, description: 'when the attempt began; also its webhook-timestamp' },
+      statusCode: { type: 'integer', description: "the receiver's answer, when it answered" },
+      error: string('why the attempt did not deliver the message; absent when it did'),
+      durationMs: integer(),
+    },
+    ['at', 'durationMs'],
+  ),
+  WebhookDelivery: object(
+    {
+      id: string('the webhook-id, the same on every attempt'),
+      type: { type: 'string', enum: ['task.awaiting_approval', 'task.completed', 'task.failed', 'task.cancelled'] },
+      status: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
+      attempts: { type: 'array', items: ref('WebhookAttempt') },
+      nextAttemptAt: { ...dateTime, description: 'when the next attempt is due, while pending after a failed attempt' },
+    },
+    ['id', 'type', 'status', 'attempts'],
+  ),
+  WebhookDeliveryList: object({ deliveries: { type: 'array', items: ref('WebhookDelivery') } }),
   ArtifactList: object({ files: { type: 'array', items: ref('ArtifactFile') } }),
   Health: object({ status: { type: 'string', enum: ['ok'] } }),
   CreateTaskForm: object(
@@ -125,6 +151,7 @@ const TaskSchemas: Record<string, Schema> = {
       secrets: string('JSON-encoded object, string to string (as in the JSON body)'),
       env: string('JSON-encoded object, string to string (as in the JSON body)'),
       mcpServers: string('JSON-encoded object (as in the JSON body)'),
+      webhookUrl: string('an http(s) URL (as in the JSON body)'),
       files: {
         type: 'array',
         items: { type: 'string', format: 'binary' },

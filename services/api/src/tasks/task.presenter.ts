@@ -14,6 +14,7 @@ export function presentTask(view: TaskView) {
     ...(view.error === undefined ? {} : { error: view.error }),
     usage: view.usage,
     maxTokens: view.maxTokens ?? null, // null: unlimited
+    webhookUrl: view.webhookUrl ?? null, // null: the task sends no webhooks
     envKeys: view.envKeys,
     files: view.files,
     secretNames: view.secretNames,

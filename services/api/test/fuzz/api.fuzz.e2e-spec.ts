@@ -37,7 +37,19 @@ const STATUSES_OF_CODE: Record<string, readonly number[]> = {
 };
 
 type SuccessShape =
-  'health' | 'openapi' | 'docs-ui' | 'created' | 'list' | 'task' | 'follow-up' | 'cancel' | 'approve' | 'sse' | 'files' | 'download';
+  | 'health'
+  | 'openapi'
+  | 'docs-ui'
+  | 'created'
+  | 'list'
+  | 'task'
+  | 'follow-up'
+  | 'cancel'
+  | 'approve'
+  | 'sse'
+  | 'files'
+  | 'download'
+  | 'deliveries';
 const ROUTES: readonly (readonly [string, RegExp, SuccessShape])[] = [
   ['GET', /^\/healthz$/, 'health'],
   ['GET', /^\/api\/docs-json$/, 'openapi'],
@@ -51,6 +63,7 @@ const ROUTES: readonly (readonly [string, RegExp, SuccessShape])[] = [
   ['GET', /^\/api\/v1\/tasks\/[^/]+\/stream$/, 'sse'],
   ['GET', /^\/api\/v1\/tasks\/[^/]+\/artifacts$/, 'files'],
   ['GET', /^\/api\/v1\/tasks\/[^/]+\/artifacts\/download$/, 'download'],
+  ['GET', /^\/api\/v1\/tasks\/[^/]+\/webhook-deliveries$/, 'deliveries'],
 ];
 const TASK_STATUSES = ['pending', 'running', 'awaiting_approval', 'completed', 'failed', 'cancelled'];
 
@@ -134,9 +147,11 @@ function contractBreach(wire: WireRequest, res: RawResponse, first: boolean): st
             ? sameKeys(data, ['id', 'messageId', 'status']) && TASK_STATUSES.includes(String(data.status))
             : shape === 'cancel'
               ? sameKeys(data, ['id', 'status']) && TASK_STATUSES.includes(String(data.status))
-              : /* approve */ sameKeys(data, ['callId', 'outcome', 'approved']) &&
-                ['proceed_once', 'proceed_always', 'cancel'].includes(String(data.outcome)) &&
-                data.approved === (data.outcome !== 'cancel');
+              : shape === 'deliveries'
+                ? sameKeys(data, ['deliveries']) && Array.isArray(data.deliveries)
+                : /* approve */ sameKeys(data, ['callId', 'outcome', 'approved']) &&
+                  ['proceed_once', 'proceed_always', 'cancel'].includes(String(data.outcome)) &&
+                  data.approved === (data.outcome !== 'cancel');
   return ok ? undefined : `${shape} data of an unexpected shape: ${JSON.stringify(data).slice(0, 200)}`;
 }
 

@@ -552,6 +552,7 @@ export const ENDPOINTS = [
   'GET /tasks/{id}/stream',
   'GET /tasks/{id}/artifacts',
   'GET /tasks/{id}/artifacts/download',
+  'GET /tasks/{id}/webhook-deliveries',
   'GET /healthz',
   'GET /api/docs-json',
   'unknown route or method',
@@ -994,6 +995,7 @@ const ENDPOINT_SHAPES: readonly (EndpointShape & { readonly weight: number })[] 
     query: fc.option(queryPairs(['after'], queryText), { nil: undefined }),
   },
   { endpoint: 'GET /tasks/{id}/artifacts', method: 'GET', weight: 5, json: false, path: task(['artifacts']) },
+  { endpoint: 'GET /tasks/{id}/webhook-deliveries', method: 'GET', weight: 3, json: false, path: task(['webhook-deliveries']) },
   {
     endpoint: 'GET /tasks/{id}/artifacts/download',
     method: 'GET',
@@ -1070,7 +1072,7 @@ const ENDPOINT_SHAPES: readonly (EndpointShape & { readonly weight: number })[] 
         ['%2e%2e', 'healthz'],
       ),
       fc
-        .tuple(idRef, fc.constantFrom('unknown', 'tools', 'approve', 'webhook-deliveries', 'files'))
+        .tuple(idRef, fc.constantFrom('unknown', 'tools', 'approve', 'webhooks', 'files'))
         .map(([id, tail]): readonly Segment[] => ['api', 'v1', 'tasks', { id }, tail]),
       fc
         .tuple(idRef, callRef, fc.constantFrom('reject', 'approve', ''))

@@ -7,6 +7,7 @@ import { OBJECT_STORE, ObjectStore } from '@app/object-store';
 import { TaskViewsStore } from '@app/read-models';
 import { TaskCommandExecutor } from '@app/task-commands';
 import { parseTaskMcpServers } from '@app/task-domain';
+import { WebhookConfig, checkWebhookUrl } from '@app/webhooks';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { ApiConfig } from '../../api.config';
@@ -22,6 +23,7 @@ export class CreateTaskHandler implements ICommandHandler<CreateTaskCommand, Cre
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(OBJECT_STORE) private readonly objects: ObjectStore,
     private readonly config: ApiConfig,
+    private readonly webhooks: WebhookConfig,
   ) {}
 
   /**
@@ -52,6 +54,9 @@ export class CreateTaskHandler implements ICommandHandler<CreateTaskCommand, Cre
   async execute({ tenantId, taskId, request, files }: CreateTaskCommand): Promise<CreatedTask> {
     // Checked before anything is written: a bad server list leaves nothing behind.
     const mcpServers = parseTaskMcpServers(request.mcpServers, Object.keys(request.secrets ?? {}));
+    // Recorded with the task, the default too: where a task's webhooks go never changes with the configuration.
+    const webhookUrl =
+      request.webhookUrl === undefined ? this.webhooks.defaultUrl?.href : checkWebhookUrl(request.webhookUrl, this.webhooks);
     const secrets = request.secrets ?? {};
     const hasSecrets = Object.keys(secrets).length > 0;
     if (hasSecrets && !this.secrets.canSeal) {
@@ -82,6 +87,7 @@ export class CreateTaskHandler implements ICommandHandler<CreateTaskCommand, Cre
         files: uploaded,
         ...(Object.keys(mcpServers).length > 0 ? { mcpServers } : {}),
         ...(maxTokens === undefined ? {} : { maxTokens }),
+        ...(webhookUrl === undefined ? {} : { webhookUrl }),
       },
     };
     const { position } = await this.commands.execute(taskId, command).catch((error: unknown) => {

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
 import { MIN_SECRET_LENGTH } from '@app/common';
+import { MAX_WEBHOOK_URL_LENGTH } from '@app/webhooks';
 import { IsStringRecord } from '../../validation/is-string-record';
 import { IsTokenBudget } from '../../validation/is-token-budget';
 import { IsWellFormedText } from '../../validation/is-well-formed-text';
@@ -71,4 +72,17 @@ export class CreateTaskRequestDto {
   @IsObject()
   @IsWellFormedText()
   readonly mcpServers?: Record<string, unknown>;
+
+  @ApiPropertyOptional({
+    maxLength: MAX_WEBHOOK_URL_LENGTH,
+    example: 'https://hooks.example.com/agent-tasks',
+    description:
+      "Where this task's webhooks go (`task.awaiting_approval`, `task.completed`, `task.failed`, `task.cancelled`), signed with WEBHOOK_SECRET " +
+      'by the Standard Webhooks scheme; their delivery is shown by GET /api/v1/tasks/{id}/webhook-deliveries. An http(s) URL without credentials; ' +
+      'private and loopback addresses are refused unless in WEBHOOK_ALLOW_HOSTS. Needs WEBHOOK_SECRET. Default: WEBHOOK_URL, else none. In multipart: a text field.',
+  })
+  @IsOptional()
+  @IsString()
+  @IsWellFormedText()
+  readonly webhookUrl?: string;
 }

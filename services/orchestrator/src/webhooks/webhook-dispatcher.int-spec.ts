@@ -1,0 +1,117 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SecretVault, SecretsKeyring, TaskSecrets, generateSecretsKey, taskStreamId } from '@app/common';
+import { EventStore } from '@app/event-store';
+import { createEmbeddedEventStore } from '@app/event-store/embedded/embedded-event-store';
+import { TASK_EVENT_SCHEMA_VERSIONS, TaskEvent } from '@app/task-domain';
+import { WebhookConfig, projectDeliveries, readWebhookOutbox } from '@app/webhooks';
+import { WebhookReceiver, startWebhookReceiver } from '@app/webhooks/testing/webhook-receiver';
+import { WebhookDispatcherService } from './webhook-dispatcher.service';
+
+const TASK = 'task_0123456789abcdef0123456789abcdef';
+
+describe('WebhookDispatcherService over a real embedded event store', () => {
+  let dataDir: string;
+  let store: EventStore;
+  let receiver: WebhookReceiver;
+  const dispatchers: WebhookDispatcherService[] = [];
+
+  beforeEach(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'webhook-dispatcher-'));
+    store = await createEmbeddedEventStore({ dataDir });
+    receiver = await startWebhookReceiver((_request, res) => res.writeHead(204).end());
+  });
+  afterEach(async () => {
+    await Promise.all(dispatchers.splice(0).map((d) => d.onApplicationShutdown()));
+    await receiver.close();
+    await store.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  const start = async (instance: number) => {
+    const env = {
+      DATA_DIR: join(dataDir, `instance-${instance}`),
+      WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
+      WEBHOOK_ALLOW_HOSTS: `127.0.0.1:${receiver.port}`,
+    };
+    const secrets = new TaskSecrets(new SecretVault(), new SecretsKeyring(generateSecretsKey()));
+    const dispatcher = new WebhookDispatcherService(store, env, new WebhookConfig(env), secrets);
+    dispatchers.push(dispatcher);
+    await dispatcher.onApplicationBootstrap();
+  };
+  const append = (events: TaskEvent[], expected: number | 'no_stream') =>
+    store.appendToStream(
+      taskStreamId(TASK),
+      events.map((e) => ({ type: e.type, data: e.data, schemaVersion: TASK_EVENT_SCHEMA_VERSIONS[e.type] })),
+      expected,
+    );
+  const waitFor = async <T>(probe: () => Promise<T | undefined>, what: string): Promise<T> => {
+    const until = Date.now() + 10_000;
+    for (;;) {
+      const value = await probe();
+      if (value !== undefined) return value;
+      if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+
+  it('makes each attempt once although several dispatchers follow the same store (the claim decides)', async () => {
+    await Promise.all([start(1), start(2), start(3)]);
+    const created: TaskEvent = {
+      type: 'TaskCreated',
+      data: {
+        taskId: TASK,
+        tenantId: 't',
+        messageId: 'msg_1',
+        text: 'hi',
+        autoExecute: true,
+        showInHistory: true,
+        env: {},
+        secretNames: [],
+        files: [],
+        webhookUrl: `${receiver.origin}/hook`,
+      },
+    };
+    await append([created, { type: 'TurnStarted', data: { turn: 1, messageId: 'msg_1' } }], 'no_stream');
+    await append([{ type: 'TurnCompleted', data: { turn: 1 } }], 2);
+    const [delivery] = await waitFor(async () => {
+      const { messages, deliveryEvents } = await readWebhookOutbox(store, TASK);
+      const d = projectDeliveries(
+        messages.map((m) => ({ id: m.id, type: m.payload.type })),
+        deliveryEvents,
+      );
+      return d[0]?.status === 'delivered' ? d : undefined;
+    }, 'the delivery');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.received).toHaveLength(1);
+    expect(delivery.attempts).toHaveLength(1);
+    expect((await readWebhookOutbox(store, TASK)).deliveryEvents.map((e) => e.type)).toEqual(['WebhookAttemptStarted', 'WebhookAttempted']);
+  });
+
+  it('finds a message made due while it was not running, from its checkpoint', async () => {
+    await start(1);
+    await dispatchers[0].onApplicationShutdown();
+    dispatchers.splice(0);
+    const created: TaskEvent = {
+      type: 'TaskCreated',
+      data: {
+        taskId: TASK,
+        tenantId: 't',
+        messageId: 'msg_1',
+        text: 'hi',
+        autoExecute: true,
+        showInHistory: true,
+        env: {},
+        secretNames: [],
+        files: [],
+        webhookUrl: `${receiver.origin}/later`,
+      },
+    };
+    await append([created, { type: 'TaskCancelled', data: { turn: 0, droppedMessageIds: ['msg_1'] } }], 'no_stream');
+    await start(1);
+    const got = await waitFor(async () => receiver.received[0], 'the message');
+    expect(JSON.parse(got.body)).toMatchObject({ type: 'task.cancelled', data: { taskId: TASK, status: 'cancelled', turn: 0 } });
+  });
+});

@@ -1,0 +1,272 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { join } from 'node:path';
+import { SecretsUnavailableError, TaskSecrets, dataDirFromEnv, taskIdOf } from '@app/common';
+import { EVENT_STORE, EventStore, ExpectedRevisionConflictError, StoredEvent } from '@app/event-store';
+import { ProjectionCheckpointFile } from '@app/read-models';
+import { RUNTIME_ENV } from '@app/runtime';
+import { toTaskEvent } from '@app/task-domain';
+import {
+  WEBHOOK_ATTEMPTED,
+  WEBHOOK_ATTEMPT_STARTED,
+  WEBHOOK_EVENT_SCHEMA_VERSION,
+  WebhookAttemptStartedData,
+  WebhookAttemptedData,
+  WebhookConfig,
+  WebhookMessageSpec,
+  WebhookOutbox,
+  WebhookSchedule,
+  WebhookSender,
+  mayMakeWebhookDue,
+  readWebhookOutbox,
+  retryDelayMs,
+  scheduleOf,
+  taskIdOfWebhookStream,
+  webhookStreamId,
+} from '@app/webhooks';
+
+/** A message not yet delivered or failed: when it is due, and where the scan must restart to find it again. */
+interface PendingMessage {
+  readonly taskId: string;
+  readonly dueAt: number;
+  /** Global position of an event that makes a scan from before it derive this message again. */
+  readonly foundAt: number;
+}
+
+interface DispatcherCheckpoint {
+  readonly version: 1;
+  /** Every message made due by an event at or before this global position is delivered or failed. */
+  readonly position: number;
+}
+
+const PAGE_SIZE = 500;
+/** How long past WEBHOOK_TIMEOUT_MS a claim holds: time to record the outcome before another dispatcher may take over. */
+const LEASE_MARGIN_MS = 10_000;
+
+/**
+ * The webhook outbox's dispatcher (CONTRACT.md "Webhooks"). It lives in the orchestrator because
+ * the orchestrator is the service that already follows the event store's feed to act on task
+ * events; the all-in-one process (npm start) includes it, and in the distributed mode every
+ * orchestrator runs one.
+ *
+ * Nothing here is the truth: which messages are due comes from the task streams
+ * (webhookMessagesOf), and what was attempted from the WebhookAttempted events of each task's
+ * `webhooks-<taskId>` stream. The pending map is rebuilt by scanning the store's global order from
+ * the checkpoint, which only ever moves past events whose messages are all delivered or failed; a
+ * lost or stale checkpoint file only means a longer scan. Each attempt is first claimed
+ * (WebhookAttemptStarted, appended with the delivery stream's expected revision), so of several
+ * dispatchers exactly one makes it; one that dies mid-attempt leaves a claim whose lease runs
+ * out, and the message is due again then (delivery is at least once: the receiver may see that
+ * attempt again, with the same `webhook-id`).
+ */
+@Injectable()
+export class WebhookDispatcherService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('WebhookDispatcher');
+  private readonly pending = new Map<string, PendingMessage>();
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly checkpointFile: ProjectionCheckpointFile<DispatcherCheckpoint>;
+  private readonly sender?: WebhookSender;
+  private scanned = 0;
+  private scanning: Promise<void> = Promise.resolve();
+  private rescan = false;
+  private timer?: NodeJS.Timeout;
+  private stopped = false;
+  private unsubscribe?: () => void;
+
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(RUNTIME_ENV) env: NodeJS.ProcessEnv,
+    private readonly config: WebhookConfig,
+    private readonly secrets: TaskSecrets,
+  ) {
+    this.checkpointFile = new ProjectionCheckpointFile(join(dataDirFromEnv(env), 'webhooks', 'dispatcher-checkpoint.json'));
+    if (config.signingKey) this.sender = new WebhookSender(config, config.signingKey);
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    // Without WEBHOOK_SECRET no task can have been given a webhook URL (creates refuse it), and nothing could be signed.
+    if (!this.sender) return;
+    const saved = await this.checkpointFile.load();
+    this.scanned = saved?.version === 1 ? saved.position : 0;
+    this.unsubscribe = this.store.onAppended(() => this.scan());
+    this.checkpointFile.startAutosave(() => this.checkpoint());
+    await this.scan();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe?.();
+    clearTimeout(this.timer);
+    await this.scanning;
+    await Promise.allSettled(this.inFlight.values());
+    await this.checkpointFile.stop(() => this.checkpoint());
+    await this.sender?.close();
+  }
+
+  /** Reads the store's global order past what was scanned; serialised, and one more pass when asked for meanwhile. */
+  private scan(): Promise<void> {
+    if (this.rescan) return this.scanning;
+    this.rescan = true;
+    this.scanning = this.scanning
+      .then(async () => {
+        this.rescan = false;
+        for (;;) {
+          const events = await this.store.readAll({ after: this.scanned, maxCount: PAGE_SIZE });
+          await this.refreshTouched(events);
+          if (events.length > 0) this.scanned = events[events.length - 1].globalPosition;
+          if (events.length < PAGE_SIZE) break;
+        }
+        this.checkpointFile.markDirty();
+        this.schedule();
+      })
+      .catch((error: unknown) => this.logger.error(`reading the event store failed: ${describe(error)}`));
+    return this.scanning;
+  }
+
+  /** The tasks whose outbox `events` may have changed are read again, each once. */
+  private async refreshTouched(events: readonly StoredEvent[]): Promise<void> {
+    const touched = new Map<string, number>();
+    for (const e of events) {
+      const taskId = taskIdOf(e.streamId);
+      const touches = taskId !== undefined ? mayMakeWebhookDue(toTaskEvent(e)) : taskIdOfWebhookStream(e.streamId) !== undefined;
+      const id = taskId ?? taskIdOfWebhookStream(e.streamId);
+      if (touches && id !== undefined && !touched.has(id)) touched.set(id, e.globalPosition);
+    }
+    for (const [taskId, position] of touched) this.reconcile(taskId, await readWebhookOutbox(this.store, taskId), position);
+  }
+
+  /** Makes the pending map agree with the task's outbox as read. */
+  private reconcile(taskId: string, outbox: WebhookOutbox, foundAt: number): void {
+    for (const message of outbox.messages) {
+      const { delivery, dueAt } = scheduleFor(outbox, message);
+      const known = this.pending.get(message.id);
+      if (delivery.status !== 'pending') {
+        this.pending.delete(message.id);
+        continue;
+      }
+      this.pending.set(message.id, { taskId, dueAt, foundAt: Math.min(known?.foundAt ?? foundAt, foundAt) });
+    }
+  }
+
+  /** Where a scan must start to find every message still pending. */
+  private checkpoint(): DispatcherCheckpoint {
+    let position = this.scanned;
+    for (const p of this.pending.values()) position = Math.min(position, p.foundAt - 1);
+    return { version: 1, position };
+  }
+
+  /** Arms the timer for the earliest due message; sends those due now. */
+  private schedule(): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    const now = Date.now();
+    let next = Infinity;
+    for (const [id, p] of this.pending) {
+      if (this.inFlight.has(id)) continue;
+      if (p.dueAt <= now) this.startAttempt(id, p.taskId);
+      else next = Math.min(next, p.dueAt);
+    }
+    if (next !== Infinity) this.timer = setTimeout(() => this.schedule(), Math.min(next - now, 2 ** 31 - 1));
+  }
+
+  private startAttempt(messageId: string, taskId: string): void {
+    const work = this.attempt(messageId, taskId)
+      .catch((error: unknown) => {
+        this.logger.error(`webhook ${messageId} of task ${taskId}: ${describe(error)}`);
+        // Tried again later rather than never: the store or the network may be back by then.
+        const p = this.pending.get(messageId);
+        if (p) this.pending.set(messageId, { ...p, dueAt: Date.now() + this.config.retryBaseMs });
+      })
+      .finally(() => {
+        this.inFlight.delete(messageId);
+        this.checkpointFile.markDirty();
+        this.schedule();
+      });
+    this.inFlight.set(messageId, work);
+  }
+
+  /** One attempt of one message: claimed from a fresh read of its outbox, made, recorded. */
+  private async attempt(messageId: string, taskId: string): Promise<void> {
+    const found = this.pending.get(messageId)?.foundAt ?? this.scanned;
+    const outbox = await readWebhookOutbox(this.store, taskId);
+    const message = outbox.messages.find((m) => m.id === messageId);
+    if (!message) {
+      this.pending.delete(messageId);
+      return;
+    }
+    const schedule = scheduleFor(outbox, message);
+    // Another dispatcher may have attempted or claimed it meanwhile: the store says what is due.
+    if (schedule.delivery.status !== 'pending' || schedule.dueAt > Date.now() || this.stopped || !this.sender) {
+      return this.reconcile(taskId, outbox, found);
+    }
+    const claimRevision = await this.claim(taskId, outbox, message, schedule.nextAttempt);
+    if (claimRevision === undefined) return this.reconcile(taskId, await readWebhookOutbox(this.store, taskId), found);
+
+    const body = JSON.stringify(this.redacted(taskId, outbox, message.payload));
+    const { attempt, delivered } = await this.sender.send({ id: messageId, url: new URL(message.url), body });
+    const delay = delivered ? undefined : retryDelayMs(schedule.nextAttempt, this.config);
+    const record: WebhookAttemptedData = {
+      messageId,
+      type: message.payload.type,
+      attempt: schedule.nextAttempt,
+      ...attempt,
+      delivered,
+      ...(delay === undefined ? {} : { nextAttemptAt: new Date(Date.now() + delay).toISOString() }),
+    };
+    // Recorded whatever happened since the claim: the attempt was made, and the audit trail shows every one.
+    await this.store.appendToStream(
+      webhookStreamId(taskId),
+      [{ type: WEBHOOK_ATTEMPTED, data: record, schemaVersion: WEBHOOK_EVENT_SCHEMA_VERSION }],
+      'any',
+    );
+    this.reconcile(taskId, await readWebhookOutbox(this.store, taskId), found);
+    if (!delivered && delay === undefined) {
+      this.logger.warn(
+        `webhook ${messageId} of task ${taskId} failed after ${record.attempt} attempts (WEBHOOK_MAX_ATTEMPTS): ${attempt.error}`,
+      );
+    }
+  }
+
+  /** Appends the claim of the message's next attempt; undefined when another dispatcher appended first. */
+  private async claim(taskId: string, outbox: WebhookOutbox, message: WebhookMessageSpec, attempt: number): Promise<number | undefined> {
+    const now = Date.now();
+    const claim: WebhookAttemptStartedData = {
+      messageId: message.id,
+      type: message.payload.type,
+      attempt,
+      at: new Date(now).toISOString(),
+      leaseUntil: new Date(now + this.config.timeoutMs + LEASE_MARGIN_MS).toISOString(),
+    };
+    try {
+      const appended = await this.store.appendToStream(
+        webhookStreamId(taskId),
+        [{ type: WEBHOOK_ATTEMPT_STARTED, data: claim, schemaVersion: WEBHOOK_EVENT_SCHEMA_VERSION }],
+        outbox.deliveryRevision === 0 ? 'no_stream' : outbox.deliveryRevision,
+      );
+      return appended.nextExpectedRevision;
+    } catch (error) {
+      if (error instanceof ExpectedRevisionConflictError) return undefined;
+      throw error;
+    }
+  }
+
+  /** The payload with every form of the task's secrets masked, as tool output is. */
+  private redacted<T>(taskId: string, outbox: WebhookOutbox, payload: T): T {
+    if (outbox.secrets && outbox.secrets.secretNames.length > 0) {
+      try {
+        this.secrets.open(taskId, outbox.secrets);
+      } catch (error) {
+        // Secrets this process cannot open are not known here, so nothing of them can be masked.
+        if (!(error instanceof SecretsUnavailableError)) throw error;
+      }
+    }
+    return this.secrets.vault.redactDeep(taskId, payload);
+  }
+}
+
+const scheduleFor = (outbox: WebhookOutbox, message: WebhookMessageSpec): WebhookSchedule =>
+  scheduleOf(
+    { id: message.id, type: message.payload.type },
+    outbox.deliveryEvents.filter((e) => e.data.messageId === message.id),
+  );
+
+const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
