@@ -1,6 +1,6 @@
 import { AtsClient, AtsError, TaskStreamEvent } from '@agentic-task-service/client';
 import { API_KEY, Harness, OTHER_API_KEY, startHarness } from '../support/service-harness';
-import { followStream } from '../support/sse-client';
+import { ALL_EVENT_KINDS, followStream } from '../support/sse-client';
 
 // The typed client (libs/client) against the running service: every method, its typed errors,
 // and paging. The stream's resumption is tested in stream-resume.e2e-spec.ts.
@@ -161,7 +161,7 @@ describe('The TypeScript client', () => {
     h.model.script({ toolCalls: [{ name: 'list_files', arguments: {} }] }, { text: 'ok' });
     const { id } = await ats.tasks.create({ message: 'compare' });
     const typed = await settle(id);
-    const reference = await followStream(`${h.url}/api/v1/tasks/${id}/stream?after=0`, API_KEY);
+    const reference = await followStream(`${h.url}/api/v1/tasks/${id}/stream?after=0`, API_KEY, { kinds: ALL_EVENT_KINDS });
     expect(typed.map(({ id, type, data }) => ({ id, payload: { type, data } }))).toEqual(
       reference.map(({ id, payload }) => ({ id, payload })),
     );

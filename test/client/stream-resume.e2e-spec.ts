@@ -3,24 +3,7 @@ import { AddressInfo } from 'node:net';
 import { AtsClient, TaskStreamEvent } from '@agentic-task-service/client';
 import { DroppingProxy, startDroppingProxy } from '../support/dropping-proxy';
 import { API_KEY, Harness, startHarness } from '../support/service-harness';
-import { followStream } from '../support/sse-client';
-
-/** Every kind the stream carries (docs/openapi.json TaskEvent), for the EventSource reference reads. */
-export const ALL_KINDS = [
-  'message',
-  'status',
-  'usage',
-  'content',
-  'tool_call',
-  'tool_decision',
-  'tool_started',
-  'tool_result',
-  'artifact',
-  'artifact_links',
-  'sandbox',
-  'notice',
-  'done',
-];
+import { ALL_EVENT_KINDS, followStream } from '../support/sse-client';
 
 // The client's stream survives connections that break mid-turn: a proxy between it and the
 // service cuts every stream connection after a few events, halfway through the next event's block.
@@ -57,7 +40,7 @@ describe("The client's stream across dropped connections", () => {
     const dropsBefore = proxy.drops;
     const events = await collect(viaProxy.tasks.stream(id, { retry: { baseDelayMs: 20, maxDelayMs: 100 } }));
 
-    const reference = await followStream(`${h.url}/api/v1/tasks/${id}/stream?after=0`, API_KEY, { kinds: ALL_KINDS });
+    const reference = await followStream(`${h.url}/api/v1/tasks/${id}/stream?after=0`, API_KEY, { kinds: ALL_EVENT_KINDS });
     expect(reference.length).toBeGreaterThan(15);
     expect(proxy.drops - dropsBefore).toBeGreaterThanOrEqual(Math.floor(reference.length / 3));
     expect(events.map(({ id, type, data }) => ({ id, payload: { type, data } }))).toEqual(

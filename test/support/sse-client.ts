@@ -6,6 +6,23 @@ export interface SseEvent {
   readonly payload: { type: string; data: Record<string, unknown> };
 }
 
+/** Every kind the stream carries (docs/openapi.json TaskEvent), for reads that must miss none. */
+export const ALL_EVENT_KINDS = [
+  'message',
+  'status',
+  'usage',
+  'content',
+  'tool_call',
+  'tool_decision',
+  'tool_started',
+  'tool_result',
+  'artifact',
+  'artifact_links',
+  'sandbox',
+  'notice',
+  'done',
+];
+
 /**
  * Follows a stream with the real `eventsource` client (the browser EventSource API) until a
  * `done` arrives or `until` says stop. EventSource reconnects on its own when a stream ends, so
