@@ -216,7 +216,9 @@ describe('The distributed deployment (separate processes over NATS, PostgreSQL, 
     const blocks = await streamed;
     expectGapless(blocks);
     expect(blocks.filter((b) => b.event === 'tool_started')).toHaveLength(1);
-    expect(blocks.find((b) => b.event === 'tool_result')!.data).toMatchObject({ status: 'success' });
+    // The output in the comparison, so that a failure says why the call failed.
+    const result = blocks.find((b) => b.event === 'tool_result')!.data;
+    expect({ status: result.status, output: result.output }).toEqual({ status: 'success', output: expect.any(String) });
     expect(blocks.at(-1)!.data).toMatchObject({ status: 'completed' });
     expect((await api(1, `/api/v1/tasks/${id}/artifacts`)).body.files.map((f: { path: string }) => f.path)).toEqual([
       'downloads/after-restart.md',

@@ -51,6 +51,20 @@ export class BusUnavailableError extends Error {
   }
 }
 
+/**
+ * A handler's answer that it did nothing and may be asked again: something it needs before it
+ * starts (e.g. the store its leases live in) is down. Requesters may resend it (see
+ * requestUntilDelivered); a handler throws it only where it is certain no work was done.
+ */
+export class HandlerUnavailableError extends Error {
+  static readonly CODE = 'HANDLER.UNAVAILABLE';
+  readonly code = HandlerUnavailableError.CODE;
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'HandlerUnavailableError';
+  }
+}
+
 /** A handler's failure, carried back to the requester with its code and message. */
 export class RemoteError extends Error {
   constructor(

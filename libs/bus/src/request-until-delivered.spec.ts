@@ -1,4 +1,4 @@
-import { BusTimeoutError, BusUnavailableError, MessageBus, NoHandlerError, RemoteError } from './bus.port';
+import { BusTimeoutError, BusUnavailableError, HandlerUnavailableError, MessageBus, NoHandlerError, RemoteError } from './bus.port';
 import { InProcessBus } from './in-process/in-process-bus';
 import { requestUntilDelivered } from './request-until-delivered';
 
@@ -23,6 +23,24 @@ describe('requestUntilDelivered', () => {
     });
     await expect(requestUntilDelivered(flaky, 'tools.run', {}, { timeoutMs: 2_000, retryDelayMs: 10 })).resolves.toBe('ran');
     expect(attempts).toBe(3);
+  });
+
+  it('asks again a handler that answered it did nothing (HANDLER.UNAVAILABLE), and only that one', async () => {
+    let runs = 0;
+    bus.handle('leased.run', async () => {
+      runs++;
+      if (runs < 3) throw new HandlerUnavailableError('the lease store is reconnecting');
+      return 'ran';
+    });
+    await expect(requestUntilDelivered(bus, 'leased.run', {}, { timeoutMs: 2_000, retryDelayMs: 10 })).resolves.toBe('ran');
+    expect(runs).toBe(3);
+    bus.handle('never.ready', async () => {
+      throw new HandlerUnavailableError('the lease store is down');
+    });
+    await expect(requestUntilDelivered(bus, 'never.ready', {}, { timeoutMs: 200, retryDelayMs: 20 })).rejects.toMatchObject({
+      remoteCode: 'HANDLER.UNAVAILABLE',
+      message: 'the lease store is down',
+    });
   });
 
   it('gives up with the last delivery error once the budget is spent', async () => {

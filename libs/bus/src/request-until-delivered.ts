@@ -1,4 +1,4 @@
-import { BusUnavailableError, MessageBus, NoHandlerError } from './bus.port';
+import { BusUnavailableError, HandlerUnavailableError, MessageBus, NoHandlerError, RemoteError } from './bus.port';
 
 export interface DeliveryOptions {
   /** The whole budget: waiting for a connection or a handler, and the reply itself. */
@@ -10,8 +10,10 @@ export interface DeliveryOptions {
 }
 
 /**
- * A request that is worth repeating only while it was certainly never delivered: the connection
- * was down (BUS.UNAVAILABLE) or nobody listened (BUS.NO_HANDLER, e.g. every instance restarting).
+ * A request that is worth repeating only while it was certainly never acted on: the connection
+ * was down (BUS.UNAVAILABLE), nobody listened (BUS.NO_HANDLER, e.g. every instance restarting),
+ * or the handler answered that it did nothing (HANDLER.UNAVAILABLE, e.g. its lease store was
+ * still reconnecting after a NATS restart).
  * Those are retried with backoff within `timeoutMs`; a timeout or a handler's error is not, since
  * the work may have been done (a command must never run twice).
  */
@@ -28,10 +30,14 @@ export async function requestUntilDelivered<Req, Res>(
     try {
       return await bus.request<Req, Res>(subject, payload, { timeoutMs: Math.max(1, left) });
     } catch (error) {
-      const undelivered = error instanceof BusUnavailableError || error instanceof NoHandlerError;
+      const undelivered = error instanceof BusUnavailableError || error instanceof NoHandlerError || saidUnavailable(error);
       if (!undelivered || options.signal?.aborted || Date.now() + delay >= deadline) throw error;
     }
     await new Promise((resolve) => setTimeout(resolve, delay));
     delay = Math.min(delay * 2, options.maxRetryDelayMs ?? 1_000);
   }
+}
+
+function saidUnavailable(error: unknown): boolean {
+  return error instanceof RemoteError && error.remoteCode === HandlerUnavailableError.CODE;
 }

@@ -16,7 +16,13 @@ export interface NatsCoordinationStoreOptions extends CoordinationStoreOptions {
  * so the bus's reconnect logic and this store's never interfere.
  */
 export async function createNatsCoordinationStore(options: NatsCoordinationStoreOptions): Promise<CoordinationStore> {
-  const connection = await connect({ servers: [...options.servers], name: `coordination-${options.bucket}`, maxReconnectAttempts: -1 });
+  // Back within half a second of NATS (not nats.js's default 2 s): sandbox calls wait on their lease meanwhile.
+  const connection = await connect({
+    servers: [...options.servers],
+    name: `coordination-${options.bucket}`,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 500,
+  });
   try {
     const name = [options.namespace, options.bucket].filter(Boolean).join('_').replace(/\./g, '_');
     const kv = await connection.jetstream().views.kv(name, { history: 1, ...(options.ttlMs !== undefined ? { ttl: options.ttlMs } : {}) });

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { NoHandlerError } from '@app/bus';
-import { SandboxLeases } from './sandbox-leases';
+import { HandlerUnavailableError, NoHandlerError, RemoteError } from '@app/bus';
+import { LeaseOutcome, SandboxLeases } from './sandbox-leases';
 
 /** The holder cannot take the request: the task's sandbox moved on while it was being forwarded. */
 export class SandboxMovedError extends Error {
@@ -31,11 +31,15 @@ export class TaskPlacement {
   /** Runs `here` when this instance holds (or takes) the task's sandbox, else `forward`s to the holder. */
   async route<T>(taskId: string, here: () => Promise<T>, forward: (holder: string) => Promise<T>): Promise<T> {
     for (let hop = 0; ; hop++) {
-      const lease = await this.leases.acquire(taskId);
+      const lease = await this.lease(taskId);
       if (lease.held) return here();
       try {
         return await forward(lease.owner);
       } catch (error) {
+        // The holder could not reach its lease store either: nothing ran there, so the requester may ask again.
+        if (error instanceof RemoteError && error.remoteCode === HandlerUnavailableError.CODE) {
+          throw new HandlerUnavailableError(error.message, { cause: error });
+        }
         const vanished = error instanceof NoHandlerError;
         const moved = (error as { remoteCode?: string }).remoteCode === 'SANDBOX.MOVED';
         if ((!vanished && !moved) || hop >= MAX_HOPS) throw error;
@@ -52,8 +56,22 @@ export class TaskPlacement {
 
   /** For a request forwarded here: runs `here` only while this instance holds the task's sandbox. */
   async onlyHere<T>(taskId: string, here: () => Promise<T>): Promise<T> {
-    const lease = await this.leases.acquire(taskId);
+    const lease = await this.lease(taskId);
     if (!lease.held) throw new SandboxMovedError(taskId);
     return here();
+  }
+
+  /**
+   * The task's lease, before anything runs. The store being unreachable (NATS restarting, its
+   * JetStream not ready yet) is answered as HandlerUnavailableError: certainly nothing ran, so
+   * the requester asks again instead of reporting the call as failed.
+   */
+  private async lease(taskId: string): Promise<LeaseOutcome> {
+    try {
+      return await this.leases.acquire(taskId);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new HandlerUnavailableError(`the sandbox lease of ${taskId} cannot be taken now: ${reason}`, { cause: error });
+    }
   }
 }
