@@ -133,10 +133,6 @@ describe('Web console: approvals, follow-ups, files, cancel, reload', () => {
     await page.getByRole('link', { name: 'Tasks', exact: true }).click();
     const first = page.getByRole('list', { name: 'Tasks' }).getByRole('listitem').first();
     await first.getByRole('link', { name: /^Read input\.txt and report/ }).waitFor();
-    if (SCREENSHOTS) {
-      await mkdir(SCREENSHOTS, { recursive: true });
-      await page.screenshot({ path: join(SCREENSHOTS, 'console-task-list.png') });
-    }
   });
 
   it('cancels a running task', async () => {
@@ -182,5 +178,30 @@ describe('Web console: approvals, follow-ups, files, cancel, reload', () => {
     const shown = await rows.evaluateAll((trs) => trs.map((tr) => [Number(tr.children[0].textContent), tr.children[2].textContent]));
     expect(shown).toEqual(events.map((event) => [event.id, event.type]));
     expect(shown.map(([eventId]) => eventId)).toEqual(events.map((_, i) => i + 1));
+  });
+
+  // Last: the tasks it creates run on the model's default reply, which must not take the scripted ones above.
+  it('lists newest first, loads more on scroll, and shows hidden tasks on request', async () => {
+    const ats = h.client();
+    for (let i = 0; i < 30; i++) await ats.tasks.create({ message: `Bulk task ${i}` });
+    await ats.tasks.create({ message: 'A hidden task', showInHistory: false });
+    const total = (await ats.tasks.listPage({ limit: 100 })).tasks.length;
+    expect(total).toBeGreaterThan(30);
+
+    await signIn(page, h.url);
+    const items = page.getByRole('list', { name: 'Tasks' }).getByRole('listitem');
+    await items.first().getByRole('link', { name: 'Bulk task 29' }).waitFor();
+    expect(await items.count()).toBe(25);
+    expect(await page.getByRole('link', { name: 'A hidden task' }).count()).toBe(0);
+    await items.last().scrollIntoViewIfNeeded();
+    await waitFor(async () => (await items.count()) === total || undefined, 10_000, 'the next page');
+
+    await page.getByLabel('Show hidden').check();
+    await items.first().getByRole('link', { name: 'A hidden task' }).waitFor();
+    expect(await items.first().textContent()).toContain('hidden');
+    if (SCREENSHOTS) {
+      await mkdir(SCREENSHOTS, { recursive: true });
+      await page.screenshot({ path: join(SCREENSHOTS, 'console-task-list.png') });
+    }
   });
 });
