@@ -36,7 +36,7 @@ export function consoleBuildDir(): string | undefined {
  * system (no traversal to guard against). Undefined when the console was not built.
  */
 export async function loadConsoleBuild(dir = consoleBuildDir()): Promise<ConsoleBuild | undefined> {
-  if (!dir) return undefined;
+  if (!dir || !existsSync(join(dir, 'index.html'))) return undefined;
   const assets = new Map<string, ConsoleAsset>();
   const assetsDir = join(dir, 'assets');
   const names = existsSync(assetsDir) ? await readdir(assetsDir) : [];

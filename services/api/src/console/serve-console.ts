@@ -1,6 +1,6 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { FastifyReply } from 'fastify';
-import { ConsoleBuild, loadConsoleBuild } from './console-assets';
+import { ConsoleBuild, consoleBuildDir, loadConsoleBuild } from './console-assets';
 
 /**
  * The console may load only its own files and talk only to this origin: no inline script (an
@@ -27,8 +27,8 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
  * once) and its hashed assets. The page itself holds no data: every call it makes carries the
  * API key the user typed, so these routes need none.
  */
-export async function serveConsole(app: NestFastifyApplication): Promise<void> {
-  const build = await loadConsoleBuild();
+export async function serveConsole(app: NestFastifyApplication, buildDir = consoleBuildDir()): Promise<void> {
+  const build = await loadConsoleBuild(buildDir);
   const fastify = app.getHttpAdapter().getInstance();
   const page = async (_request: unknown, reply: FastifyReply) => sendPage(reply, build);
   fastify.get('/console', page);
