@@ -112,6 +112,28 @@ describe('Web console: security, speed, a cut stream', () => {
     expect(await watch.violations()).toEqual([]);
   });
 
+  it('previews an image artifact through a blob: URL the CSP allows', async () => {
+    // A 1×1 PNG, uploaded and copied under downloads/ by the shell tool.
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+    h.model.script(
+      { toolCalls: [{ name: 'shell', arguments: { command: 'mkdir -p downloads && cp dot.png downloads/dot.png' } }] },
+      { text: 'Copied.' },
+    );
+    await signIn(page, h.url);
+    await page.getByRole('link', { name: 'New task' }).first().click();
+    await page.getByLabel('Message').fill('Copy the picture');
+    await page.getByLabel('Files').setInputFiles({ name: 'dot.png', mimeType: 'image/png', buffer: png });
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.getByRole('link', { name: 'downloads/dot.png', exact: true }).waitFor();
+    expect(await page.getByRole('article').locator('summary').textContent()).toContain('exit code 0');
+    await page.getByRole('button', { name: 'Preview downloads/dot.png' }).click();
+    const image = page.getByRole('img', { name: 'downloads/dot.png' });
+    await image.waitFor();
+    expect(await image.getAttribute('src')).toMatch(/^blob:/);
+    await page.waitForFunction("document.querySelector('img.preview-image')?.naturalWidth === 1");
+    expect(await watch.violations()).toEqual([]);
+  });
+
   describe('behind a proxy that cuts every event stream after 3 events', () => {
     let proxy: DroppingProxy;
     beforeAll(async () => {
