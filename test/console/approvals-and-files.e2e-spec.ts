@@ -140,8 +140,20 @@ describe('Web console: approvals, follow-ups, files, cancel, reload', () => {
     await signIn(page, h.url);
     await page.getByRole('link', { name: 'New task' }).first().click();
     await page.getByLabel('Message').fill('This one never answers');
+    await page.getByRole('button', { name: 'Add variable' }).click();
+    await page.getByLabel('Environment name 1').fill('REGION');
+    await page.getByLabel('Environment value 1').fill('eu-west');
+    await page.getByRole('button', { name: 'Add secret' }).click();
+    await page.getByLabel('Secrets name 1').fill('API_TOKEN');
+    expect(await page.getByLabel('Secrets value 1').getAttribute('type')).toBe('password');
+    await page.getByLabel('Secrets value 1').fill('sekret-value-4711');
     await page.getByRole('button', { name: 'Run', exact: true }).click();
     const id = await shownTaskId();
+    // The secret's name is shown, its value never again; the env variable by its name.
+    await page.locator('.facts', { hasText: 'API_TOKEN (values hidden)' }).waitFor();
+    expect(await page.locator('.facts').textContent()).toContain('REGION');
+    expect(await page.content()).not.toContain('sekret-value-4711');
+    expect(await h.client().tasks.get(id)).toMatchObject({ secretNames: ['API_TOKEN'], envKeys: ['REGION'] });
     await page.locator('.badge', { hasText: 'running' }).waitFor();
     await page.getByRole('button', { name: 'Cancel task' }).click();
     await page.locator('.badge', { hasText: 'cancelled' }).waitFor();
