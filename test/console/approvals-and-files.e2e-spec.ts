@@ -2,7 +2,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildConsole, launchChromium, PageWatch, signIn, watchPage } from '../support/browser';
-import { API_KEY, Harness, startHarness, waitFor } from '../support/service-harness';
+import { API_KEY, Harness, OTHER_API_KEY, startHarness, waitFor } from '../support/service-harness';
 
 // The web console in a real browser against the real all-in-one service (scripted model): the
 // issue's flows from sign-in to download, cancel and a reload mid-turn.
@@ -65,6 +65,14 @@ describe('Web console: approvals, follow-ups, files, cancel, reload', () => {
     expect(storage.local).toEqual({});
     expect(storage.cookie).toBe('');
     expect(page.url()).not.toContain(API_KEY);
+
+    // Another tenant's task is as unknown as a made-up id: the API's 404 message, once.
+    const { id: othersTask } = await h.client(OTHER_API_KEY).tasks.create({ message: 'not yours' });
+    const notFound = await h.api(`/api/v1/tasks/${othersTask}`);
+    expect(notFound.status).toBe(404);
+    await page.goto(`${h.url}/console#/tasks/${othersTask}`);
+    await expect(page.getByRole('alert').textContent()).resolves.toBe(notFound.body.error.message);
+    expect(await page.content()).not.toContain('not yours');
   });
 
   it('creates a task with a file and manual approval, approves once, always-allows, denies, follows up and downloads', async () => {

@@ -1,4 +1,4 @@
-import type { ArtifactFile, AtsClient, Task } from '@agentic-task-service/client';
+import { AtsError, type ArtifactFile, type AtsClient, type Task } from '@agentic-task-service/client';
 import { useEffect, useReducer, useRef, useState } from 'preact/hooks';
 import { messageOf } from '../errors';
 import { EMPTY_CONVERSATION, foldEvent } from './conversation';
@@ -61,6 +61,8 @@ export function useTaskFollower(client: AtsClient, taskId: string) {
         } catch (failure) {
           if (abort.signal.aborted) return;
           setError(messageOf(failure));
+          // No such task for this key, or the key stopped working: trying again cannot help.
+          if (failure instanceof AtsError && (failure.status === 404 || failure.status === 401)) return;
           await sleep(2_000);
         }
       }
