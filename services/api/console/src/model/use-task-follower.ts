@@ -41,6 +41,10 @@ export function useTaskFollower(client: AtsClient, taskId: string) {
         abort.signal.addEventListener('abort', () => resolve());
       });
 
+    // A replay of a long history brings these events in bursts: one read at a time, plus one after it.
+    const taskReads = coalesced(() => refreshTask().then(() => undefined));
+    const artifactReads = coalesced(refreshArtifacts);
+
     void (async () => {
       let after = 0;
       void refreshArtifacts();
@@ -50,8 +54,8 @@ export function useTaskFollower(client: AtsClient, taskId: string) {
           for await (const event of client.tasks.stream(taskId, { after, signal: abort.signal })) {
             after = Math.max(after, event.id);
             dispatch(event);
-            if (REFRESHING.has(event.type)) void refreshTask().catch(() => undefined);
-            if (event.type === 'artifact') void refreshArtifacts();
+            if (REFRESHING.has(event.type)) taskReads.request();
+            if (event.type === 'artifact') artifactReads.request();
           }
           setError(undefined);
           const view = await refreshTask();
@@ -75,4 +79,27 @@ export function useTaskFollower(client: AtsClient, taskId: string) {
     wakeUp.current();
   };
   return { conversation, task, artifacts, error, wake, setTask };
+}
+
+/** Runs `read` when requested; requests made while it runs are merged into a single run after it. */
+function coalesced(read: () => Promise<unknown>) {
+  let running = false;
+  let again = false;
+  const request = (): void => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    void read()
+      .catch(() => undefined)
+      .finally(() => {
+        running = false;
+        if (again) {
+          again = false;
+          request();
+        }
+      });
+  };
+  return { request };
 }
