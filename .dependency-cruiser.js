@@ -67,6 +67,19 @@ module.exports = {
       },
     },
     {
+      name: 'console-uses-only-the-client',
+      comment:
+        'The web console (services/api/console) runs in browsers and talks to the API over HTTP only, through the typed ' +
+        'client: it may reach its own files, libs/client and Preact. Any other lib or service file would drag server ' +
+        'code into the bundle. Its Vite config is build tooling, not part of the page.',
+      severity: 'error',
+      from: { path: '^services/api/console/', pathNot: ['^services/api/console/vite\\.config\\.mjs$', ...TEST] },
+      to: {
+        reachable: true,
+        pathNot: ['^services/api/console/', '^libs/client/src/', '(^|/)node_modules/(preact|openapi-fetch|openapi-typescript-helpers)/'],
+      },
+    },
+    {
       name: 'no-circular',
       comment: 'A cycle makes load order matter and the two ends one unit in all but name; type-only cycles count too.',
       severity: 'error',
@@ -110,7 +123,8 @@ module.exports = {
   options: {
     doNotFollow: { path: 'node_modules' },
     // The fixtures break each rule on purpose (layering.spec.ts cruises them on their own).
-    exclude: { path: ['^test/architecture/fixtures/'] },
+    // The console's build output (git-ignored) is bundled code, not a source.
+    exclude: { path: ['^test/architecture/fixtures/', '^services/api/console/dist/'] },
     tsConfig: { fileName: 'tsconfig.json' },
     // Type-only imports count: a cycle or a reach through types is still a dependency of the source.
     tsPreCompilationDeps: true,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite on a fresh machine: installs dependencies, starts the servers the tests
-# need (PostgreSQL, NATS, MinIO, a Temporal dev server; bubblewrap for the sandbox), typechecks,
+# need (PostgreSQL, NATS, MinIO, a Temporal dev server; bubblewrap for the sandbox; chromium for the console), typechecks,
 # checks the dependency rules (.dependency-cruiser.js), lint (ESLint) and format (Prettier), then
 # runs the unit, integration and end-to-end tiers, and the end-to-end suites again against a
 # distributed deployment (e2e-distributed).
@@ -17,17 +17,23 @@ echo "typecheck: ok"
 # The published client on its own: no path alias, no Node types (it runs in browsers too).
 npx tsc -p libs/client/tsconfig.json --noEmit
 echo "client package typecheck: ok"
+# The web console on its own: browser types and Preact's JSX (services/api/console/tsconfig.json).
+npx tsc -p services/api/console/tsconfig.json
+echo "console typecheck: ok"
 # The layering rules (.dependency-cruiser.js) on resolved imports.
 npx depcruise --config .dependency-cruiser.js services libs test bench
 echo "dependency rules: ok"
 npx eslint .
 echo "lint: ok"
 # `npm run format` fixes what this finds.
-npx prettier --check --log-level warn "**/*.{ts,js,mjs,json}"
+npx prettier --check --log-level warn "**/*.{ts,tsx,js,mjs,json,css}"
 echo "format: ok"
 # docs/openapi.json against Redocly's recommended rules (redocly.yaml; telemetry off there, no update check here).
 REDOCLY_SUPPRESS_UPDATE_NOTICE=true npx redocly lint docs/openapi.json
 echo "openapi lint: ok"
+
+# The console's build (rebuilt when stale), which the API serves and the browser tests load.
+node scripts/build-console.js
 
 servers_env="$(bash infra/dev/ensure-test-servers.sh)"
 set -a; eval "$servers_env"; set +a

@@ -15,6 +15,7 @@ const FIXTURES = [
   'cycle',
   'workflow-node-builtin',
   'client-reaches-out',
+  'console-reaches-out',
   'allowed',
 ];
 const CRUISE_TIMEOUT_MS = 180_000;
@@ -97,6 +98,17 @@ describe('dependency rules', () => {
     expect(rules).toEqual(['client-is-standalone']);
     expect(violations).toEqual(
       expect.arrayContaining([edge('libs/client/src/client.ts', 'fs'), edge('libs/client/src/client.ts', 'libs/common/src/ids.ts')]),
+    );
+  });
+
+  it('refuse the web console reaching server code or a lib other than the client', () => {
+    const { rules, violations } = fixture('console-reaches-out');
+    expect(rules).toEqual(['console-uses-only-the-client']);
+    expect(violations).toEqual(
+      expect.arrayContaining([
+        edge('services/api/console/src/app.ts', 'services/api/src/api.config.ts'),
+        edge('services/api/console/src/app.ts', 'libs/common/src/ids.ts'),
+      ]),
     );
   });
 

@@ -8,6 +8,7 @@ import { CONNECT_REFUSED, MAX_PARAM_LENGTH, refusedByHttp } from './errors/frame
 import { useBodyParsers } from './http/body-parsers';
 import { releaseMultipartParserOnFinish } from './http/multipart-stall';
 import { setupOpenApi } from './openapi/openapi';
+import { serveConsole } from './console/serve-console';
 
 /**
  * The Fastify adapter, sized so that the create body limit is UPLOAD_MAX_BYTES. Errors Fastify
@@ -55,7 +56,7 @@ export function createFastifyAdapter(config: ApiConfig): FastifyAdapter {
  */
 const timeoutCheckInterval = (config: ApiConfig): number => Math.max(1, Math.min(1_000, Math.floor(config.httpHeadersTimeoutMs / 4)));
 
-/** Body parsers, plugins and the OpenAPI document (served at /api/docs, JSON at /api/docs-json). */
+/** Body parsers, plugins, the OpenAPI document (served at /api/docs, JSON at /api/docs-json) and the web console (/console). */
 export async function configureHttpApp(app: NestFastifyApplication, config: ApiConfig): Promise<void> {
   useBodyParsers(app, config.uploadMaxBytes);
   // One file over UPLOAD_MAX_FILES is let through so that the parser's own check refuses it: at
@@ -67,4 +68,5 @@ export async function configureHttpApp(app: NestFastifyApplication, config: ApiC
   });
   app.enableShutdownHooks();
   setupOpenApi(app);
+  await serveConsole(app);
 }

@@ -27,6 +27,8 @@ export async function startStandalone(options: StartOptions = {}): Promise<{ app
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${options.host ?? env.HOST ?? '127.0.0.1'}:${port}`;
-  new Logger('Standalone').log(`listening on ${url} (data in ${config.dataDir}); API docs at ${url}/api/docs`);
+  new Logger('Standalone').log(
+    `listening on ${url} (data in ${config.dataDir}); API docs at ${url}/api/docs, web console at ${url}/console`,
+  );
   return { app, url };
 }

@@ -1,0 +1,124 @@
+import type { ArtifactFile, TaskStreamEvent } from '@agentic-task-service/client';
+
+// The task page's view of a task, folded from its event stream (event 1 onwards). Pure: the
+// same events give the same view, and an event seen twice (a replay overlapping what was already
+// shown) changes nothing, so a reconnect or reload can never duplicate a line.
+
+type DataOf<T extends TaskStreamEvent['type']> = Extract<TaskStreamEvent, { type: T }>['data'];
+
+export interface ToolCallItem {
+  readonly kind: 'tool';
+  readonly eventId: number;
+  readonly callId: string;
+  readonly toolName: string;
+  readonly args: Record<string, unknown>;
+  /** awaiting_approval until decided; approved when it ran without asking. */
+  readonly requested: DataOf<'tool_call'>['status'];
+  readonly approvedByRule?: Record<string, unknown>;
+  readonly decision?: DataOf<'tool_decision'>;
+  readonly started: boolean;
+  readonly result?: DataOf<'tool_result'>;
+}
+
+export type ConversationItem =
+  | { readonly kind: 'user'; readonly eventId: number; readonly text: string; readonly queued: boolean }
+  | { readonly kind: 'text'; readonly eventId: number; readonly text: string }
+  | ToolCallItem
+  | { readonly kind: 'turn'; readonly eventId: number; readonly turn: number }
+  | { readonly kind: 'done'; readonly eventId: number; readonly status: DataOf<'done'>['status']; readonly error?: string }
+  | { readonly kind: 'notice'; readonly eventId: number; readonly text: string };
+
+export interface Conversation {
+  /** The id of the last event folded in: where a stream resumes (`after`). */
+  readonly lastEventId: number;
+  readonly items: readonly ConversationItem[];
+  readonly usage: { readonly inputTokens: number; readonly outputTokens: number; readonly totalTokens: number };
+  /** Artifacts recorded by the events, by path (removed ones dropped). */
+  readonly artifacts: ReadonlyMap<string, Pick<ArtifactFile, 'path' | 'name' | 'size' | 'mimeType'>>;
+}
+
+export const EMPTY_CONVERSATION: Conversation = {
+  lastEventId: 0,
+  items: [],
+  usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+  artifacts: new Map(),
+};
+
+/** Folds one event in; events at or before `lastEventId` were already folded and are ignored. */
+export function foldEvent(state: Conversation, event: TaskStreamEvent): Conversation {
+  if (event.id <= state.lastEventId) return state;
+  const next = { ...state, lastEventId: event.id };
+  const push = (item: ConversationItem): Conversation => ({ ...next, items: [...state.items, item] });
+  switch (event.type) {
+    case 'message':
+      return push({ kind: 'user', eventId: event.id, text: event.data.text, queued: event.data.queued });
+    case 'status':
+      return push({ kind: 'turn', eventId: event.id, turn: event.data.turn });
+    case 'content': {
+      const last = state.items.at(-1);
+      // Streamed text arrives in pieces: they join the text block they continue.
+      if (last?.kind === 'text') return { ...next, items: [...state.items.slice(0, -1), { ...last, text: last.text + event.data.text }] };
+      return push({ kind: 'text', eventId: event.id, text: event.data.text });
+    }
+    case 'tool_call':
+      return push({
+        kind: 'tool',
+        eventId: event.id,
+        callId: event.data.callId,
+        toolName: event.data.toolName,
+        args: event.data.args,
+        requested: event.data.status,
+        approvedByRule: event.data.approvedByRule,
+        started: false,
+      });
+    case 'tool_decision':
+      return updateTool(next, event.data.callId, () => ({ decision: event.data }));
+    case 'tool_started':
+      return updateTool(next, event.data.callId, () => ({ started: true }));
+    case 'tool_result':
+      return updateTool(next, event.data.callId, () => ({ result: event.data }));
+    case 'usage': {
+      const { inputTokens, outputTokens, totalTokens } = state.usage;
+      return {
+        ...next,
+        usage: {
+          inputTokens: inputTokens + event.data.inputTokens,
+          outputTokens: outputTokens + event.data.outputTokens,
+          totalTokens: totalTokens + event.data.totalTokens,
+        },
+      };
+    }
+    case 'artifact': {
+      const artifacts = new Map(state.artifacts);
+      if (event.data.status === 'removed') artifacts.delete(event.data.path);
+      else artifacts.set(event.data.path, event.data);
+      return { ...next, artifacts };
+    }
+    case 'done':
+      return push({ kind: 'done', eventId: event.id, status: event.data.status, error: event.data.error });
+    case 'notice':
+      return push({ kind: 'notice', eventId: event.id, text: event.data.message });
+    case 'sandbox':
+      return push({
+        kind: 'notice',
+        eventId: event.id,
+        text:
+          event.data.status === 'expired'
+            ? 'The workspace expired while idle (kept, restored on the next turn).'
+            : 'The workspace was restored.',
+      });
+    default:
+      return next;
+  }
+}
+
+function updateTool(state: Conversation, callId: string, change: (item: ToolCallItem) => Partial<ToolCallItem>): Conversation {
+  return {
+    ...state,
+    items: state.items.map((item) => (item.kind === 'tool' && item.callId === callId ? { ...item, ...change(item) } : item)),
+  };
+}
+
+/** A call the user still has to decide. */
+export const isPending = (item: ConversationItem): item is ToolCallItem =>
+  item.kind === 'tool' && item.requested === 'awaiting_approval' && !item.decision && !item.result;

@@ -1,0 +1,72 @@
+import type { TaskStreamEvent } from '@agentic-task-service/client';
+import { parseCsv } from '../../services/api/console/src/model/csv';
+import { EMPTY_CONVERSATION, foldEvent, isPending } from '../../services/api/console/src/model/conversation';
+
+// The console's task view is a fold of the event stream: these pin down that a replay overlapping
+// what was shown changes nothing, and how each kind lands.
+
+const events: TaskStreamEvent[] = [
+  { id: 1, type: 'message', data: { messageId: 'msg_1', text: 'hi', queued: true } },
+  { id: 2, type: 'status', data: { status: 'running', turn: 1, messageId: 'msg_1' } },
+  { id: 3, type: 'content', data: { text: 'Let me ' } },
+  { id: 4, type: 'content', data: { text: 'look.' } },
+  { id: 5, type: 'usage', data: { inputTokens: 10, outputTokens: 5, totalTokens: 15, turn: 1, step: 1, model: 'm' } },
+  { id: 6, type: 'tool_call', data: { callId: 'c1', toolName: 'shell', status: 'awaiting_approval', args: { command: 'ls' } } },
+  { id: 7, type: 'tool_decision', data: { callId: 'c1', outcome: 'proceed_once', approved: true } },
+  { id: 8, type: 'tool_started', data: { callId: 'c1', toolName: 'shell' } },
+  { id: 9, type: 'tool_result', data: { callId: 'c1', toolName: 'shell', status: 'success', output: 'a\nb', exitCode: 0, durationMs: 12 } },
+  {
+    id: 10,
+    type: 'artifact',
+    data: {
+      path: 'downloads/r.md',
+      name: 'r.md',
+      size: 3,
+      sha256: 'x',
+      category: 'markdown',
+      mimeType: 'text/markdown',
+      modifiedAt: '',
+      callId: 'c1',
+      status: 'recorded',
+    },
+  },
+  { id: 11, type: 'content', data: { text: 'Done.' } },
+  { id: 12, type: 'done', data: { status: 'completed', turn: 1 } },
+];
+
+const fold = (list: TaskStreamEvent[], from = EMPTY_CONVERSATION) => list.reduce(foldEvent, from);
+
+describe('console conversation fold', () => {
+  it('joins streamed text, follows a tool call to its result, sums usage, records artifacts', () => {
+    const view = fold(events);
+    expect(view.lastEventId).toBe(12);
+    expect(view.items.map((item) => item.kind)).toEqual(['user', 'turn', 'text', 'tool', 'text', 'done']);
+    expect(view.items[2]).toMatchObject({ kind: 'text', text: 'Let me look.' });
+    expect(view.items[3]).toMatchObject({ kind: 'tool', started: true, decision: { outcome: 'proceed_once' }, result: { exitCode: 0 } });
+    expect(view.usage).toEqual({ inputTokens: 10, outputTokens: 5, totalTokens: 15 });
+    expect([...view.artifacts.keys()]).toEqual(['downloads/r.md']);
+  });
+
+  it('ignores events it has already folded: a reconnect that replays from an earlier id duplicates nothing', () => {
+    const once = fold(events);
+    const midway = fold(events.slice(0, 7));
+    expect(fold(events.slice(3), midway)).toEqual(once);
+    expect(fold(events, once)).toBe(once);
+  });
+
+  it('counts a call as pending until it is decided or has a result', () => {
+    const waiting = fold(events.slice(0, 6));
+    expect(waiting.items.filter(isPending).map((item) => item.kind === 'tool' && item.callId)).toEqual(['c1']);
+    expect(fold(events.slice(0, 7)).items.filter(isPending)).toEqual([]);
+  });
+});
+
+describe('console CSV preview', () => {
+  it('reads quoted fields with commas, quotes and newlines', () => {
+    expect(parseCsv('a,b\r\n"x, y","say ""hi"""\n"multi\nline",2\n')).toEqual([
+      ['a', 'b'],
+      ['x, y', 'say "hi"'],
+      ['multi\nline', '2'],
+    ]);
+  });
+});
