@@ -15,6 +15,7 @@ const FIXTURES = [
   'cycle',
   'workflow-node-builtin',
   'client-reaches-out',
+  'cli-reaches-out',
   'allowed',
 ];
 const CRUISE_TIMEOUT_MS = 180_000;
@@ -98,6 +99,16 @@ describe('dependency rules', () => {
     expect(violations).toEqual(
       expect.arrayContaining([edge('libs/client/src/client.ts', 'fs'), edge('libs/client/src/client.ts', 'libs/common/src/ids.ts')]),
     );
+  });
+
+  it('refuse the CLI reaching the service side except through the typed client', () => {
+    const { rules, violations } = fixture('cli-reaches-out');
+    expect(rules).toEqual(['cli-is-a-client', 'no-lib-to-service']);
+    expect(violations).toEqual([
+      edge('libs/cli/src/show.ts', 'libs/common/src/ids.ts'),
+      edge('libs/cli/src/show.ts', 'services/api/src/tasks.controller.ts'),
+      edge('libs/cli/src/show.ts', 'services/api/src/tasks.controller.ts'),
+    ]);
   });
 
   it('allow the composition root, tests reaching across services, @temporalio/workflow and the pure domain', () => {

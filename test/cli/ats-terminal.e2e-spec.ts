@@ -1,0 +1,78 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AtsClient } from '@agentic-task-service/client';
+import { atsCommandLine, REPO_ROOT } from '../support/ats-cli';
+import { API_KEY, Harness, startHarness } from '../support/service-harness';
+import { TmuxTerminal } from '../support/tmux-terminal';
+
+// The real `ats` binary in a real pseudo-terminal (tmux) against the running service and the
+// scripted model: what a person sees and types.
+
+jest.setTimeout(90_000);
+
+describe('ats in a terminal', () => {
+  let h: Harness;
+  let ats: AtsClient;
+  let home: string;
+  const terminals: TmuxTerminal[] = [];
+  const env = () => ({ PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), ATS_URL: h.url, ATS_API_KEY: API_KEY });
+  const open = async (args: string[]) => {
+    const terminal = await TmuxTerminal.start(atsCommandLine(args), env(), REPO_ROOT);
+    terminals.push(terminal);
+    return terminal;
+  };
+
+  beforeAll(async () => {
+    h = await startHarness();
+    ats = h.client();
+    home = await mkdtemp(join(tmpdir(), 'ats-cli-home-'));
+  });
+  afterEach(async () => {
+    await Promise.all(terminals.splice(0).map((terminal) => terminal.close()));
+  });
+  afterAll(async () => {
+    await h.close();
+    await rm(home, { recursive: true, force: true });
+  });
+
+  it('run --ask stops at each tool call; once, always and deny each reach the task', async () => {
+    h.model.script(
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'downloads/once.md', content: 'approved once\n' } }] },
+      { toolCalls: [{ name: 'list_files', arguments: {} }] },
+      { toolCalls: [{ name: 'list_files', arguments: { path: 'downloads' } }] },
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'downloads/denied.md', content: 'never\n' } }] },
+      { text: 'Wrote one file, listed twice, skipped the other.' },
+    );
+    const term = await open(['run', '--ask', 'write and list']);
+
+    await term.waitFor('Allow write_file path=downloads/once.md content=approved once\\n?');
+    await term.press('Enter'); // "Yes, once" is the first choice
+    await term.waitFor('Allow list_files?');
+    await term.press('Down', 'Enter'); // "Yes, always"
+    // The second list_files runs under the rule without a question; the write asks.
+    await term.waitFor('Allow write_file path=downloads/denied.md');
+    await term.press('Down', 'Down', 'Enter'); // "No, deny"
+    expect(await term.exitCode()).toBe(0);
+
+    const screen = await term.screen();
+    // The README's recorded session is this screen: ATS_CLI_RECORD=<file> keeps it.
+    if (process.env.ATS_CLI_RECORD) await writeFile(process.env.ATS_CLI_RECORD, screen);
+    expect(screen).toContain('› write and list');
+    expect(screen).toContain('✓ approved once');
+    expect(screen).toContain('✓ always allowed');
+    expect(screen).toContain('✗ denied');
+    expect(screen.match(/Allow /g)).toHaveLength(3);
+    expect(screen).toContain('Wrote one file, listed twice, skipped the other.');
+    expect(screen).toMatch(/✔ completed\nusage: [\d,]+ tokens/);
+    expect(screen).toMatch(/artifacts:\n {2}downloads\/once\.md \(14 B\)/);
+    expect(screen).not.toContain('downloads/denied.md (');
+
+    const id = /task (task_[0-9a-f]{32})/.exec(screen)![1];
+    const task = await ats.tasks.get(id);
+    expect(task.status).toBe('completed');
+    const decisions: string[] = [];
+    for await (const event of ats.tasks.stream(id, { after: 0 })) if (event.type === 'tool_decision') decisions.push(event.data.outcome);
+    expect(decisions).toEqual(['proceed_once', 'proceed_always', 'cancel']);
+  });
+});
