@@ -75,4 +75,49 @@ describe('ats in a terminal', () => {
     for await (const event of ats.tasks.stream(id, { after: 0 })) if (event.type === 'tool_decision') decisions.push(event.data.outcome);
     expect(decisions).toEqual(['proceed_once', 'proceed_always', 'cancel']);
   });
+
+  it('Ctrl-C asks cancel or detach; detached, the task goes on and logs --follow shows every event once', async () => {
+    h.model.script(
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'downloads/slow.md', content: 'slow\n' } }], delayMs: 1500 },
+      { text: 'Finished after the detach.', delayMs: 1500 },
+    );
+    const run = await open(['run', 'slow work']);
+    const started = await run.waitFor(/task (task_[0-9a-f]{32})/);
+    const id = /task (task_[0-9a-f]{32})/.exec(started)![1];
+    await run.waitFor('turn 1 started');
+    await run.press('C-c');
+    await run.waitFor(`Interrupted. What about ${id}?`);
+    await run.press('Enter'); // "Detach" is the first choice
+    expect(await run.exitCode()).toBe(130);
+    const detached = await run.screen();
+    expect(detached).toMatch(new RegExp(`Detached: ${id} keeps running. Follow it again with: ats logs ${id} --follow --after \\d+`));
+    expect(detached).not.toContain('Finished after the detach.');
+    expect((await ats.tasks.get(id)).status).not.toBe('cancelled');
+
+    const logs = await open(['logs', id, '--follow']);
+    expect(await logs.exitCode()).toBe(0);
+    const screen = await logs.screen();
+    const once = (text: string) => expect(screen.split(text).length - 1).toBe(1);
+    once('› slow work');
+    once('turn 1 started');
+    once('● write_file path=downloads/slow.md');
+    once('✓ success');
+    once('↳ wrote downloads/slow.md (5 B)');
+    once('Finished after the detach.');
+    once('✔ completed');
+    once('usage: ');
+  });
+
+  it('Ctrl-C, then "Cancel the task", cancels it and exits 130', async () => {
+    h.model.script({ text: 'too late', delayMs: 5000 });
+    const run = await open(['run', 'to be cancelled']);
+    const id = /task (task_[0-9a-f]{32})/.exec(await run.waitFor(/task (task_[0-9a-f]{32})/))![1];
+    await run.waitFor('turn 1 started');
+    await run.press('C-c');
+    await run.waitFor('Cancel the task');
+    await run.press('Down', 'Enter');
+    expect(await run.exitCode()).toBe(130);
+    expect(await run.screen()).toContain(`${id} cancelled`);
+    expect((await ats.tasks.get(id)).status).toBe('cancelled');
+  });
 });

@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { parseCount, parseEnvPair, parseSecretName } from './arguments';
 import { APPROVAL_CHOICES, ApprovalChoice } from './approval-choice';
 import { approveCommand, cancelCommand, sendCommand } from './commands/task-actions.command';
 import { downloadCommand } from './commands/download.command';
@@ -10,28 +11,7 @@ import { showCommand } from './commands/show.command';
 import type { CliContext } from './context';
 import type { ExitCode } from './exit-codes';
 
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const CHOICES = Object.keys(APPROVAL_CHOICES);
-
-/** `K=V` of --env, added to the ones before it. */
-export function parseEnvPair(pair: string, previous: Record<string, string>): Record<string, string> {
-  const at = pair.indexOf('=');
-  const key = at < 0 ? pair : pair.slice(0, at);
-  if (at < 0 || !ENV_NAME.test(key)) throw new InvalidArgumentError('expected K=V with K a variable name');
-  return { ...previous, [key]: pair.slice(at + 1) };
-}
-
-/** A --secret NAME: the name only; its value comes from the environment or a prompt. */
-export function parseSecretName(name: string, previous: string[]): string[] {
-  if (!ENV_NAME.test(name))
-    throw new InvalidArgumentError('expected the name of an environment variable (the value is never taken from the command line)');
-  return [...previous, name];
-}
-
-function parseCount(value: string): number {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number');
-  return Number(value);
-}
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 const approveOption = () => new Option('--approve <choice>', 'decide every approval this way instead of asking').choices(CHOICES);
