@@ -5,8 +5,8 @@ import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AtsClient } from '@agentic-task-service/client';
-import { runAts } from '../support/ats-cli';
-import { API_KEY, Harness, startHarness } from '../support/service-harness';
+import { runAts, startAts } from '../support/ats-cli';
+import { API_KEY, Harness, startHarness, waitFor } from '../support/service-harness';
 
 // The real `ats` binary with pipes instead of a terminal, as a script or CI runs it: no colour,
 // no spinner, no prompt; --json prints JSON lines; a pending approval ends with exit 3.
@@ -92,6 +92,22 @@ describe('ats in a pipe', () => {
     const events = jsonLines(stdout);
     expect(events.find((e) => e.type === 'tool_decision')).toMatchObject({ data: { outcome: 'cancel', approved: false } });
     expect(events.find((e) => e.type === 'tool_result')).toMatchObject({ data: { status: 'cancelled' } });
+  });
+
+  it('SIGINT without a terminal detaches: exit 130, the task keeps running, the resume command on stderr', async () => {
+    h.model.script({ text: 'slow answer', delayMs: 2000 });
+    const ats_ = startAts(['run', 'slow'], env());
+    await waitFor(() => ats_.output().stdout.includes('turn 1 started') || undefined, 20_000, 'the turn to start');
+    ats_.child.kill('SIGINT');
+    expect(await ats_.exited).toBe(130);
+    const { stdout, stderr } = ats_.output();
+    const id = /task (task_[0-9a-f]{32})/.exec(stdout)![1];
+    expect(stderr).toMatch(
+      new RegExp(`^ats: interrupted; ${id} keeps running. Follow it again with: ats logs ${id} --follow --after \\d+\n$`),
+    );
+    const done = await runAts(['logs', id, '--follow'], env());
+    expect(done.code).toBe(0);
+    expect(done.stdout).toContain('slow answer');
   });
 
   it('a wrong key prints the API message and exits 1, without echoing the key', async () => {

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AtsClient } from '@agentic-task-service/client';
@@ -17,8 +17,8 @@ describe('ats in a terminal', () => {
   let home: string;
   const terminals: TmuxTerminal[] = [];
   const env = () => ({ PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), ATS_URL: h.url, ATS_API_KEY: API_KEY });
-  const open = async (args: string[]) => {
-    const terminal = await TmuxTerminal.start(atsCommandLine(args), env(), REPO_ROOT);
+  const open = async (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => {
+    const terminal = await TmuxTerminal.start(atsCommandLine(args), { ...env(), ...extraEnv }, REPO_ROOT);
     terminals.push(terminal);
     return terminal;
   };
@@ -46,7 +46,8 @@ describe('ats in a terminal', () => {
     );
     const term = await open(['run', '--ask', 'write and list']);
 
-    await term.waitFor('Allow write_file path=downloads/once.md content=approved once\\n?');
+    const asking = await term.waitFor('Allow write_file path=downloads/once.md content=approved once\\n?');
+    expect(asking).toMatch(/Yes, once\n.*Yes, always.*\n.*No, deny/);
     await term.press('Enter'); // "Yes, once" is the first choice
     await term.waitFor('Allow list_files?');
     await term.press('Down', 'Enter'); // "Yes, always"
@@ -57,7 +58,7 @@ describe('ats in a terminal', () => {
 
     const screen = await term.screen();
     // The README's recorded session is this screen: ATS_CLI_RECORD=<file> keeps it.
-    if (process.env.ATS_CLI_RECORD) await writeFile(process.env.ATS_CLI_RECORD, screen);
+    if (process.env.ATS_CLI_RECORD) await writeFile(process.env.ATS_CLI_RECORD, `${asking}\n${screen}`);
     expect(screen).toContain('› write and list');
     expect(screen).toContain('✓ approved once');
     expect(screen).toContain('✓ always allowed');
@@ -119,5 +120,34 @@ describe('ats in a terminal', () => {
     expect(await run.exitCode()).toBe(130);
     expect(await run.screen()).toContain(`${id} cancelled`);
     expect((await ats.tasks.get(id)).status).toBe('cancelled');
+  });
+
+  it('--secret without its variable asks for the value without echoing it', async () => {
+    h.model.script({ text: 'used it' });
+    const term = await open(['run', 'use the token', '--secret', 'DEPLOY_TOKEN']);
+    await term.waitFor('Value of secret DEPLOY_TOKEN');
+    await term.type('hunter2-secret-value');
+    await term.press('Enter');
+    expect(await term.exitCode()).toBe(0);
+    const screen = await term.screen();
+    expect(screen).not.toContain('hunter2');
+    const id = /task (task_[0-9a-f]{32})/.exec(screen)![1];
+    expect((await ats.tasks.get(id)).secretNames).toEqual(['DEPLOY_TOKEN']);
+  });
+
+  it('login asks for the URL and, without echo, the key; stores them with mode 0600', async () => {
+    const term = await open(['login'], { ATS_API_KEY: undefined });
+    await term.waitFor('Service URL');
+    await term.press('Enter'); // ATS_URL is offered
+    await term.waitFor('API key');
+    await term.type(API_KEY);
+    await term.press('Enter');
+    expect(await term.exitCode()).toBe(0);
+    const screen = await term.screen();
+    expect(screen).not.toContain(API_KEY);
+    const file = join(home, '.config', 'ats', 'config.json');
+    expect(screen).toContain(`Logged in to ${h.url}; saved to ${file} (mode 0600)`);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ url: h.url, apiKey: API_KEY });
   });
 });

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
 
 /** The `ats` binary as package.json's "bin" names it, and the repository it runs from. */
@@ -25,4 +25,18 @@ export function runAts(args: readonly string[], env: NodeJS.ProcessEnv, input = 
     });
     child.stdin!.end(input);
   });
+}
+
+/** `ats` started with pipes, for tests that signal it while it runs. */
+export function startAts(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+): { child: ChildProcess; output: () => AtsResult; exited: Promise<number> } {
+  const child = spawn(process.execPath, [ATS_BIN, ...args], { env, cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const exited = new Promise<number>((resolve) => child.on('close', (code, signal) => resolve(code ?? (signal ? 128 : -1))));
+  return { child, exited, output: () => ({ code: child.exitCode ?? -1, stdout, stderr }) };
 }

@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { version } from '../../../package.json';
 import { parseCount, parseEnvPair, parseSecretName } from './arguments';
 import { APPROVAL_CHOICES, ApprovalChoice } from './approval-choice';
 import { approveCommand, cancelCommand, sendCommand } from './commands/task-actions.command';
@@ -24,6 +25,7 @@ const jsonOption = () => new Option('--json', 'one JSON object per line');
 export function buildProgram(ctx: CliContext, done: (code: ExitCode) => void): Command {
   const program = new Command('ats')
     .description('Run and follow tasks of the agentic task service (ATS_URL, ATS_API_KEY, or `ats login`).')
+    .version(version)
     .showHelpAfterError()
     .configureOutput({ writeOut: (text) => ctx.term.write(text), writeErr: (text) => process.stderr.write(text) });
 

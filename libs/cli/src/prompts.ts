@@ -1,10 +1,13 @@
-import { isCancel, password, select, text } from '@clack/prompts';
 import type { ApprovalChoice } from './approval-choice';
+
+// Loaded on the first question only: most commands ask none, and loading it costs a tenth of a second.
+const clack = () => import('@clack/prompts');
 
 // The questions `ats` asks in a terminal (never elsewhere: callers check Terminal.interactive).
 // Ctrl-C at any of them answers `undefined`: the caller treats it as an interrupt.
 
 export async function askApproval(toolLine: string): Promise<ApprovalChoice | undefined> {
+  const { isCancel, select } = await clack();
   const answer = await select<ApprovalChoice>({
     message: `Allow ${toolLine}?`,
     options: [
@@ -19,6 +22,7 @@ export async function askApproval(toolLine: string): Promise<ApprovalChoice | un
 export type InterruptAnswer = 'detach' | 'cancel';
 
 export async function askInterrupt(taskId: string): Promise<InterruptAnswer> {
+  const { isCancel, select } = await clack();
   const answer = await select<InterruptAnswer>({
     message: `Interrupted. What about ${taskId}?`,
     options: [
@@ -31,12 +35,14 @@ export async function askInterrupt(taskId: string): Promise<InterruptAnswer> {
 }
 
 /** A secret typed without echo (not even a mask: its length stays private too). */
-export async function askSecret(name: string): Promise<string | undefined> {
-  const answer = await password({ message: `Value of secret ${name}`, mask: '' });
+export async function askSecret(name: string, message = `Value of secret ${name}`): Promise<string | undefined> {
+  const { isCancel, password } = await clack();
+  const answer = await password({ message, mask: '' });
   return isCancel(answer) ? undefined : answer;
 }
 
 export async function askText(message: string, initialValue: string): Promise<string | undefined> {
+  const { isCancel, text } = await clack();
   const answer = await text({ message, initialValue });
   return isCancel(answer) ? undefined : answer;
 }

@@ -20,7 +20,7 @@ export async function loginCommand(ctx: CliContext, options: { url?: string }): 
     if (typed === undefined) return ExitCode.interrupted;
     url = typed;
   }
-  const apiKey = process.env.ATS_API_KEY || (term.interactive ? await askSecret('the API key') : (await text(process.stdin)).trim());
+  const apiKey = process.env.ATS_API_KEY || (term.interactive ? await askSecret('API key', 'API key') : (await text(process.stdin)).trim());
   if (apiKey === undefined) return ExitCode.interrupted;
   if (!apiKey) throw new CliExit(ExitCode.failed, 'ats: no API key given');
   // The key is stored only once the service accepts it.
