@@ -1,6 +1,6 @@
 import type { TaskStreamEvent } from '@agentic-task-service/client';
 import type { Terminal } from './terminal';
-import { safeLine, safeText } from './untrusted-text';
+import { safeData, safeLine, safeText } from './untrusted-text';
 
 const OUTPUT_LINES = 3;
 const LINE_WIDTH = 120;
@@ -14,13 +14,18 @@ export class EventPrinter {
   private usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
   private artifacts = new Map<string, number>();
 
+  private readonly taskId: string;
+
   constructor(
     private readonly term: Terminal,
-    private readonly taskId: string,
-  ) {}
+    taskId: string,
+  ) {
+    this.taskId = safeLine(taskId);
+  }
 
-  print(event: TaskStreamEvent): void {
+  print(untrusted: TaskStreamEvent): void {
     const c = this.term.colors;
+    const event = safeData(untrusted);
     switch (event.type) {
       case 'message':
         return this.term.line(`${c.cyan('›')} ${c.bold(safeText(event.data.text))}`);

@@ -80,8 +80,8 @@ export async function followTask(ats: AtsClient, term: Terminal, taskId: string,
       if (!choice) return 'interrupt';
     } else {
       term.error(
-        `ats: ${taskId} waits for approval of ${call} (${safeLine(callId)}); decide with\n` +
-          `  ats approve ${taskId} ${safeLine(callId)} once|always|deny\n` +
+        `ats: ${safeLine(taskId)} waits for approval of ${call} (${safeLine(callId)}); decide with\n` +
+          `  ats approve ${safeLine(taskId)} ${safeLine(callId)} once|always|deny\n` +
           `or run again with --approve=once|always|deny`,
       );
       return 'stop';
@@ -97,16 +97,17 @@ export async function followTask(ats: AtsClient, term: Terminal, taskId: string,
   }
 
   async function onInterrupt(lastEventId: number): Promise<ExitCode> {
-    const resume = `ats logs ${taskId} --follow --after ${lastEventId}`;
+    const shownId = safeLine(taskId);
+    const resume = `ats logs ${shownId} --follow --after ${safeLine(String(lastEventId))}`;
     if (!term.interactive) {
-      term.error(`ats: interrupted; ${taskId} keeps running. Follow it again with: ${resume}`);
+      term.error(`ats: interrupted; ${shownId} keeps running. Follow it again with: ${resume}`);
       return ExitCode.interrupted;
     }
-    if ((await askInterrupt(taskId)) === 'cancel') {
+    if ((await askInterrupt(shownId)) === 'cancel') {
       const { status } = await ats.tasks.cancel(taskId);
-      term.line(`${taskId} ${status}`);
+      term.line(`${shownId} ${safeLine(String(status))}`);
     } else {
-      term.line(`Detached: ${taskId} keeps running. Follow it again with: ${resume}`);
+      term.line(`Detached: ${shownId} keeps running. Follow it again with: ${resume}`);
     }
     return ExitCode.interrupted;
   }

@@ -34,3 +34,17 @@ export function jsonLine(value: unknown): string {
     (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
 }
+
+/**
+ * A value from the service with safeText applied to every string in it, however deep: for
+ * printing a whole answer (a task, an event) whose fields are formatted one by one. A field the
+ * document says is a number is not trusted to be one either.
+ */
+export function safeData<T>(value: T): T {
+  if (typeof value === 'string') return safeText(value) as T;
+  if (Array.isArray(value)) return value.map(safeData) as T;
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, field]) => [safeText(key), safeData(field)])) as T;
+  }
+  return value;
+}

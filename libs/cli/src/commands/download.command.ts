@@ -15,7 +15,7 @@ export async function downloadCommand(ctx: CliContext, taskId: string, paths: st
   const { term } = ctx;
   const ats = await ctx.client();
   const wanted = paths.length > 0 ? paths : (await ats.artifacts.list(taskId)).map((file) => file.path);
-  if (wanted.length === 0) term.line(term.colors.dim(`${taskId} has no artifacts`));
+  if (wanted.length === 0) term.line(term.colors.dim(`${safeLine(taskId)} has no artifacts`));
   let code: ExitCode = ExitCode.ok;
   for (const path of wanted) {
     let target: string;

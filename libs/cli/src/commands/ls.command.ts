@@ -1,6 +1,6 @@
 import type { CliContext } from '../context';
 import { ExitCode } from '../exit-codes';
-import { jsonLine, safeLine } from '../untrusted-text';
+import { jsonLine, safeData, safeLine } from '../untrusted-text';
 
 export interface LsOptions {
   readonly all: boolean;
@@ -14,13 +14,14 @@ export async function lsCommand(ctx: CliContext, options: LsOptions): Promise<Ex
   const ats = await ctx.client();
   const c = term.colors;
   let shown = 0;
-  for await (const task of ats.tasks.list({ includeHidden: options.all })) {
+  for await (const untrusted of ats.tasks.list({ includeHidden: options.all })) {
     if (shown === options.limit) break;
     shown += 1;
     if (options.json) {
-      term.line(jsonLine(task));
+      term.line(jsonLine(untrusted));
       continue;
     }
+    const task = safeData(untrusted);
     const status =
       task.status === 'completed' ? c.green(task.status) : task.status === 'failed' ? c.red(task.status) : c.yellow(task.status);
     const first = safeLine(task.messages[0]?.text ?? '');

@@ -6,7 +6,7 @@ import type { CliContext } from '../context';
 import { CliExit, ExitCode } from '../exit-codes';
 import { ApprovalPolicy, followTask } from '../follow-task';
 import { askSecret } from '../prompts';
-import { jsonLine } from '../untrusted-text';
+import { jsonLine, safeLine } from '../untrusted-text';
 
 export interface RunOptions {
   readonly file: string[];
@@ -31,13 +31,14 @@ export async function runCommand(ctx: CliContext, message: string, options: RunO
     ...(Object.keys(secrets).length > 0 ? { secrets } : {}),
     ...(files.length > 0 ? { files } : {}),
   });
+  const shownId = safeLine(created.id);
   if (options.detach) {
     if (options.json) term.line(jsonLine(created));
-    else term.line(`${created.id} ${term.colors.dim(`started; follow it with: ats logs ${created.id} --follow`)}`);
+    else term.line(`${shownId} ${term.colors.dim(`started; follow it with: ats logs ${shownId} --follow`)}`);
     return ExitCode.ok;
   }
-  if (options.json) term.error(`ats: task ${created.id}`);
-  else term.line(term.colors.dim(`task ${created.id}`));
+  if (options.json) term.error(`ats: task ${shownId}`);
+  else term.line(term.colors.dim(`task ${shownId}`));
   return followTask(ats, term, created.id, { after: 0, json: options.json, approvals: approvalPolicy(ctx, options.approve) });
 }
 

@@ -1,20 +1,21 @@
 import { bytes, callLine } from '../event-printer';
 import type { CliContext } from '../context';
 import { ExitCode } from '../exit-codes';
-import { jsonLine, safeLine, safeText } from '../untrusted-text';
+import { jsonLine, safeData, safeLine, safeText } from '../untrusted-text';
 
 /** `ats show ID`: the task's state, its messages, pending approvals, usage and artifacts. */
 export async function showCommand(ctx: CliContext, taskId: string, options: { json: boolean }): Promise<ExitCode> {
   const { term } = ctx;
   const ats = await ctx.client();
-  const task = await ats.tasks.get(taskId);
+  const untrusted = await ats.tasks.get(taskId);
   if (options.json) {
-    term.line(jsonLine(task));
+    term.line(jsonLine(untrusted));
     return ExitCode.ok;
   }
-  const artifacts = await ats.artifacts.list(taskId);
+  const task = safeData(untrusted);
+  const artifacts = safeData(await ats.artifacts.list(taskId));
   const c = term.colors;
-  term.line(`${c.bold(task.id)}  ${task.status}${task.error ? `: ${safeLine(task.error)}` : ''}`);
+  term.line(`${c.bold(safeLine(task.id))}  ${safeLine(task.status)}${task.error ? `: ${safeLine(task.error)}` : ''}`);
   term.line(
     c.dim(`created ${task.createdAt}, turn ${task.turn}, ${task.autoExecute ? 'tools run without asking' : 'asks before each tool call'}`),
   );
