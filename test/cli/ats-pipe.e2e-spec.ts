@@ -1,7 +1,7 @@
 /* eslint-disable no-control-regex -- these tests look for raw control characters in the output */
 import { createServer, request as httpRequest, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AtsClient } from '@agentic-task-service/client';
@@ -105,9 +105,16 @@ describe('ats in a pipe', () => {
     expect(stderr).toMatch(
       new RegExp(`^ats: interrupted; ${id} keeps running. Follow it again with: ats logs ${id} --follow --after \\d+\n$`),
     );
-    const done = await runAts(['logs', id, '--follow'], env());
-    expect(done.code).toBe(0);
-    expect(done.stdout).toContain('slow answer');
+    // The printed command picks up right after the last event shown: nothing twice, nothing missed.
+    const after = Number(/--after (\d+)/.exec(stderr)![1]);
+    const shown = stdout.split('\n').filter((line) => line.startsWith('› ') || line === 'turn 1 started').length;
+    expect(after).toBeGreaterThanOrEqual(shown);
+    const rest = await runAts(['logs', id, '--follow', '--after', String(after), '--json'], env());
+    expect(rest.code).toBe(0);
+    const events = jsonLines(rest.stdout);
+    expect(events.map((e) => e.id)).toEqual(events.map((_, i) => after + 1 + i));
+    expect(events.at(-1)).toMatchObject({ type: 'done', data: { status: 'completed' } });
+    expect(events.find((e) => e.type === 'content')).toMatchObject({ data: { text: 'slow answer' } });
   });
 
   it('a wrong key prints the API message and exits 1, without echoing the key', async () => {
@@ -136,16 +143,22 @@ describe('ats in a pipe', () => {
     expect(content.data.text).toBe('title \u001b]0;owned\u0007 clear \u001b[2J csi \u009b31m bidi \u202eevil');
   });
 
-  it('reads --secret from the environment variable, never from argv; without it and a terminal it refuses', async () => {
+  it('uploads --file, sets --env, reads --secret from the environment variable (never argv); without it and a terminal it refuses', async () => {
     h.model.script({ text: 'ok' });
+    const csv = join(home, 'data.csv');
+    await writeFile(csv, 'a,b\n1,2\n');
     const { code, stdout } = await runAts(
-      ['run', 'use the token', '--secret', 'DEPLOY_TOKEN', '--env', 'REGION=eu'],
+      ['run', 'use the token', '--secret', 'DEPLOY_TOKEN', '--env', 'REGION=eu', '--file', csv],
       env({ DEPLOY_TOKEN: 'tok-secret-value' }),
     );
     expect(code).toBe(0);
     expect(stdout).not.toContain('tok-secret-value');
     const id = /task (task_[0-9a-f]{32})/.exec(stdout)![1];
-    expect(await ats.tasks.get(id)).toMatchObject({ secretNames: ['DEPLOY_TOKEN'], envKeys: ['REGION'] });
+    expect(await ats.tasks.get(id)).toMatchObject({
+      secretNames: ['DEPLOY_TOKEN'],
+      envKeys: ['REGION'],
+      files: [{ name: 'data.csv', size: 8 }],
+    });
     const refused = await runAts(['run', 'x', '--secret', 'ABSENT_SECRET'], env());
     expect(refused).toMatchObject({ code: 1, stderr: expect.stringContaining('set the environment variable ABSENT_SECRET') });
   });
