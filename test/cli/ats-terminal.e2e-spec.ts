@@ -109,6 +109,22 @@ describe('ats in a terminal', () => {
     once('usage: ');
   });
 
+  it('logs --follow of a task started with --ask --detach asks at its approval like run does', async () => {
+    h.model.script({ toolCalls: [{ name: 'list_files', arguments: {} }] }, { text: 'listed later' });
+    const started = await open(['run', 'list later', '--ask', '--detach']);
+    expect(await started.exitCode()).toBe(0);
+    const id = /(task_[0-9a-f]{32}) started; follow it with: ats logs task_[0-9a-f]{32} --follow/.exec(await started.screen())![1];
+
+    const logs = await open(['logs', id, '--follow']);
+    await logs.waitFor('Allow list_files?');
+    await logs.press('Enter');
+    expect(await logs.exitCode()).toBe(0);
+    const screen = await logs.screen();
+    expect(screen).toContain('✓ approved once');
+    expect(screen).toContain('listed later');
+    expect((await ats.tasks.get(id)).status).toBe('completed');
+  });
+
   it('Ctrl-C, then "Cancel the task", cancels it and exits 130', async () => {
     h.model.script({ text: 'too late', delayMs: 5000 });
     const run = await open(['run', 'to be cancelled']);
