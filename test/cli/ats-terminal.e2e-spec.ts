@@ -166,4 +166,18 @@ describe('ats in a terminal', () => {
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ url: h.url, apiKey: API_KEY });
   });
+
+  it('login with stdout redirected refuses to read the key from the terminal, where it would be echoed', async () => {
+    const out = join(home, 'login-out.txt');
+    const term = await TmuxTerminal.start(
+      `${atsCommandLine(['login', '--url', h.url])} > '${out}'`,
+      { ...env(), ATS_API_KEY: undefined },
+      REPO_ROOT,
+    );
+    terminals.push(term);
+    expect(await term.exitCode()).toBe(1);
+    expect(await term.screen()).toContain(
+      'ats: login asks for the key only when stdin and stdout are a terminal; else pipe it in or set ATS_API_KEY',
+    );
+  });
 });

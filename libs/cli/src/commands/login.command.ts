@@ -20,7 +20,7 @@ export async function loginCommand(ctx: CliContext, options: { url?: string }): 
     if (typed === undefined) return ExitCode.interrupted;
     url = typed;
   }
-  const apiKey = process.env.ATS_API_KEY || (term.interactive ? await askSecret('API key', 'API key') : (await text(process.stdin)).trim());
+  const apiKey = process.env.ATS_API_KEY || (term.interactive ? await askSecret('API key', 'API key') : await keyFromStdin());
   if (apiKey === undefined) return ExitCode.interrupted;
   if (!apiKey) throw new CliExit(ExitCode.failed, 'ats: no API key given');
   // The key is stored only once the service accepts it.
@@ -28,4 +28,15 @@ export async function loginCommand(ctx: CliContext, options: { url?: string }): 
   const file = await storeSettings({ url, apiKey });
   term.line(`Logged in to ${safeLine(url)}; saved to ${file} (mode 0600)`);
   return ExitCode.ok;
+}
+
+/** The key piped in. A terminal on stdin (only stdout piped) would echo it as typed: refused. */
+async function keyFromStdin(): Promise<string> {
+  if (process.stdin.isTTY) {
+    throw new CliExit(
+      ExitCode.failed,
+      'ats: login asks for the key only when stdin and stdout are a terminal; else pipe it in or set ATS_API_KEY',
+    );
+  }
+  return (await text(process.stdin)).trim();
 }
