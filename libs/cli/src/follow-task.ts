@@ -69,6 +69,8 @@ export async function followTask(ats: AtsClient, term: Terminal, taskId: string,
     // A replay shows calls decided long ago: only a call still pending is asked about.
     const task = await ats.tasks.get(taskId);
     if (!task.pendingApprovals.some((pending) => pending.callId === callId)) return 'continue';
+    // Ctrl-C while that was read: the question to ask now is cancel or detach, not this one.
+    if (interrupted) return 'interrupt';
     const call = callLine(toolName, args);
     let choice: ApprovalChoice | undefined;
     if (options.approvals.kind === 'auto') choice = options.approvals.choice;
