@@ -80,6 +80,16 @@ module.exports = {
       },
     },
     {
+      name: 'cli-is-a-client',
+      comment:
+        'libs/cli (the `ats` command) is a client of the service like any other: it reaches the service only through the typed ' +
+        'client (libs/client) and uses its own files and packages. Importing a service or another lib would make it depend ' +
+        'on code that runs on the server side, and ship it.',
+      severity: 'error',
+      from: { path: '^libs/cli/', pathNot: TEST },
+      to: { path: '^(libs|services)/', pathNot: ['^libs/cli/', '^libs/client/src/'] },
+    },
+    {
       name: 'no-circular',
       comment: 'A cycle makes load order matter and the two ends one unit in all but name; type-only cycles count too.',
       severity: 'error',

@@ -16,6 +16,7 @@ const FIXTURES = [
   'workflow-node-builtin',
   'client-reaches-out',
   'console-reaches-out',
+  'cli-reaches-out',
   'allowed',
 ];
 const CRUISE_TIMEOUT_MS = 180_000;
@@ -110,6 +111,16 @@ describe('dependency rules', () => {
         edge('services/api/console/src/app.ts', 'libs/common/src/ids.ts'),
       ]),
     );
+  });
+
+  it('refuse the CLI reaching the service side except through the typed client', () => {
+    const { rules, violations } = fixture('cli-reaches-out');
+    expect(rules).toEqual(['cli-is-a-client', 'no-lib-to-service']);
+    expect(violations).toEqual([
+      edge('libs/cli/src/show.ts', 'libs/common/src/ids.ts'),
+      edge('libs/cli/src/show.ts', 'services/api/src/tasks.controller.ts'),
+      edge('libs/cli/src/show.ts', 'services/api/src/tasks.controller.ts'),
+    ]);
   });
 
   it('allow the composition root, tests reaching across services, @temporalio/workflow and the pure domain', () => {

@@ -1,0 +1,25 @@
+import { InvalidArgumentError } from 'commander';
+
+// Parsers of option values, for commander: each throws InvalidArgumentError, which commander prints with the usage.
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** `K=V` of --env, added to the ones before it. */
+export function parseEnvPair(pair: string, previous: Record<string, string>): Record<string, string> {
+  const at = pair.indexOf('=');
+  const key = at < 0 ? pair : pair.slice(0, at);
+  if (at < 0 || !ENV_NAME.test(key)) throw new InvalidArgumentError('expected K=V with K a variable name');
+  return { ...previous, [key]: pair.slice(at + 1) };
+}
+
+/** A --secret NAME: the name only; its value comes from the environment or a prompt. */
+export function parseSecretName(name: string, previous: string[]): string[] {
+  if (!ENV_NAME.test(name))
+    throw new InvalidArgumentError('expected the name of an environment variable (the value is never taken from the command line)');
+  return [...previous, name];
+}
+
+export function parseCount(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number');
+  return Number(value);
+}

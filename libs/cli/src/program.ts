@@ -1,0 +1,110 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { version } from '../../../package.json';
+import { parseCount, parseEnvPair, parseSecretName } from './arguments';
+import { APPROVAL_CHOICES, ApprovalChoice } from './approval-choice';
+import { approveCommand, cancelCommand, sendCommand } from './commands/task-actions.command';
+import { downloadCommand } from './commands/download.command';
+import { loginCommand } from './commands/login.command';
+import { logsCommand } from './commands/logs.command';
+import { lsCommand } from './commands/ls.command';
+import { runCommand } from './commands/run.command';
+import { showCommand } from './commands/show.command';
+import type { CliContext } from './context';
+import type { ExitCode } from './exit-codes';
+
+const CHOICES = Object.keys(APPROVAL_CHOICES);
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+const approveOption = () => new Option('--approve <choice>', 'decide every approval this way instead of asking').choices(CHOICES);
+const jsonOption = () => new Option('--json', 'one JSON object per line');
+
+/**
+ * The `ats` commands. Each action resolves to an exit status passed to `done`; errors are thrown
+ * to main, which prints them.
+ */
+export function buildProgram(ctx: CliContext, done: (code: ExitCode) => void): Command {
+  const program = new Command('ats')
+    .description('Run and follow tasks of the agentic task service (ATS_URL, ATS_API_KEY, or `ats login`).')
+    .version(version)
+    .showHelpAfterError()
+    .configureOutput({ writeOut: (text) => ctx.term.write(text), writeErr: (text) => process.stderr.write(text) });
+
+  program
+    .command('run')
+    .description('create a task and follow it: tool calls, results, model text, usage, artifacts')
+    .argument('<message>', 'what the agent should do')
+    .option('--file <path>', 'upload a file into the workspace (repeatable; a .zip is extracted)', collect, [])
+    .option('--env <K=V>', 'an environment value for the task (repeatable)', parseEnvPair, {})
+    .option('--secret <NAME>', 'a secret from the environment variable NAME, else asked for without echo (repeatable)', parseSecretName, [])
+    .option('--ask', 'ask before each tool call: once / always / deny', false)
+    .option('--detach', 'print the task id and leave it running', false)
+    .addOption(approveOption())
+    .addOption(jsonOption())
+    .action(async (message: string, options) => done(await runCommand(ctx, message, { json: false, ...options })));
+
+  program
+    .command('ls')
+    .description('your tasks, newest first')
+    .option('--all', 'include tasks created with showInHistory: false', false)
+    .option('--limit <n>', 'at most this many', parseCount, 50)
+    .addOption(jsonOption())
+    .action(async (options) => done(await lsCommand(ctx, { json: false, ...options })));
+
+  program
+    .command('show')
+    .description("a task's status, messages, pending approvals, usage and artifacts")
+    .argument('<id>')
+    .addOption(jsonOption())
+    .action(async (id: string, options) => done(await showCommand(ctx, id, { json: false, ...options })));
+
+  program
+    .command('logs')
+    .description("a task's events (the whole history, or after --after)")
+    .argument('<id>')
+    .option('-f, --follow', 'go on live to the end of the turn', false)
+    .option('--after <n>', 'only events after this id', parseCount, 0)
+    .addOption(approveOption())
+    .addOption(jsonOption())
+    .action(async (id: string, options) => done(await logsCommand(ctx, id, { json: false, ...options })));
+
+  program
+    .command('send')
+    .description('a follow-up message in the same workspace')
+    .argument('<id>')
+    .argument('<message>')
+    .addOption(jsonOption())
+    .action(async (id: string, message: string, options) => done(await sendCommand(ctx, id, message, { json: false, ...options })));
+
+  program
+    .command('approve')
+    .description('decide a tool call waiting for approval')
+    .argument('<id>')
+    .argument('<call>')
+    .argument('<choice>', CHOICES.join('|'), (choice: string): ApprovalChoice => {
+      if (!Object.hasOwn(APPROVAL_CHOICES, choice)) throw new InvalidArgumentError(`expected one of ${CHOICES.join(', ')}`);
+      return choice as ApprovalChoice;
+    })
+    .action(async (id: string, call: string, choice: ApprovalChoice) => done(await approveCommand(ctx, id, call, choice)));
+
+  program
+    .command('cancel')
+    .description('stop the running turn and drop queued follow-ups')
+    .argument('<id>')
+    .action(async (id: string) => done(await cancelCommand(ctx, id)));
+
+  program
+    .command('download')
+    .description('artifacts (all when no path is given) into a folder')
+    .argument('<id>')
+    .argument('[paths...]', 'artifact paths, e.g. downloads/report.md')
+    .option('-o, --output <dir>', 'where to write them', '.')
+    .action(async (id: string, paths: string[], options) => done(await downloadCommand(ctx, id, paths, options)));
+
+  program
+    .command('login')
+    .description('store the service URL and API key in your config folder (mode 0600)')
+    .option('--url <url>', 'the service URL')
+    .action(async (options) => done(await loginCommand(ctx, options)));
+
+  return program;
+}
