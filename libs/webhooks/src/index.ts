@@ -9,3 +9,4 @@ export * from './outbox/webhook-messages';
 export * from './outbox/webhook-deliveries.projection';
 export * from './outbox/webhook-url';
 export * from './outbox/webhook-outbox.reader';
+export * from './outbox/webhook-redelivery';
