@@ -8,6 +8,7 @@ import {
   webhookStreamId,
 } from './webhook-delivery.events';
 import { readWebhookOutbox } from './webhook-outbox.reader';
+import { maskOperatorUrl } from './operator-url-mask';
 
 /** Appends lost to another message's delivery events before this gives up; each is a fresh read. */
 const MAX_TRIES = 5;
@@ -42,7 +43,8 @@ export async function requestWebhookRedelivery(
     const event = { type: WEBHOOK_REDELIVERY_REQUESTED, data: request, schemaVersion: WEBHOOK_EVENT_SCHEMA_VERSION };
     try {
       await store.appendToStream(webhookStreamId(taskId), [event], outbox.deliveryRevision === 0 ? 'no_stream' : outbox.deliveryRevision);
-      return deliveryOf(shown, [...ownEvents, { type: WEBHOOK_REDELIVERY_REQUESTED, data: request }]);
+      const delivery = deliveryOf(shown, [...ownEvents, { type: WEBHOOK_REDELIVERY_REQUESTED, data: request }]);
+      return outbox.operatorUrl === undefined ? delivery : maskOperatorUrl(delivery, outbox.operatorUrl);
     } catch (error) {
       // Something else was appended meanwhile (this or another message's attempt, a redelivery): read again.
       if (!(error instanceof ExpectedRevisionConflictError) || tries >= MAX_TRIES) throw error;
