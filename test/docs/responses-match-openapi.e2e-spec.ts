@@ -1,5 +1,8 @@
+import { randomBytes } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import { OBJECT_STORE, ObjectStore } from '@app/object-store';
 import { TaskViewsStore } from '@app/read-models';
+import { WebhookReceiver, startWebhookReceiver } from '@app/webhooks/testing/webhook-receiver';
 import { ApproveToolCallHandler } from '../../services/api/src/approvals/approve-tool-call/approve-tool-call.handler';
 import { SendFollowUpHandler } from '../../services/api/src/messages/send-follow-up/send-follow-up.handler';
 import { CancelTaskHandler } from '../../services/api/src/tasks/cancel-task/cancel-task.handler';
@@ -29,6 +32,7 @@ const APPROVE = '/api/v1/tasks/{id}/tools/{callId}/approve';
 const ARTIFACTS = '/api/v1/tasks/{id}/artifacts';
 const DOWNLOAD = '/api/v1/tasks/{id}/artifacts/download';
 const DELIVERIES = '/api/v1/tasks/{id}/webhook-deliveries';
+const REDELIVER = '/api/v1/tasks/{id}/webhook-deliveries/{deliveryId}/redeliver';
 const HEALTH = '/healthz';
 
 interface Call {
@@ -45,18 +49,28 @@ interface Call {
 describe('Every answer of the running service matches docs/openapi.json', () => {
   const validator = new OpenApiResponseValidator();
   let h: Harness;
-  /** A finished task with an artifact (downloads/report.md) and a decided tool call: ids for every template. */
+  /** A finished task with an artifact (downloads/report.md), a decided tool call and a webhook message: ids for every template. */
   const ids: Record<string, string> = {};
+  /** Answers webhooks at once, or holds them (a delivery stays pending) until released. */
+  let receiver: WebhookReceiver;
+  let held: ServerResponse[] = [];
+  let holding = false;
 
   beforeAll(async () => {
+    receiver = await startWebhookReceiver((_request, res) => (holding ? held.push(res) : res.writeHead(204).end()));
     h = await startHarness({
+      WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
+      WEBHOOK_ALLOW_HOSTS: `127.0.0.1:${receiver.port}`,
       HTTP_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
       HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
       UPLOAD_MAX_BYTES: String(UPLOAD_MAX_BYTES),
       RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
     });
   });
-  afterAll(async () => h.close());
+  afterAll(async () => {
+    await h.close();
+    await receiver.close();
+  });
 
   const pathOf = (template: string, params: Record<string, string> = {}) =>
     template.replace(/\{(\w+)\}/g, (_m, name: string) => params[name] ?? ids[name]);
@@ -145,6 +159,28 @@ describe('Every answer of the running service matches docs/openapi.json', () => 
     expect((await settled(ids.id)).turn).toBe(2);
   });
 
+  it('answers a redelivery 202, and 409 while its new round is pending', async () => {
+    h.model.script({ text: 'Notified.' });
+    const id = (await expectAnswer('POST', TASKS, 201, { json: { message: 'Notify me', webhookUrl: `${receiver.origin}/hook` } })).data.id;
+    const [delivery] = await waitFor(
+      async () => {
+        const d = (await expectAnswer('GET', DELIVERIES, 200, { params: { id } })).data.deliveries;
+        return d[0]?.status === 'delivered' ? d : undefined;
+      },
+      15_000,
+      'the webhook to be delivered',
+    );
+    ids.deliveryId = delivery.id;
+    holding = true;
+    const accepted = await expectAnswer('POST', REDELIVER, 202, { params: { id } });
+    expect(accepted.data).toMatchObject({ id: delivery.id, status: 'pending', attempts: delivery.attempts });
+    expect((await expectAnswer('POST', REDELIVER, 409, { params: { id } })).error.code).toBe('CONFLICT');
+    holding = false;
+    await waitFor(() => held.length === 1 || undefined, 10_000, 'the redelivered message');
+    held.forEach((res) => res.writeHead(204).end());
+    held = [];
+  });
+
   it('answers a multipart create 201, also when its body arrives slower than the headers timeout', async () => {
     const form = new FormData();
     form.append('message', 'Summarise the file');
@@ -228,6 +264,7 @@ describe('Every answer of the running service matches docs/openapi.json', () => 
     await expectAnswer('POST', CANCEL, 400, { body: '{', headers: { 'content-type': 'application/json' } });
     await expectAnswer('GET', ARTIFACTS, 400, { params: { id: '%E0%A4%A' } });
     await expectAnswer('GET', DELIVERIES, 400, { params: { id: '%E0%A4%A' } });
+    await expectAnswer('POST', REDELIVER, 400, { params: { id: '%E0%A4%A' } });
     await expectAnswer('GET', DOWNLOAD, 400);
     // Node would answer a request without Host by itself; the service does, in the envelope.
     checked('GET', HEALTH, 400, observed(await rawExchange(h.url, [`GET ${HEALTH} HTTP/1.1\r\n\r\n`], { waitForClose: false })));
@@ -253,6 +290,9 @@ describe('Every answer of the running service matches docs/openapi.json', () => 
     await expectAnswer('GET', ARTIFACTS, 404, unknown);
     await expectAnswer('GET', DELIVERIES, 404, unknown);
     await expectAnswer('GET', DELIVERIES, 404, { key: OTHER_API_KEY });
+    await expectAnswer('POST', REDELIVER, 404, unknown);
+    await expectAnswer('POST', REDELIVER, 404, { key: OTHER_API_KEY });
+    await expectAnswer('POST', REDELIVER, 404, { params: { deliveryId: 'wh_unknown_1' } });
     await expectAnswer('GET', DOWNLOAD, 404, { query: '?path=downloads/missing.md' });
   });
 
@@ -331,6 +371,7 @@ describe('Every answer of the running service matches docs/openapi.json', () => 
       ['POST', APPROVE, () => inject(h.app.get(ApproveToolCallHandler), 'execute'), { json: { outcome: 'cancel' } }],
       ['GET', ARTIFACTS, () => inject(access, 'find')],
       ['GET', DELIVERIES, () => inject(access, 'find')],
+      ['POST', REDELIVER, () => inject(access, 'find')],
       ['GET', DOWNLOAD, () => inject(h.app.get<ObjectStore>(OBJECT_STORE), 'get'), { query: '?path=downloads/report.md' }],
     ];
     for (const [method, template, fault, call] of cases) {

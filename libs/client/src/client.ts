@@ -16,6 +16,7 @@ import type {
   TaskPage,
   TaskStreamEvent,
   ToolCallDecision,
+  WebhookDelivery,
 } from './types';
 import { ArtifactDownload, UploadFile, createTaskForm, readDownload } from './multipart';
 
@@ -51,6 +52,7 @@ export interface ListTasksOptions {
 export class AtsClient {
   readonly tasks: TasksApi;
   readonly artifacts: ArtifactsApi;
+  readonly webhookDeliveries: WebhookDeliveriesApi;
   private readonly api: ReturnType<typeof createOpenApiClient<paths>>;
 
   constructor(options: AtsClientOptions) {
@@ -64,6 +66,7 @@ export class AtsClient {
     this.api = createOpenApiClient<paths>({ baseUrl: transport.url(''), fetch: (request) => transport.send(request) });
     this.tasks = new TasksApi(this.api, transport);
     this.artifacts = new ArtifactsApi(this.api);
+    this.webhookDeliveries = new WebhookDeliveriesApi(this.api);
   }
 
   /** `{status: "ok"}` once the service accepts tasks. */
@@ -155,6 +158,27 @@ export class ArtifactsApi {
     });
     if (!response.ok) throw errorFromResponse(response, error);
     return readDownload(response);
+  }
+}
+
+export class WebhookDeliveriesApi {
+  constructor(private readonly api: Api) {}
+
+  /** The task's webhook messages, oldest first, each with every attempt to deliver it. */
+  async list(taskId: string): Promise<WebhookDelivery[]> {
+    return data(await this.api.GET('/api/v1/tasks/{id}/webhook-deliveries', { params: { path: { id: taskId } } })).deliveries;
+  }
+
+  /**
+   * Sends a delivered or failed message again (same webhook-id and body, a new round of attempts);
+   * resolves to its delivery, pending. A message still pending is a CONFLICT.
+   */
+  async redeliver(taskId: string, deliveryId: string): Promise<WebhookDelivery> {
+    return data(
+      await this.api.POST('/api/v1/tasks/{id}/webhook-deliveries/{deliveryId}/redeliver', {
+        params: { path: { id: taskId, deliveryId } },
+      }),
+    );
   }
 }
 

@@ -1,4 +1,4 @@
-export { AtsClient, ArtifactsApi, TasksApi } from './client';
+export { AtsClient, ArtifactsApi, TasksApi, WebhookDeliveriesApi } from './client';
 export type { AtsClientOptions, CreateTaskInput, ListTasksOptions } from './client';
 export { AtsError } from './errors';
 export type { ClientErrorCode } from './errors';

@@ -15,6 +15,8 @@ export type CancelledTask = Schemas['CancelledTask'];
 export type ApprovalOutcome = Schemas['ApproveToolCallRequestDto']['outcome'];
 export type ToolCallDecision = Schemas['ToolCallDecision'];
 export type ArtifactFile = Schemas['ArtifactFile'];
+export type WebhookDelivery = Schemas['WebhookDelivery'];
+export type WebhookAttempt = Schemas['WebhookAttempt'];
 
 /** One event of a task's stream, as the `data:` line carries it: `{type, data}`. */
 export type TaskEvent = Schemas['TaskEvent'];

@@ -26,7 +26,7 @@ interface ListEntry {
 
 const PAGE_SIZE = 500;
 /** Bump when TaskView's shape changes: an older checkpoint is then ignored and the views rebuilt from the store. */
-export const TASK_VIEW_SNAPSHOT_VERSION = 6;
+export const TASK_VIEW_SNAPSHOT_VERSION = 7;
 
 /**
  * The task views (GET task, task list, pending approvals), projected from the event store into

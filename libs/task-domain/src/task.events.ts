@@ -64,6 +64,11 @@ export type TaskCreated = Event<
      * tasks from before webhooks get none. Absent: the task sends no webhooks.
      */
     readonly webhookUrl?: string;
+    /**
+     * True when `webhookUrl` is WEBHOOK_URL's, not the caller's: an operator's URL may carry a token
+     * (Slack-style), so it is used for delivery only and never shown to the tenant.
+     */
+    readonly webhookUrlIsDefault?: boolean;
   }
 >;
 

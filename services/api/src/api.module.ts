@@ -27,6 +27,7 @@ import { GetTaskHttpController } from './tasks/get-task/get-task.http.controller
 import { ListTasksHttpController } from './tasks/list-tasks/list-tasks.http.controller';
 import { TaskAccess } from './tasks/task-access';
 import { ListWebhookDeliveriesHttpController } from './tasks/list-webhook-deliveries/list-webhook-deliveries.http.controller';
+import { RedeliverWebhookHttpController } from './tasks/redeliver-webhook/redeliver-webhook.http.controller';
 
 /** The public HTTP API: auth, validation, commands into the event store, reads from projections, SSE. */
 @Module({
@@ -37,6 +38,7 @@ import { ListWebhookDeliveriesHttpController } from './tasks/list-webhook-delive
     ListTasksHttpController,
     GetTaskHttpController,
     ListWebhookDeliveriesHttpController,
+    RedeliverWebhookHttpController,
     CancelTaskHttpController,
     SendFollowUpHttpController,
     ApproveToolCallHttpController,

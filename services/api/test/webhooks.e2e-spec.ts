@@ -6,9 +6,12 @@ import { OpenApiResponseValidator } from '../../../test/support/openapi-response
 import { API_KEY, Harness, startHarness, waitFor } from '../../../test/support/service-harness';
 import { followStream } from '../../../test/support/sse-client';
 
-jest.setTimeout(60_000);
+// The e2e-distributed project's setup allows 180 s (seven processes start per harness): only the all-in-one default is raised here.
+if (process.env.ATS_E2E_MODE !== 'distributed') jest.setTimeout(60_000);
 
 const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
+/** In the operator's WEBHOOK_URL, the way Slack-style URLs carry theirs: it must never reach a tenant. */
+const OPERATOR_TOKEN = 'opTok9d8c7b6a5f4e3d2c1b0a';
 
 describe('Webhooks: signed, retried, recorded deliveries (CONTRACT.md "Webhooks")', () => {
   let h: Harness;
@@ -26,6 +29,7 @@ describe('Webhooks: signed, retried, recorded deliveries (CONTRACT.md "Webhooks"
       WEBHOOK_RETRY_BASE_MS: '50',
       WEBHOOK_MAX_ATTEMPTS: '3',
       WEBHOOK_TIMEOUT_MS: '300',
+      WEBHOOK_URL: `${receiver.origin}/default/services/T0001/${OPERATOR_TOKEN}?token=${OPERATOR_TOKEN}`,
     });
   });
   afterAll(async () => {
@@ -41,6 +45,18 @@ describe('Webhooks: signed, retried, recorded deliveries (CONTRACT.md "Webhooks"
   const deliveries = async (id: string) => (await h.api(`/api/v1/tasks/${id}/webhook-deliveries`)).body.data.deliveries;
   const verified = (r: ReceivedRequest) => new Webhook(SECRET).verify(r.body, r.headers as Record<string, string>) as any;
   const finished = (id: string) => followStream(`${h.url}/api/v1/tasks/${id}/stream?after=0`, 'test-key-tenant-a');
+
+  const redeliver = (id: string, deliveryId: string, key?: string) =>
+    h.api(`/api/v1/tasks/${id}/webhook-deliveries/${deliveryId}/redeliver`, { method: 'POST', ...(key ? { key } : {}) });
+  const settled = (id: string, status: string, what: string) =>
+    waitFor(
+      async () => {
+        const d = await deliveries(id);
+        return d[0]?.status === status ? d[0] : undefined;
+      },
+      15_000,
+      what,
+    );
 
   it('sends an approval request and the completion once each, signed so that standardwebhooks verifies them', async () => {
     h.model.script({ toolCalls: [{ name: 'list_files', arguments: {} }] }, { text: 'listed' });
@@ -204,10 +220,123 @@ describe('Webhooks: signed, retried, recorded deliveries (CONTRACT.md "Webhooks"
     expect(verified(got).data).toEqual({ taskId: id, status: 'completed', turn: 1 });
   });
 
+  it("sends to the operator's WEBHOOK_URL without ever showing it: not on the task, the list, the stream or the deliveries", async () => {
+    h.model.script({ text: 'default destination' });
+    const id = (await create({ message: 'no webhookUrl given' })).body.data.id;
+    const got = await waitFor(
+      () => receiver.received.find((r) => r.url.startsWith('/default/') && r.body.includes(id)),
+      10_000,
+      'the default',
+    );
+    expect(got.url).toContain(OPERATOR_TOKEN);
+    expect(verified(got)).toMatchObject({ type: 'task.completed', data: { taskId: id } });
+    const task = (await h.api(`/api/v1/tasks/${id}`)).body.data;
+    expect(task.webhookUrl).toBeNull();
+    const [delivery] = await waitFor(async () => {
+      const d = await deliveries(id);
+      return d[0]?.status === 'delivered' ? d : undefined;
+    });
+    expect(delivery.id).toBe(got.headers['webhook-id']);
+    const surfaces = [
+      JSON.stringify((await h.api(`/api/v1/tasks/${id}`)).body),
+      JSON.stringify((await h.api('/api/v1/tasks?includeHidden=true')).body),
+      JSON.stringify((await h.api(`/api/v1/tasks/${id}/webhook-deliveries`)).body),
+      JSON.stringify(await finished(id)),
+    ];
+    for (const surface of surfaces) {
+      expect(surface).not.toContain(OPERATOR_TOKEN);
+      expect(surface).not.toContain('/default/services');
+    }
+    // A caller's own URL is shown back as given.
+    h.model.script({ text: 'own destination' });
+    const own = (await create({ message: 'own', webhookUrl: `${receiver.origin}/hooks/own` })).body.data.id;
+    expect((await h.api(`/api/v1/tasks/${own}`)).body.data.webhookUrl).toBe(`${receiver.origin}/hooks/own`);
+    await finished(own);
+  });
+
+  it('sends a failed message again, same webhook-id and body, with a new round of WEBHOOK_MAX_ATTEMPTS attempts; one round for two requests', async () => {
+    // Down for the whole first round; then the replay's first attempt is held past the timeout (so the
+    // round is surely pending while the 409s are checked: WEBHOOK_TIMEOUT_MS), and its second is answered.
+    let replayed = 0;
+    let up = false;
+    answer = (request, res) => {
+      if (request.url !== '/hooks/replay') return res.writeHead(204).end();
+      if (!up) return res.writeHead(503).end();
+      if (++replayed > 1) res.writeHead(204).end();
+    };
+    h.model.script({ text: 'done while the receiver is down' });
+    const id = (
+      await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'replay me', webhookUrl: `${receiver.origin}/hooks/replay` } })
+    ).body.data.id;
+    const failed = await settled(id, 'failed', 'the first round to fail');
+    expect(failed.attempts.map((a: { statusCode: number }) => a.statusCode)).toEqual([503, 503, 503]);
+
+    up = true;
+    // Two requests at once: the delivery stream's expected revision lets one through; the other finds it pending.
+    const [a, b] = await Promise.all([redeliver(id, failed.id), redeliver(id, failed.id)]);
+    expect([a.status, b.status].sort()).toEqual([202, 409]);
+    const [accepted, refused] = a.status === 202 ? [a, b] : [b, a];
+    expect(accepted.body).toEqual({
+      success: true,
+      data: { id: failed.id, type: 'task.completed', status: 'pending', attempts: failed.attempts },
+    });
+    expect(refused.body).toEqual({ success: false, error: { code: 'CONFLICT', message: expect.stringMatching(/still pending/) } });
+    const again = await redeliver(id, failed.id);
+    expect(again.status).toBe(409);
+    expect(again.body.error.message).toBe(refused.body.error.message);
+
+    const delivered = await settled(id, 'delivered', 'the replay to be delivered');
+    // Five attempts in all, two of them in the new round (more than WEBHOOK_MAX_ATTEMPTS in all: counted anew).
+    expect(delivered.attempts.map((a: { statusCode?: number }) => a.statusCode)).toEqual([503, 503, 503, undefined, 204]);
+    expect(delivered.attempts[3].error).toMatch(/timed out/);
+    const got = receiver.received.filter((r) => r.url === '/hooks/replay');
+    expect(got).toHaveLength(5);
+    expect(new Set(got.map((r) => r.headers['webhook-id']))).toEqual(new Set([failed.id]));
+    expect(new Set(got.map((r) => r.body)).size).toBe(1);
+    // Signed anew: standardwebhooks checks the timestamp against its tolerance too.
+    expect(new Webhook(SECRET).verify(got[4].body, got[4].headers as Record<string, string>)).toMatchObject({ type: 'task.completed' });
+    expect(Number(got[4].headers['webhook-timestamp'])).toBeGreaterThanOrEqual(Number(got[0].headers['webhook-timestamp']));
+    const raw = await fetch(`${h.url}/api/v1/tasks/${id}/webhook-deliveries`, { headers: { authorization: `Bearer ${API_KEY}` } });
+    new OpenApiResponseValidator().check('GET', '/api/v1/tasks/{id}/webhook-deliveries', 200, {
+      status: raw.status,
+      headers: raw.headers,
+      body: Buffer.from(await raw.arrayBuffer()),
+    });
+
+    // A delivered message can be sent again too; through the typed client here.
+    const client = h.client();
+    expect(await client.webhookDeliveries.redeliver(id, failed.id)).toMatchObject({ id: failed.id, status: 'pending' });
+    await waitFor(() => receiver.received.filter((r) => r.url === '/hooks/replay').length === 6 || undefined, 10_000, 'the second replay');
+    const [last] = await waitFor(async () => {
+      const d = await client.webhookDeliveries.list(id);
+      return d[0]?.status === 'delivered' ? d : undefined;
+    });
+    expect(last.attempts).toHaveLength(6);
+  });
+
+  it("answers 404 for an unknown delivery, an unknown task and another tenant's task", async () => {
+    answer = (_request, res) => res.writeHead(204).end();
+    h.model.script({ text: 'delivered' });
+    const id = (await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'mine', webhookUrl: `${receiver.origin}/hooks/404` } }))
+      .body.data.id;
+    const delivered = await settled(id, 'delivered', 'the message to be delivered');
+    const unknownDelivery = await redeliver(id, 'wh_00000000000000000000000000000000_9');
+    expect(unknownDelivery.status).toBe(404);
+    expect(unknownDelivery.body).toEqual({ success: false, error: { code: 'NOT_FOUND', message: expect.any(String) } });
+    const otherTenant = await redeliver(id, delivered.id, 'test-key-tenant-b');
+    expect(otherTenant.status).toBe(404);
+    expect(otherTenant.body.error.code).toBe('NOT_FOUND');
+    expect((await redeliver('task_00000000000000000000000000000000', delivered.id)).status).toBe(404);
+    // Nothing was started by the refused requests.
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await deliveries(id))[0]).toEqual(delivered);
+    expect(receiver.received.filter((r) => r.url === '/hooks/404')).toHaveLength(1);
+  });
+
   it("answers 404 for the deliveries of an unknown task or another tenant's", async () => {
     h.model.script({ text: 'mine' });
     const id = (await create({ message: 'tenant a' })).body.data.id;
-    expect((await h.api(`/api/v1/tasks/${id}/webhook-deliveries`)).body).toEqual({ success: true, data: { deliveries: [] } });
+    expect((await h.api(`/api/v1/tasks/${id}/webhook-deliveries`)).status).toBe(200);
     const other = await h.api(`/api/v1/tasks/${id}/webhook-deliveries`, { key: 'test-key-tenant-b' });
     expect(other.status).toBe(404);
     expect(other.body.error.code).toBe('NOT_FOUND');

@@ -73,6 +73,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tasks/{id}/webhook-deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivered or failed webhook message again: a new round of attempts, starting now.
+         * @description Replays a missed message: the same webhook-id and body, signed again with a new webhook-timestamp, retried as a new message is (up to WEBHOOK_MAX_ATTEMPTS attempts of its own). The delivery is pending until the round ends; its new attempts follow the earlier ones in GET /api/v1/tasks/{id}/webhook-deliveries. A message still pending answers 409.
+         */
+        post: operations["redeliverWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tasks/{id}/cancel": {
         parameters: {
             query?: never;
@@ -289,7 +309,7 @@ export interface components {
             usage: components["schemas"]["TokenUsage"];
             /** @description the token budget in force; null: unlimited */
             maxTokens: number | null;
-            /** @description where the task's webhooks go (the create field, or WEBHOOK_URL when it was created); null: none */
+            /** @description where the task's webhooks go, as the create field gave it; null: none was given (the task's webhooks go to the service's default WEBHOOK_URL when one is configured, which is never shown, or nowhere) */
             webhookUrl: string | null;
             envKeys: string[];
             files: components["schemas"]["UploadedFile"][];
@@ -659,7 +679,7 @@ export interface components {
                 };
             };
         };
-        /** @description NOT_FOUND: unknown task (or another tenant's), tool call or artifact; an id longer than 100 characters */
+        /** @description NOT_FOUND: unknown task (or another tenant's), tool call, artifact or webhook delivery; an id longer than 100 characters */
         NotFound: {
             headers: {
                 [name: string]: unknown;
@@ -677,7 +697,7 @@ export interface components {
                 };
             };
         };
-        /** @description CONFLICT: the tool call is no longer awaiting approval (decided, expired, task cancelled), or a concurrent change won: retry */
+        /** @description CONFLICT: the tool call is no longer awaiting approval (decided, expired, task cancelled), the webhook delivery is still pending, or a concurrent change won: retry */
         Conflict: {
             headers: {
                 [name: string]: unknown;
@@ -954,6 +974,41 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    redeliverWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A new round of attempts is recorded, due now: the delivery, pending, with its earlier attempts. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["WebhookDelivery"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["Internal"];

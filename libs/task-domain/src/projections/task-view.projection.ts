@@ -34,7 +34,7 @@ export interface TaskView {
   readonly usage: TokenUsage;
   /** The token budget in force (create field, TASK_MAX_TOKENS, or a follow-up's); absent: unlimited. */
   readonly maxTokens?: number;
-  /** Where the task's webhooks go; absent: nowhere. */
+  /** Where the task's webhooks go, as its creator gave it; absent: nowhere, or WEBHOOK_URL (the operator's, never shown). */
   readonly webhookUrl?: string;
   readonly envKeys: readonly string[];
   readonly files: readonly UploadedFile[];
@@ -100,7 +100,8 @@ export function projectTaskView(view: TaskView | undefined, { event, revision, r
       pendingApprovals: [],
       usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
       ...(d.maxTokens !== undefined ? { maxTokens: d.maxTokens } : {}),
-      ...(d.webhookUrl !== undefined ? { webhookUrl: d.webhookUrl } : {}),
+      // The operator's default URL stays out of the view, which is the tenant's.
+      ...(d.webhookUrl !== undefined && d.webhookUrlIsDefault !== true ? { webhookUrl: d.webhookUrl } : {}),
       envKeys: Object.keys(d.env),
       files: d.files,
       artifacts: [],

@@ -21,6 +21,7 @@ export const TASK_EVENT_FIELDS = {
     'mcpServers',
     'maxTokens',
     'webhookUrl',
+    'webhookUrlIsDefault',
   ],
   UserMessageAdded: ['messageId', 'text', 'queued', 'maxTokens'],
   TurnStarted: ['turn', 'messageId'],

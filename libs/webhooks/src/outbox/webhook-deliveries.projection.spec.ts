@@ -62,6 +62,26 @@ describe('projectDeliveries', () => {
     expect(projectDeliveries([message], [failed(1, 'x'), failed(2)])[0].status).toBe('failed');
   });
 
+  it('starts a new round on a redelivery request: pending and due at once, attempts counted anew, every attempt listed', () => {
+    const redelivery: WebhookDeliveryEvent = {
+      type: 'WebhookRedeliveryRequested',
+      data: { messageId: 'wh_1', type: 'task.completed', at: '2026-11-25T00:00:05.000Z' },
+    };
+    const exhausted = [started(1), failed(1, 'x'), started(2), failed(2)];
+    expect(scheduleOf(message, exhausted).delivery.status).toBe('failed');
+    const requested = scheduleOf(message, [...exhausted, redelivery]);
+    expect(requested).toMatchObject({ dueAt: 0, nextAttempt: 1, delivery: { status: 'pending' } });
+    expect(requested.delivery.attempts).toHaveLength(2);
+    expect(requested.delivery).not.toHaveProperty('nextAttemptAt');
+
+    expect(scheduleOf(message, [...exhausted, redelivery, started(1)])).toMatchObject({ nextAttempt: 2, delivery: { status: 'pending' } });
+    const retried = scheduleOf(message, [...exhausted, redelivery, started(1), failed(1, '2026-11-25T00:02:00.000Z')]);
+    expect(retried).toMatchObject({ nextAttempt: 2, dueAt: Date.parse('2026-11-25T00:02:00.000Z'), delivery: { status: 'pending' } });
+    const delivered = scheduleOf(message, [...exhausted, redelivery, started(1), failed(1, 'x'), started(2), ok(2)]).delivery;
+    expect(delivered.status).toBe('delivered');
+    expect(delivered.attempts.map((a) => a.statusCode)).toEqual([500, 500, 500, 204]);
+  });
+
   it("keeps each message's events apart", () => {
     const other = { id: 'wh_2', type: 'task.failed' };
     const theirs = ok(1);

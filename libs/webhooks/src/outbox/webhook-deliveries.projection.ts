@@ -23,7 +23,11 @@ export interface WebhookSchedule {
   readonly nextAttempt: number;
 }
 
-/** A message's state after its own delivery events, in order; none: pending, due now. */
+/**
+ * A message's state after its own delivery events, in order; none: pending, due now. A redelivery
+ * request starts a new round: the status, the schedule and the attempt count come from the events
+ * after the latest one, while `attempts` lists the attempts of every round (the audit trail).
+ */
 export function scheduleOf(
   message: { readonly id: string; readonly type: string },
   events: readonly WebhookDeliveryEvent[],
@@ -36,8 +40,10 @@ export function scheduleOf(
     durationMs,
   }));
   const base = { id: message.id, type: message.type, attempts };
-  const last = events.at(-1);
-  const nextAttempt = Math.max(0, ...events.map((e) => e.data.attempt)) + 1;
+  const roundStart = events.map((e) => e.type).lastIndexOf('WebhookRedeliveryRequested') + 1;
+  const claimsAndOutcomes = events.slice(roundStart).flatMap((e) => (e.type === 'WebhookRedeliveryRequested' ? [] : [e]));
+  const last = claimsAndOutcomes.at(-1);
+  const nextAttempt = Math.max(0, ...claimsAndOutcomes.map((e) => e.data.attempt)) + 1;
   if (!last) return { delivery: { ...base, status: 'pending' }, dueAt: 0, nextAttempt };
   // Claimed and not recorded yet: being attempted, or its dispatcher died and the lease runs out.
   if (last.type === 'WebhookAttemptStarted')

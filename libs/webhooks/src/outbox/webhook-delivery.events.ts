@@ -13,7 +13,8 @@ import { WebhookAttempt } from '../webhook-attempt';
 
 export const WEBHOOK_ATTEMPT_STARTED = 'WebhookAttemptStarted';
 export const WEBHOOK_ATTEMPTED = 'WebhookAttempted';
-/** The `data` shape version of both delivery events this code writes and reads. */
+export const WEBHOOK_REDELIVERY_REQUESTED = 'WebhookRedeliveryRequested';
+/** The `data` shape version of every delivery event this code writes and reads. */
 export const WEBHOOK_EVENT_SCHEMA_VERSION = 1;
 
 /**
@@ -24,7 +25,7 @@ export const WEBHOOK_EVENT_SCHEMA_VERSION = 1;
 export interface WebhookAttemptStartedData {
   readonly messageId: string;
   readonly type: string;
-  /** 1-based. */
+  /** 1-based, counted within the message's round (a redelivery starts a new round at 1). */
   readonly attempt: number;
   readonly at: string;
   readonly leaseUntil: string;
@@ -34,11 +35,23 @@ export interface WebhookAttemptedData extends WebhookAttempt {
   /** The message's `webhook-id`. */
   readonly messageId: string;
   readonly type: string;
-  /** 1-based. */
+  /** 1-based, counted within the message's round (a redelivery starts a new round at 1). */
   readonly attempt: number;
   readonly delivered: boolean;
   /** When the next attempt is due (ISO 8601); absent on the final attempt (delivered, or WEBHOOK_MAX_ATTEMPTS reached). */
   readonly nextAttemptAt?: string;
+}
+
+/**
+ * A tenant asked for a delivered or failed message to be sent again
+ * (POST /tasks/{id}/webhook-deliveries/{deliveryId}/redeliver): a new round of attempts starts, due
+ * at once, with the same `webhook-id` and body and up to WEBHOOK_MAX_ATTEMPTS attempts of its own.
+ * Appended with the stream's expected revision, so two concurrent requests make one round.
+ */
+export interface WebhookRedeliveryRequestedData {
+  readonly messageId: string;
+  readonly type: string;
+  readonly at: string;
 }
 
 const STREAM_PREFIX = 'webhooks-';
@@ -52,7 +65,8 @@ export const taskIdOfWebhookStream = (streamId: string): string | undefined =>
 
 export type WebhookDeliveryEvent =
   | { readonly type: typeof WEBHOOK_ATTEMPT_STARTED; readonly data: WebhookAttemptStartedData }
-  | { readonly type: typeof WEBHOOK_ATTEMPTED; readonly data: WebhookAttemptedData };
+  | { readonly type: typeof WEBHOOK_ATTEMPTED; readonly data: WebhookAttemptedData }
+  | { readonly type: typeof WEBHOOK_REDELIVERY_REQUESTED; readonly data: WebhookRedeliveryRequestedData };
 
 /** What the decoder needs of a stored event. */
 export interface RecordedWebhookEvent {
@@ -69,14 +83,17 @@ export interface RecordedWebhookEvent {
  */
 export function toWebhookDeliveryEvent(stored: RecordedWebhookEvent): WebhookDeliveryEvent {
   const where = `${stored.streamId}@${stored.revision}`;
-  if (stored.type !== WEBHOOK_ATTEMPTED && stored.type !== WEBHOOK_ATTEMPT_STARTED) {
+  if (stored.type !== WEBHOOK_ATTEMPTED && stored.type !== WEBHOOK_ATTEMPT_STARTED && stored.type !== WEBHOOK_REDELIVERY_REQUESTED) {
     throw new Error(`${where}: ${stored.type} is not a webhook delivery event this code knows`);
   }
   if (stored.schemaVersion !== WEBHOOK_EVENT_SCHEMA_VERSION) {
     throw new Error(`${where}: schema version ${stored.schemaVersion}, but this code reads version ${WEBHOOK_EVENT_SCHEMA_VERSION}`);
   }
   const data = stored.data as { messageId?: unknown; attempt?: unknown } | null;
-  if (typeof data !== 'object' || data === null || typeof data.messageId !== 'string' || typeof data.attempt !== 'number') {
+  if (typeof data !== 'object' || data === null || typeof data.messageId !== 'string') {
+    throw new Error(`${where}: data is not a webhook delivery event's`);
+  }
+  if (stored.type !== WEBHOOK_REDELIVERY_REQUESTED && typeof data.attempt !== 'number') {
     throw new Error(`${where}: data is not a webhook attempt`);
   }
   return { type: stored.type, data } as WebhookDeliveryEvent;

@@ -13,6 +13,8 @@ export interface WebhookOutbox {
   readonly deliveryRevision: number;
   /** The task's secrets as stored, to redact the messages with; absent for an unknown task. */
   readonly secrets?: { readonly secretNames: readonly string[]; readonly sealedSecrets?: SealedSecrets };
+  /** The operator's WEBHOOK_URL when the task's messages go there: never shown to the tenant (maskOperatorUrl). */
+  readonly operatorUrl?: string;
 }
 
 /** Reads a task's outbox from the store: both streams, decoded (never cast). */
@@ -29,5 +31,8 @@ export async function readWebhookOutbox(store: EventStore, taskId: string): Prom
     deliveryEvents: recorded.map(toWebhookDeliveryEvent),
     deliveryRevision: recorded.at(-1)?.revision ?? 0,
     ...(secrets ? { secrets } : {}),
+    ...(created?.type === 'TaskCreated' && created.data.webhookUrlIsDefault && created.data.webhookUrl
+      ? { operatorUrl: created.data.webhookUrl }
+      : {}),
   };
 }

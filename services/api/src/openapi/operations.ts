@@ -56,10 +56,11 @@ const RETRY_AFTER = {
 export const ERROR_RESPONSES: Record<string, ResponseObject> = {
   BadRequest: error(400, 'a request value is invalid (the message names the field), a body that is not JSON, a malformed URL or request'),
   Unauthorized: error(401, 'no `Authorization: Bearer <key>` header, or a key the service does not know'),
-  NotFound: error(404, "unknown task (or another tenant's), tool call or artifact; an id longer than 100 characters"),
+  NotFound: error(404, "unknown task (or another tenant's), tool call, artifact or webhook delivery; an id longer than 100 characters"),
   Conflict: error(
     409,
-    'the tool call is no longer awaiting approval (decided, expired, task cancelled), or a concurrent change won: retry',
+    'the tool call is no longer awaiting approval (decided, expired, task cancelled), the webhook delivery is still pending, ' +
+      'or a concurrent change won: retry',
   ),
   RequestTimeout: error(408, 'the request was not received in time (headers or body stalled)'),
   PayloadTooLarge: error(
@@ -123,6 +124,17 @@ export const OPERATIONS: Record<string, OperationAnswers> = {
     operationId: 'listWebhookDeliveries',
     responses: {
       '200': json(envelope('WebhookDeliveryList'), "The task's webhook messages, oldest first, each with every attempt to deliver it."),
+      ...OF_A_TASK,
+    },
+  },
+  'POST /api/v1/tasks/{id}/webhook-deliveries/{deliveryId}/redeliver': {
+    operationId: 'redeliverWebhook',
+    responses: {
+      '202': json(
+        envelope('WebhookDelivery'),
+        'A new round of attempts is recorded, due now: the delivery, pending, with its earlier attempts.',
+      ),
+      '409': refTo('Conflict'),
       ...OF_A_TASK,
     },
   },

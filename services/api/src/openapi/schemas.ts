@@ -60,7 +60,9 @@ const TaskSchemas: Record<string, Schema> = {
       webhookUrl: {
         type: 'string',
         nullable: true,
-        description: "where the task's webhooks go (the create field, or WEBHOOK_URL when it was created); null: none",
+        description:
+          "where the task's webhooks go, as the create field gave it; null: none was given (the task's webhooks go to the " +
+          "service's default WEBHOOK_URL when one is configured, which is never shown, or nowhere)",
       },
       envKeys: strings,
       files: { type: 'array', items: ref('UploadedFile') },

@@ -14,7 +14,7 @@ export function presentTask(view: TaskView) {
     ...(view.error === undefined ? {} : { error: view.error }),
     usage: view.usage,
     maxTokens: view.maxTokens ?? null, // null: unlimited
-    webhookUrl: view.webhookUrl ?? null, // null: the task sends no webhooks
+    webhookUrl: view.webhookUrl ?? null, // null: none given (no webhooks, or the operator's WEBHOOK_URL, never shown)
     envKeys: view.envKeys,
     files: view.files,
     secretNames: view.secretNames,

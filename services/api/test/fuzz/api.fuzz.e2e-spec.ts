@@ -49,7 +49,8 @@ type SuccessShape =
   | 'sse'
   | 'files'
   | 'download'
-  | 'deliveries';
+  | 'deliveries'
+  | 'redelivery';
 const ROUTES: readonly (readonly [string, RegExp, SuccessShape])[] = [
   ['GET', /^\/healthz$/, 'health'],
   ['GET', /^\/api\/docs-json$/, 'openapi'],
@@ -64,6 +65,7 @@ const ROUTES: readonly (readonly [string, RegExp, SuccessShape])[] = [
   ['GET', /^\/api\/v1\/tasks\/[^/]+\/artifacts$/, 'files'],
   ['GET', /^\/api\/v1\/tasks\/[^/]+\/artifacts\/download$/, 'download'],
   ['GET', /^\/api\/v1\/tasks\/[^/]+\/webhook-deliveries$/, 'deliveries'],
+  ['POST', /^\/api\/v1\/tasks\/[^/]+\/webhook-deliveries\/[^/]+\/redeliver$/, 'redelivery'],
 ];
 const TASK_STATUSES = ['pending', 'running', 'awaiting_approval', 'completed', 'failed', 'cancelled'];
 
@@ -106,7 +108,7 @@ function contractBreach(wire: WireRequest, res: RawResponse, first: boolean): st
   if (guarded && wire.grants === 'none') return `${res.status} without a valid API key`;
   if (guarded && wire.owner && (wire.grants === 'A' || wire.grants === 'B') && wire.owner !== wire.grants)
     return `${res.status} for another tenant's task`;
-  const expected = shape === 'created' || shape === 'follow-up' ? 201 : 200;
+  const expected = shape === 'created' || shape === 'follow-up' ? 201 : shape === 'redelivery' ? 202 : 200;
   if (res.status !== expected) return `status ${res.status} for ${shape}, expected ${expected}`;
   if (isHead) return undefined;
 
@@ -149,9 +151,11 @@ function contractBreach(wire: WireRequest, res: RawResponse, first: boolean): st
               ? sameKeys(data, ['id', 'status']) && TASK_STATUSES.includes(String(data.status))
               : shape === 'deliveries'
                 ? sameKeys(data, ['deliveries']) && Array.isArray(data.deliveries)
-                : /* approve */ sameKeys(data, ['callId', 'outcome', 'approved']) &&
-                  ['proceed_once', 'proceed_always', 'cancel'].includes(String(data.outcome)) &&
-                  data.approved === (data.outcome !== 'cancel');
+                : shape === 'redelivery'
+                  ? typeof data.id === 'string' && data.status === 'pending' && Array.isArray(data.attempts)
+                  : /* approve */ sameKeys(data, ['callId', 'outcome', 'approved']) &&
+                    ['proceed_once', 'proceed_always', 'cancel'].includes(String(data.outcome)) &&
+                    data.approved === (data.outcome !== 'cancel');
   return ok ? undefined : `${shape} data of an unexpected shape: ${JSON.stringify(data).slice(0, 200)}`;
 }
 

@@ -553,6 +553,7 @@ export const ENDPOINTS = [
   'GET /tasks/{id}/artifacts',
   'GET /tasks/{id}/artifacts/download',
   'GET /tasks/{id}/webhook-deliveries',
+  'POST /tasks/{id}/webhook-deliveries/{deliveryId}/redeliver',
   'GET /healthz',
   'GET /api/docs-json',
   'unknown route or method',
@@ -711,6 +712,13 @@ const callRef: fc.Arbitrary<CallRef> = fc.oneof(
     { text: repeat('c', 5_000) },
     { text: '\u00ff' },
   ),
+);
+
+/** A webhook delivery id: the tasks of the fuzz have no webhook URL, so none names a real one. */
+const deliveryRef: fc.Arbitrary<CallRef> = fc.oneof(
+  fc.stringMatching(/^wh_[a-f0-9]{32}_[0-9]{1,3}$/).map((text) => ({ text })),
+  hostileText.map((t) => ({ text: percentEncode(t) })),
+  fc.constantFrom<CallRef>({ text: '%00' }, { text: '%E0%A4%A' }, { text: repeat('w', 101) }, { text: repeat('w', 5_000) }),
 );
 
 /** Mostly the endpoint's method; sometimes another known one, or one Node or Fastify do not route. */
@@ -996,6 +1004,16 @@ const ENDPOINT_SHAPES: readonly (EndpointShape & { readonly weight: number })[] 
   },
   { endpoint: 'GET /tasks/{id}/artifacts', method: 'GET', weight: 5, json: false, path: task(['artifacts']) },
   { endpoint: 'GET /tasks/{id}/webhook-deliveries', method: 'GET', weight: 3, json: false, path: task(['webhook-deliveries']) },
+  {
+    endpoint: 'POST /tasks/{id}/webhook-deliveries/{deliveryId}/redeliver',
+    method: 'POST',
+    weight: 3,
+    json: false,
+    path: fc
+      .tuple(idRef, deliveryRef)
+      .map(([id, call]): readonly Segment[] => ['api', 'v1', 'tasks', { id }, 'webhook-deliveries', { call }, 'redeliver']),
+    body: fc.oneof({ weight: 6, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: rawBody }),
+  },
   {
     endpoint: 'GET /tasks/{id}/artifacts/download',
     method: 'GET',

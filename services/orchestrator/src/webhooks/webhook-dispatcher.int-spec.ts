@@ -6,7 +6,8 @@ import { SecretVault, SecretsKeyring, TaskSecrets, generateSecretsKey, taskStrea
 import { EventStore } from '@app/event-store';
 import { createEmbeddedEventStore } from '@app/event-store/embedded/embedded-event-store';
 import { TASK_EVENT_SCHEMA_VERSIONS, TaskEvent } from '@app/task-domain';
-import { WebhookConfig, projectDeliveries, readWebhookOutbox } from '@app/webhooks';
+import { ConflictError } from '@app/common';
+import { WebhookConfig, projectDeliveries, readWebhookOutbox, requestWebhookRedelivery } from '@app/webhooks';
 import { WebhookReceiver, startWebhookReceiver } from '@app/webhooks/testing/webhook-receiver';
 import { WebhookDispatcherService } from './webhook-dispatcher.service';
 
@@ -88,6 +89,60 @@ describe('WebhookDispatcherService over a real embedded event store', () => {
     expect(receiver.received).toHaveLength(1);
     expect(delivery.attempts).toHaveLength(1);
     expect((await readWebhookOutbox(store, TASK)).deliveryEvents.map((e) => e.type)).toEqual(['WebhookAttemptStarted', 'WebhookAttempted']);
+  });
+
+  it('makes one new round of a redelivered message, once, of two concurrent requests, with three dispatchers', async () => {
+    await Promise.all([start(1), start(2), start(3)]);
+    const created: TaskEvent = {
+      type: 'TaskCreated',
+      data: {
+        taskId: TASK,
+        tenantId: 't',
+        messageId: 'msg_1',
+        text: 'hi',
+        autoExecute: true,
+        showInHistory: true,
+        env: {},
+        secretNames: [],
+        files: [],
+        webhookUrl: `${receiver.origin}/again`,
+      },
+    };
+    await append(
+      [created, { type: 'TurnStarted', data: { turn: 1, messageId: 'msg_1' } }, { type: 'TurnCompleted', data: { turn: 1 } }],
+      'no_stream',
+    );
+    const deliveries = async () => {
+      const { messages, deliveryEvents } = await readWebhookOutbox(store, TASK);
+      return projectDeliveries(
+        messages.map((m) => ({ id: m.id, type: m.payload.type })),
+        deliveryEvents,
+      );
+    };
+    const [first] = await waitFor(async () => ((await deliveries())[0]?.status === 'delivered' ? deliveries() : undefined), 'the delivery');
+
+    const requests = await Promise.allSettled([
+      requestWebhookRedelivery(store, TASK, first.id),
+      requestWebhookRedelivery(store, TASK, first.id),
+    ]);
+    expect(requests.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect(requests.find((r): r is PromiseRejectedResult => r.status === 'rejected')!.reason).toBeInstanceOf(ConflictError);
+    const [again] = await waitFor(async () => {
+      const d = await deliveries();
+      return d[0]?.status === 'delivered' && d[0].attempts.length === 2 ? d : undefined;
+    }, 'the redelivery');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.received).toHaveLength(2);
+    expect(receiver.received[1].headers['webhook-id']).toBe(first.id);
+    expect(receiver.received[1].body).toBe(receiver.received[0].body);
+    expect(again.attempts).toHaveLength(2);
+    expect((await readWebhookOutbox(store, TASK)).deliveryEvents.map((e) => e.type)).toEqual([
+      'WebhookAttemptStarted',
+      'WebhookAttempted',
+      'WebhookRedeliveryRequested',
+      'WebhookAttemptStarted',
+      'WebhookAttempted',
+    ]);
   });
 
   it('finds a message made due while it was not running, from its checkpoint', async () => {

@@ -55,6 +55,8 @@ export class CreateTaskHandler implements ICommandHandler<CreateTaskCommand, Cre
     // Checked before anything is written: a bad server list leaves nothing behind.
     const mcpServers = parseTaskMcpServers(request.mcpServers, Object.keys(request.secrets ?? {}));
     // Recorded with the task, the default too: where a task's webhooks go never changes with the configuration.
+    // The default is marked as such: it is the operator's (it may carry a token), and is never shown to the tenant.
+    const webhookUrlIsDefault = request.webhookUrl === undefined && this.webhooks.defaultUrl !== undefined;
     const webhookUrl =
       request.webhookUrl === undefined ? this.webhooks.defaultUrl?.href : checkWebhookUrl(request.webhookUrl, this.webhooks);
     const secrets = request.secrets ?? {};
@@ -88,6 +90,7 @@ export class CreateTaskHandler implements ICommandHandler<CreateTaskCommand, Cre
         ...(Object.keys(mcpServers).length > 0 ? { mcpServers } : {}),
         ...(maxTokens === undefined ? {} : { maxTokens }),
         ...(webhookUrl === undefined ? {} : { webhookUrl }),
+        ...(webhookUrlIsDefault ? { webhookUrlIsDefault } : {}),
       },
     };
     const { position } = await this.commands.execute(taskId, command).catch((error: unknown) => {

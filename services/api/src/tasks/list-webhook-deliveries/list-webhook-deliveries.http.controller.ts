@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Param, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { EVENT_STORE, EventStore } from '@app/event-store';
-import { projectDeliveries, readWebhookOutbox } from '@app/webhooks';
+import { maskOperatorUrl, projectDeliveries, readWebhookOutbox } from '@app/webhooks';
 import { ApiKeyGuard } from '../../auth/api-key.guard';
 import { Tenant } from '../../auth/tenant.decorator';
 import { ok } from '../../http/envelope';
@@ -22,12 +22,12 @@ export class ListWebhookDeliveriesHttpController {
   async list(@Tenant() tenantId: string, @Param('id') id: string) {
     await this.tasks.find(tenantId, id);
     // Read from the store, not a view: the attempts are recorded there, and this page is an audit trail.
-    const { messages, deliveryEvents } = await readWebhookOutbox(this.store, id);
-    return ok({
-      deliveries: projectDeliveries(
-        messages.map((m) => ({ id: m.id, type: m.payload.type })),
-        deliveryEvents,
-      ),
-    });
+    const { messages, deliveryEvents, operatorUrl } = await readWebhookOutbox(this.store, id);
+    const deliveries = projectDeliveries(
+      messages.map((m) => ({ id: m.id, type: m.payload.type })),
+      deliveryEvents,
+    );
+    // The operator's WEBHOOK_URL is never shown, not even the host an attempt's error names.
+    return ok({ deliveries: operatorUrl === undefined ? deliveries : deliveries.map((d) => maskOperatorUrl(d, operatorUrl)) });
   }
 }
