@@ -84,7 +84,7 @@ export interface paths {
         put?: never;
         /**
          * Send a delivered or failed webhook message again: a new round of attempts, starting now.
-         * @description Replays a missed message: the same webhook-id and body, signed again with a new webhook-timestamp, retried as a new message is (up to WEBHOOK_MAX_ATTEMPTS attempts of its own). The delivery is pending until the round ends; its new attempts follow the earlier ones in GET /api/v1/tasks/{id}/webhook-deliveries. A message still pending answers 409.
+         * @description Replays a missed message: the same webhook-id and body, signed again with a new webhook-timestamp, retried as a new message is (up to WEBHOOK_MAX_ATTEMPTS attempts of its own). The delivery is pending until the round ends; its new attempts follow the earlier ones in GET /api/v1/tasks/{id}/webhook-deliveries. A message still pending, or redelivered 10 times already, answers 409.
          */
         post: operations["redeliverWebhook"];
         delete?: never;
@@ -697,7 +697,7 @@ export interface components {
                 };
             };
         };
-        /** @description CONFLICT: the tool call is no longer awaiting approval (decided, expired, task cancelled), the webhook delivery is still pending, or a concurrent change won: retry */
+        /** @description CONFLICT: the tool call is no longer awaiting approval (decided, expired, task cancelled), the webhook delivery is still pending or was redelivered 10 times already, or a concurrent change won: retry */
         Conflict: {
             headers: {
                 [name: string]: unknown;

@@ -14,6 +14,13 @@ import { maskOperatorUrl } from './operator-url-mask';
 const MAX_TRIES = 5;
 
 /**
+ * Redeliveries of one message, at most. Each round waits for the last to end, but a receiver that
+ * answers at once would let a tenant replay a message in a loop against the operator's
+ * WEBHOOK_URL (a chat channel, say); this bounds that, and the delivery stream's length, per message.
+ */
+export const MAX_REDELIVERIES_PER_MESSAGE = 10;
+
+/**
  * Starts a new round of attempts of a task's delivered or failed message (the replay of a missed
  * message): a WebhookRedeliveryRequested event in the task's delivery stream, appended with the
  * revision that was read, so the decision "not pending" holds when it lands. Any dispatcher sees
@@ -33,6 +40,10 @@ export async function requestWebhookRedelivery(
     if (!message) throw new NotFoundError(`webhook delivery ${messageId}`);
     const shown = { id: message.id, type: message.payload.type };
     const ownEvents = outbox.deliveryEvents.filter((e) => e.data.messageId === messageId);
+    const redeliveries = ownEvents.filter((e) => e.type === WEBHOOK_REDELIVERY_REQUESTED).length;
+    if (redeliveries >= MAX_REDELIVERIES_PER_MESSAGE) {
+      throw new ConflictError(`webhook delivery ${messageId} has been redelivered ${redeliveries} times, the most one message can be`);
+    }
     if (deliveryOf(shown, ownEvents).status === 'pending') {
       throw new ConflictError(
         `webhook delivery ${messageId} is still pending (being attempted or retried, or a redelivery was already requested): ` +

@@ -59,8 +59,8 @@ export const ERROR_RESPONSES: Record<string, ResponseObject> = {
   NotFound: error(404, "unknown task (or another tenant's), tool call, artifact or webhook delivery; an id longer than 100 characters"),
   Conflict: error(
     409,
-    'the tool call is no longer awaiting approval (decided, expired, task cancelled), the webhook delivery is still pending, ' +
-      'or a concurrent change won: retry',
+    'the tool call is no longer awaiting approval (decided, expired, task cancelled), the webhook delivery is still pending ' +
+      'or was redelivered 10 times already, or a concurrent change won: retry',
   ),
   RequestTimeout: error(408, 'the request was not received in time (headers or body stalled)'),
   PayloadTooLarge: error(

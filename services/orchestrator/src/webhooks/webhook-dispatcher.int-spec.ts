@@ -7,7 +7,7 @@ import { EventStore } from '@app/event-store';
 import { createEmbeddedEventStore } from '@app/event-store/embedded/embedded-event-store';
 import { TASK_EVENT_SCHEMA_VERSIONS, TaskEvent } from '@app/task-domain';
 import { ConflictError } from '@app/common';
-import { WebhookConfig, projectDeliveries, readWebhookOutbox, requestWebhookRedelivery } from '@app/webhooks';
+import { MAX_REDELIVERIES_PER_MESSAGE, WebhookConfig, projectDeliveries, readWebhookOutbox, requestWebhookRedelivery } from '@app/webhooks';
 import { WebhookReceiver, startWebhookReceiver } from '@app/webhooks/testing/webhook-receiver';
 import { WebhookDispatcherService } from './webhook-dispatcher.service';
 
@@ -143,6 +143,48 @@ describe('WebhookDispatcherService over a real embedded event store', () => {
       'WebhookAttemptStarted',
       'WebhookAttempted',
     ]);
+  });
+
+  it(`refuses a message's redelivery past ${MAX_REDELIVERIES_PER_MESSAGE} (a tenant cannot replay it in a loop)`, async () => {
+    await start(1);
+    const created: TaskEvent = {
+      type: 'TaskCreated',
+      data: {
+        taskId: TASK,
+        tenantId: 't',
+        messageId: 'msg_1',
+        text: 'hi',
+        autoExecute: true,
+        showInHistory: true,
+        env: {},
+        secretNames: [],
+        files: [],
+        webhookUrl: `${receiver.origin}/loop`,
+      },
+    };
+    await append(
+      [created, { type: 'TurnStarted', data: { turn: 1, messageId: 'msg_1' } }, { type: 'TurnCompleted', data: { turn: 1 } }],
+      'no_stream',
+    );
+    const delivered = async (attempts: number) => {
+      const { messages, deliveryEvents } = await readWebhookOutbox(store, TASK);
+      const [d] = projectDeliveries(
+        messages.map((m) => ({ id: m.id, type: m.payload.type })),
+        deliveryEvents,
+      );
+      return d?.status === 'delivered' && d.attempts.length === attempts ? d : undefined;
+    };
+    const first = await waitFor(() => delivered(1), 'the delivery');
+    for (let round = 1; round <= MAX_REDELIVERIES_PER_MESSAGE; round++) {
+      await requestWebhookRedelivery(store, TASK, first.id);
+      await waitFor(() => delivered(round + 1), `redelivery ${round}`);
+    }
+    await expect(requestWebhookRedelivery(store, TASK, first.id)).rejects.toThrow(
+      new ConflictError(
+        `webhook delivery ${first.id} has been redelivered ${MAX_REDELIVERIES_PER_MESSAGE} times, the most one message can be`,
+      ),
+    );
+    expect(receiver.received).toHaveLength(MAX_REDELIVERIES_PER_MESSAGE + 1);
   });
 
   it('finds a message made due while it was not running, from its checkpoint', async () => {

@@ -25,7 +25,8 @@ export class RedeliverWebhookHttpController {
     description:
       'Replays a missed message: the same webhook-id and body, signed again with a new webhook-timestamp, retried as a new message is ' +
       '(up to WEBHOOK_MAX_ATTEMPTS attempts of its own). The delivery is pending until the round ends; its new attempts follow the ' +
-      'earlier ones in GET /api/v1/tasks/{id}/webhook-deliveries. A message still pending answers 409.',
+      'earlier ones in GET /api/v1/tasks/{id}/webhook-deliveries. A message still pending, or redelivered 10 times already, ' +
+      'answers 409.',
   })
   async redeliver(@Tenant() tenantId: string, @Param('id') id: string, @Param('deliveryId') deliveryId: string) {
     await this.tasks.find(tenantId, id);
