@@ -4,6 +4,7 @@ import { MOVED_BOUND_TARGETS, MovedBoundsFigures } from '../moved-bounds';
 import type { CreateLatencyFigures } from '../create-latency';
 import type { ReplayFigures } from '../replay';
 import type { SseFanoutFigures } from '../sse-fanout';
+import type { WebhookLatencyFigures } from '../webhook-latency';
 import type { MachineFacts } from './machine';
 
 export interface BenchResults {
@@ -15,6 +16,7 @@ export interface BenchResults {
   readonly sandbox?: SandboxFigures;
   readonly approve?: ApproveLatencyFigures;
   readonly bounds?: MovedBoundsFigures;
+  readonly webhook?: WebhookLatencyFigures;
   /** Benchmark name → error message, for the ones that failed. */
   readonly failures: Record<string, string>;
   readonly skipped: string[];
@@ -183,6 +185,32 @@ export function renderReport(r: BenchResults): string {
         met(b.outputFloodCut && b.outputFloodMs <= t.outputFloodMs),
       ],
       [name, streaming, mb(b.streamRssGrowthBytes), `< ${mb(rssLimit)}`, met(b.streamedIntact && b.streamRssGrowthBytes < rssLimit)],
+    );
+  }
+  if (r.webhook) {
+    const w = r.webhook;
+    const name = `8. TurnCompleted recorded → task.completed webhook received, ${w.tasks} tasks finishing at once (after ${w.warmupTasks} warm-up)`;
+    const three = (s: { p50: number; p99: number; max: number }) => `${ms(s.p50)} / ${ms(s.p99)} / ${ms(s.max)}`;
+    rows.push(
+      [name, 'latency p50 / p90', `${ms(w.latency.p50)} / ${ms(w.latency.p90)}`, '', ''],
+      [name, 'latency p99', ms(w.latency.p99), '≤ 20 ms', met(w.latency.p99 <= 20)],
+      [name, 'latency max', ms(w.latency.max), '', ''],
+      [
+        name,
+        'messages received, distinct; repeated; retried',
+        `${w.received} of ${w.tasks}; ${w.duplicates}; ${w.retried}`,
+        `${w.tasks} of ${w.tasks}; 0`,
+        met(w.received === w.tasks && w.duplicates === 0),
+      ],
+      [name, 'diagnostic: recorded → attempt started (deliveries endpoint) p50 / p99 / max', three(w.toAttemptStart), '', ''],
+      [name, 'diagnostic: attempt started → received p50 / p99 / max', three(w.attemptToReceived), '', ''],
+      [
+        name,
+        'diagnostic: first to last TurnCompleted recorded; release → last received',
+        `${ms(w.finishSpreadMs)}; ${ms(w.releaseToLastMs)}`,
+        '',
+        '',
+      ],
     );
   }
   for (const [bench, message] of Object.entries(r.failures))
