@@ -49,11 +49,20 @@ class PgliteSqlClient implements SqlClient {
   }
 
   run<T>(task: () => Promise<T>): Promise<T> {
-    const result = this.tail.then(task);
+    const result = this.tail.then(nextLoopTurn).then(task);
     this.tail = result.catch(() => undefined);
     return result;
   }
 }
+
+/**
+ * PGlite runs each statement synchronously (WebAssembly, synchronous file calls) and resolves it
+ * as a microtask, so a queue of statements would otherwise run back to back without the event
+ * loop ever polling: a burst of 200 appends (~0.5 s) let no socket be read or written, no timer
+ * fire. One setImmediate before each statement lets pending I/O (HTTP replies, SSE frames,
+ * webhook sends) through between statements; see BENCHMARKS.md, benchmark 8.
+ */
+const nextLoopTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 async function rows<Row>(db: Pick<PGliteDb, 'query'>, text: string, params?: readonly unknown[]): Promise<Row[]> {
   return (await db.query<Row>(text, params ? [...params] : undefined)).rows;
