@@ -4,6 +4,7 @@ import { MOVED_BOUND_TARGETS, MovedBoundsFigures } from '../moved-bounds';
 import type { CreateLatencyFigures } from '../create-latency';
 import type { ReplayFigures } from '../replay';
 import type { SseFanoutFigures } from '../sse-fanout';
+import type { AppendCostFigures } from '../webhook-append-cost';
 import type { WebhookLatencyFigures } from '../webhook-latency';
 import type { MachineFacts } from './machine';
 
@@ -17,6 +18,7 @@ export interface BenchResults {
   readonly approve?: ApproveLatencyFigures;
   readonly bounds?: MovedBoundsFigures;
   readonly webhook?: WebhookLatencyFigures;
+  readonly webhookAppend?: AppendCostFigures;
   /** Benchmark name → error message, for the ones that failed. */
   readonly failures: Record<string, string>;
   readonly skipped: string[];
@@ -212,6 +214,23 @@ export function renderReport(r: BenchResults): string {
         '',
       ],
     );
+  }
+  if (r.webhookAppend) {
+    for (const [i, run] of r.webhookAppend.runs.entries()) {
+      const name = `8b. follow-ups appended to running tasks (no message due), ${run.writers} writer(s)`;
+      const label = `run ${i + 1}, webhooks ${run.webhooks ? 'on' : 'off'}`;
+      rows.push(
+        [name, `${label}: appends/s (${run.appends} appends)`, run.appendsPerSecond.toFixed(0), '', ''],
+        [name, `${label}: execute() p50 / p99`, `${ms(run.appendCall.p50)} / ${ms(run.appendCall.p99)}`, '', ''],
+        [
+          name,
+          `${label}: readAll, readStream calls per append`,
+          `${run.readAllPerAppend.toFixed(2)}, ${run.readStreamPerAppend.toFixed(2)}`,
+          '',
+          '',
+        ],
+      );
+    }
   }
   for (const [bench, message] of Object.entries(r.failures))
     rows.push([bench, 'FAILED', message.replace(/\|/g, '\\|').replace(/\n/g, ' '), '', '**no**']);
