@@ -9,12 +9,14 @@ import { BenchResults, renderReport } from './lib/report';
 import { benchReplay } from './replay';
 import { benchSandbox } from './sandbox';
 import { benchSseFanout } from './sse-fanout';
+import { benchWebhookAppendCost } from './webhook-append-cost';
+import { benchWebhookLatency } from './webhook-latency';
 
 // `npm run bench`: the benchmarks of BENCHMARKS.md, one after the other, then a Markdown
 // table on stdout and in .bench/latest.md. Exit code 0, or 1 when a measurement failed.
 //
 // Environment: BENCH_RATE (create rate, default 500), BENCH_DURATION_S (measured seconds, 10),
-// BENCH_ONLY (comma list of create,sse,replay,sandbox,approve,bounds), BENCH_CPU_PROF (directory: profile the child of
+// BENCH_ONLY (comma list of create,sse,replay,sandbox,approve,bounds,webhook,webhook-append), BENCH_CPU_PROF (directory: profile the child of
 // benchmark 1 with --cpu-prof), BENCH_PACED=0 (skip the evenly paced supplementary run),
 // BENCH_CHILD_ENV (JSON object of extra variables for benchmark 1's child, for comparison runs).
 
@@ -34,7 +36,9 @@ const log = (line: string): void => void process.stderr.write(`[bench] ${line}\n
 async function main(): Promise<number> {
   const rate = envNumber('BENCH_RATE', 500);
   const durationS = envNumber('BENCH_DURATION_S', 10);
-  const only = (process.env.BENCH_ONLY ?? 'create,sse,replay,sandbox,approve,bounds').split(',').map((s) => s.trim());
+  const only = (process.env.BENCH_ONLY ?? 'create,sse,replay,sandbox,approve,bounds,webhook,webhook-append')
+    .split(',')
+    .map((s) => s.trim());
   const results: BenchResults = { startedAt: new Date().toISOString(), machine: machineFacts(), failures: {}, skipped: [] };
   const mutable = results as { -readonly [K in keyof BenchResults]: BenchResults[K] };
 
@@ -110,6 +114,31 @@ async function main(): Promise<number> {
       results.failures['7. bounds moved from tests'] = describe(error);
     }
   } else results.skipped.push('7. bounds moved from tests');
+
+  if (only.includes('webhook')) {
+    try {
+      mutable.webhook = await benchWebhookLatency({ tasks: 100, warmupTasks: 10, log });
+      const w = mutable.webhook;
+      if (w.received !== w.tasks || w.duplicates > 0)
+        results.failures['8. webhooks'] = `${w.received} of ${w.tasks} task.completed messages received, ${w.duplicates} repeated`;
+    } catch (error) {
+      results.failures['8. webhooks'] = describe(error);
+    }
+  } else results.skipped.push('8. webhooks');
+
+  if (only.includes('webhook-append')) {
+    try {
+      mutable.webhookAppend = await benchWebhookAppendCost({
+        loads: [
+          { writers: 1, appends: 500 },
+          { writers: 20, appends: 2_000 },
+        ],
+        log,
+      });
+    } catch (error) {
+      results.failures['8b. webhook dispatcher cost per append'] = describe(error);
+    }
+  } else results.skipped.push('8b. webhook dispatcher cost per append');
 
   const report = renderReport(results);
   process.stdout.write(`\n${report}\n`);

@@ -24,7 +24,8 @@ export class InProcessService {
     private readonly dataDir: string,
   ) {}
 
-  static async start(): Promise<InProcessService> {
+  /** `extraEnv`: more variables for the service (e.g. the WEBHOOK_* settings). */
+  static async start(extraEnv: Record<string, string> = {}): Promise<InProcessService> {
     const dataDir = await makeTmpDir('inproc');
     let model: ScriptedOpenAiServer | undefined;
     try {
@@ -38,6 +39,7 @@ export class InProcessService {
         LLM_STREAM: 'false',
         // The hanging model call must outlive the benchmark rather than time out and retry.
         LLM_TIMEOUT_MS: '3600000',
+        ...extraEnv,
       };
       const { app, url } = await withTimeout('in-process service start', startStandalone({ env, port: 0, logLevels: ['error'] }), 90_000);
       return new InProcessService(app, url, new ApiClient(url, BENCH_KEY), model, app.get(TaskCommandExecutor), dataDir);

@@ -4,6 +4,8 @@ import { MOVED_BOUND_TARGETS, MovedBoundsFigures } from '../moved-bounds';
 import type { CreateLatencyFigures } from '../create-latency';
 import type { ReplayFigures } from '../replay';
 import type { SseFanoutFigures } from '../sse-fanout';
+import type { AppendCostFigures } from '../webhook-append-cost';
+import type { WebhookLatencyFigures } from '../webhook-latency';
 import type { MachineFacts } from './machine';
 
 export interface BenchResults {
@@ -15,6 +17,8 @@ export interface BenchResults {
   readonly sandbox?: SandboxFigures;
   readonly approve?: ApproveLatencyFigures;
   readonly bounds?: MovedBoundsFigures;
+  readonly webhook?: WebhookLatencyFigures;
+  readonly webhookAppend?: AppendCostFigures;
   /** Benchmark name → error message, for the ones that failed. */
   readonly failures: Record<string, string>;
   readonly skipped: string[];
@@ -184,6 +188,49 @@ export function renderReport(r: BenchResults): string {
       ],
       [name, streaming, mb(b.streamRssGrowthBytes), `< ${mb(rssLimit)}`, met(b.streamedIntact && b.streamRssGrowthBytes < rssLimit)],
     );
+  }
+  if (r.webhook) {
+    const w = r.webhook;
+    const name = `8. TurnCompleted recorded → task.completed webhook received, ${w.tasks} tasks finishing at once (after ${w.warmupTasks} warm-up)`;
+    const three = (s: { p50: number; p99: number; max: number }) => `${ms(s.p50)} / ${ms(s.p99)} / ${ms(s.max)}`;
+    rows.push(
+      [name, 'latency p50 / p90', `${ms(w.latency.p50)} / ${ms(w.latency.p90)}`, '', ''],
+      [name, 'latency p99', ms(w.latency.p99), '≤ 20 ms', met(w.latency.p99 <= 20)],
+      [name, 'latency max', ms(w.latency.max), '', ''],
+      [
+        name,
+        'messages received, distinct; repeated; retried',
+        `${w.received} of ${w.tasks}; ${w.duplicates}; ${w.retried}`,
+        `${w.tasks} of ${w.tasks}; 0`,
+        met(w.received === w.tasks && w.duplicates === 0),
+      ],
+      [name, 'diagnostic: recorded → attempt started (deliveries endpoint) p50 / p99 / max', three(w.toAttemptStart), '', ''],
+      [name, 'diagnostic: attempt started → received p50 / p99 / max', three(w.attemptToReceived), '', ''],
+      [
+        name,
+        'diagnostic: first to last TurnCompleted recorded; release → last received',
+        `${ms(w.finishSpreadMs)}; ${ms(w.releaseToLastMs)}`,
+        '',
+        '',
+      ],
+    );
+  }
+  if (r.webhookAppend) {
+    for (const [i, run] of r.webhookAppend.runs.entries()) {
+      const name = `8b. follow-ups appended to running tasks (no message due), ${run.writers} writer(s)`;
+      const label = `run ${i + 1}, webhooks ${run.webhooks ? 'on' : 'off'}`;
+      rows.push(
+        [name, `${label}: appends/s (${run.appends} appends)`, run.appendsPerSecond.toFixed(0), '', ''],
+        [name, `${label}: execute() p50 / p99`, `${ms(run.appendCall.p50)} / ${ms(run.appendCall.p99)}`, '', ''],
+        [
+          name,
+          `${label}: readAll, readStream calls per append`,
+          `${run.readAllPerAppend.toFixed(2)}, ${run.readStreamPerAppend.toFixed(2)}`,
+          '',
+          '',
+        ],
+      );
+    }
   }
   for (const [bench, message] of Object.entries(r.failures))
     rows.push([bench, 'FAILED', message.replace(/\|/g, '\\|').replace(/\n/g, ' '), '', '**no**']);

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEventStoreFromConfig } from '../event-store.config';
+import { aheadOfQueuedStatements } from '../statement-priority';
 import { describeEventStoreContract } from '../testing/event-store.contract';
 import { createEmbeddedEventStore } from './embedded-event-store';
 
@@ -39,6 +40,33 @@ describe('embedded event store', () => {
         await reopened.close();
       }
     } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('gives timers a turn during a long queue of statements, and puts statements asked to go ahead before those waiting', async () => {
+    const dataDir = await tempDir();
+    const store = await createEmbeddedEventStore({ dataDir });
+    try {
+      const done: string[] = [];
+      let timerFired = false;
+      setTimeout(() => (timerFired = true), 0);
+      const queued = Array.from({ length: 50 }, (_, i) =>
+        store.appendToStream(`queued-${i}`, [{ type: 'X', data: {}, schemaVersion: 1 }], 'any').then(() => {
+          done.push(`queued-${i}`);
+          return timerFired;
+        }),
+      );
+      const ahead = aheadOfQueuedStatements(() => store.readStream('queued-0')).then(() => done.push('ahead'));
+      const timerSeenBeforeLast = (await Promise.all(queued)).at(-1);
+      await ahead;
+
+      expect(timerSeenBeforeLast).toBe(true);
+      // At most the statement already running when it was issued finishes before it.
+      expect(done.indexOf('ahead')).toBeLessThanOrEqual(1);
+      expect(done.filter((d) => d !== 'ahead')).toEqual(Array.from({ length: 50 }, (_, i) => `queued-${i}`));
+    } finally {
+      await store.close();
       await rm(dataDir, { recursive: true, force: true });
     }
   }, 60_000);

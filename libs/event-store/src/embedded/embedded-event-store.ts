@@ -4,6 +4,7 @@ import { EventStore } from '../event-store.port';
 import { ensureEventStoreSchema } from '../sql/event-store.schema';
 import { SqlClient, SqlQueryable } from '../sql/sql-client';
 import { SqlEventStore } from '../sql/sql-event-store';
+import { isAheadOfQueuedStatements } from '../statement-priority';
 
 // PGlite's CommonJS build loads Node built-ins with dynamic import(), which jest's module sandbox
 // rejects unless run with --experimental-vm-modules. Loading it through Node's own require keeps it
@@ -33,10 +34,13 @@ export async function createEmbeddedEventStore(options: EmbeddedEventStoreOption
 
 /**
  * PGlite is a single connection: a query issued while a transaction is open would run inside
- * it. Every statement and transaction therefore waits its turn in one queue.
+ * it. Every statement and transaction therefore waits its turn, in order, except that those
+ * issued inside aheadOfQueuedStatements() go before the others waiting.
  */
 class PgliteSqlClient implements SqlClient {
-  private tail: Promise<unknown> = Promise.resolve();
+  private readonly queued: (() => Promise<void>)[] = [];
+  private readonly ahead: (() => Promise<void>)[] = [];
+  private draining = false;
 
   constructor(private readonly db: PGliteDb) {}
 
@@ -49,11 +53,53 @@ class PgliteSqlClient implements SqlClient {
   }
 
   run<T>(task: () => Promise<T>): Promise<T> {
-    const result = this.tail.then(task);
-    this.tail = result.catch(() => undefined);
-    return result;
+    return new Promise<T>((resolve, reject) => {
+      const job = async () => {
+        try {
+          resolve(await task());
+        } catch (error) {
+          reject(error);
+        }
+      };
+      (isAheadOfQueuedStatements() ? this.ahead : this.queued).push(job);
+      void this.drain();
+    });
+  }
+
+  /** Runs the waiting statements one at a time, those asked to go ahead first. */
+  private async drain(): Promise<void> {
+    if (this.draining) return;
+    this.draining = true;
+    try {
+      let sliceStart = performance.now();
+      for (;;) {
+        if (performance.now() - sliceStart >= SLICE_MS) {
+          await nextLoopTurn();
+          sliceStart = performance.now();
+        }
+        const job = this.ahead.shift() ?? this.queued.shift();
+        if (!job) return;
+        await job();
+      }
+    } finally {
+      this.draining = false;
+    }
   }
 }
+
+/**
+ * PGlite runs each statement synchronously (WebAssembly, synchronous file calls) and resolves it
+ * as a microtask, so a queue of statements would otherwise run back to back without the event
+ * loop ever polling: a burst of 200 appends (~0.5 s) let no socket be read or written, no timer
+ * fire. The queue therefore gives the loop a turn once it has run for SLICE_MS, so pending I/O
+ * (HTTP replies, SSE frames, webhook sends) waits at most about that long; see BENCHMARKS.md,
+ * benchmark 8. Not before every statement: with a turn before each, the losing one of two
+ * concurrent approvals (services/api/test/approvals.e2e-spec.ts) answered 404, its call already
+ * gone from the task's state, instead of 409.
+ */
+const SLICE_MS = 2;
+
+const nextLoopTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 async function rows<Row>(db: Pick<PGliteDb, 'query'>, text: string, params?: readonly unknown[]): Promise<Row[]> {
   return (await db.query<Row>(text, params ? [...params] : undefined)).rows;
