@@ -93,12 +93,15 @@ export class TaskCommandExecutor {
 
   async load(taskId: string): Promise<LoadedTask> {
     const streamId = taskStreamId(taskId);
-    const known = this.cache.get(streamId);
-    const tail = await this.store.readStream(streamId, { fromRevision: (known?.revision ?? 0) + 1 });
+    const fromRevision = (this.cache.get(streamId)?.revision ?? 0) + 1;
+    const tail = await this.store.readStream(streamId, { fromRevision });
     const entry = this.cache.extend(streamId, tail, foldStored);
     if (entry) return entry;
-    // Not cached (or evicted mid-way): fold the whole stream, which `tail` is when it starts at 1.
-    const all = tail.length === 0 || tail[0].revision === 1 ? tail : await this.store.readStream(streamId);
+    // Not cached, or the entry was dropped while the tail was read (a concurrent load found it out
+    // of step): fold the whole stream. `tail` is that stream only when it was read from revision 1;
+    // an empty tail read after a cached revision says nothing new was appended, not that there is
+    // no stream (taking it for one answered 404 for an existing task under concurrent commands).
+    const all = fromRevision === 1 ? tail : await this.store.readStream(streamId);
     return this.cache.extend(streamId, all, foldStored) ?? { state: foldStored(initialTaskState(), all), events: all };
   }
 }

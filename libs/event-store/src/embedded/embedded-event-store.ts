@@ -93,9 +93,10 @@ class PgliteSqlClient implements SqlClient {
  * loop ever polling: a burst of 200 appends (~0.5 s) let no socket be read or written, no timer
  * fire. The queue therefore gives the loop a turn once it has run for SLICE_MS, so pending I/O
  * (HTTP replies, SSE frames, webhook sends) waits at most about that long; see BENCHMARKS.md,
- * benchmark 8. Not before every statement: with a turn before each, the losing one of two
- * concurrent approvals (services/api/test/approvals.e2e-spec.ts) answered 404, its call already
- * gone from the task's state, instead of 409.
+ * benchmark 8. Not before every statement: that costs a loop turn per statement for a gain
+ * within the noise of that benchmark. (A turn before each once made the losing one of two
+ * concurrent approvals answer 404: the executor took an empty tail read for a missing stream,
+ * fixed in TaskCommandExecutor.load and tested in task-command.executor.int-spec.ts.)
  */
 const SLICE_MS = 2;
 
