@@ -1,4 +1,4 @@
-import { AtsClient, AtsError, TaskStreamEvent } from '@agentic-task-service/client';
+import { AtsClient, AtsError, TaskEventRecord, TaskStreamEvent } from '@agentic-task-service/client';
 import { API_KEY, Harness, OTHER_API_KEY, startHarness } from '../support/service-harness';
 import { ALL_EVENT_KINDS, followStream } from '../support/sse-client';
 
@@ -106,6 +106,27 @@ describe('The TypeScript client', () => {
     for await (const event of ats.tasks.stream(id, { after: 0 })) all.push(event);
     expect(all.filter((e) => e.type === 'done')).toHaveLength(2);
     expect(all.map((e) => e.id)).toEqual(all.map((_, i) => i + 1));
+  });
+
+  it('lists the audit trail across pages: the events of the stream with their recorded times', async () => {
+    h.model.script({ toolCalls: [{ name: 'list_files', arguments: { path: '.' } }] }, { text: 'listed' });
+    const { id } = await ats.tasks.create({ message: 'audit me' });
+    await settle(id);
+    const replay: TaskStreamEvent[] = [];
+    for await (const event of ats.tasks.stream(id, { after: 0 })) replay.push(event);
+
+    const history: TaskEventRecord[] = [];
+    for await (const event of ats.tasks.history(id, { limit: 3 })) history.push(event);
+    expect(history.map(({ id: eventId, type, data }) => ({ id: eventId, type, data }))).toEqual(replay);
+    expect(history.every((e) => new Date(e.at).toISOString() === e.at)).toBe(true);
+
+    const first = await ats.tasks.eventsPage(id, { limit: 3 });
+    expect(first.events.map((e) => e.id)).toEqual([1, 2, 3]);
+    expect(first.nextAfter).toBe(3);
+    const last = await ats.tasks.eventsPage(id, { after: replay.length - 1 });
+    expect(last).toEqual({ events: [history.at(-1)] });
+    await expect(ats.tasks.eventsPage(id, { limit: 1001 })).rejects.toMatchObject({ code: 'VALIDATION_ERROR', status: 400 });
+    await expect(h.client(OTHER_API_KEY).tasks.history(id).next()).rejects.toMatchObject({ code: 'NOT_FOUND', status: 404 });
   });
 
   it('cancels a task waiting for approval', async () => {

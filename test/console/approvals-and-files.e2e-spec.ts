@@ -189,15 +189,43 @@ describe('Web console: approvals, follow-ups, files, cancel, reload', () => {
     expect(await toolCards().count()).toBe(1);
     expect(await page.getByLabel('Model text').allTextContents()).toEqual(['Listed after the reload.']);
 
-    // The audit trail: ids 1..n, each once, the same events the API replays.
+    // The audit trail: ids 1..n, each once, the same events the API replays, each with the time
+    // the service recorded it (the events endpoint's `at`), tool calls and results included.
     const events: { id: number; type: string }[] = [];
     for await (const event of h.client().tasks.stream(id, { after: 0 })) events.push(event);
+    const recorded: { id: number; at: string }[] = [];
+    for await (const record of h.client().tasks.history(id)) recorded.push(record);
+    expect(recorded.map((record) => record.id)).toEqual(events.map((event) => event.id));
     await page.getByRole('link', { name: 'History' }).click();
     const rows = page.getByRole('table', { name: 'Events' }).locator('tbody tr');
     await waitFor(async () => (await rows.count()) === events.length || undefined, 10_000, 'every event in the history');
-    const shown = await rows.evaluateAll((trs) => trs.map((tr) => [Number(tr.children[0].textContent), tr.children[2].textContent]));
-    expect(shown).toEqual(events.map((event) => [event.id, event.type]));
+    const shown = await rows.evaluateAll((trs) =>
+      trs.map((tr) => [Number(tr.children[0].textContent), tr.children[2].textContent, tr.children[1].querySelector('time')?.dateTime]),
+    );
+    expect(shown).toEqual(events.map((event, i) => [event.id, event.type, recorded[i].at]));
     expect(shown.map(([eventId]) => eventId)).toEqual(events.map((_, i) => i + 1));
+    expect(shown.map(([, type]) => type)).toEqual(expect.arrayContaining(['tool_call', 'tool_result']));
+    expect(await page.getByText('received').count()).toBe(0);
+
+    // Opened while a turn waits for approval, the page follows it: the rest of the turn appears
+    // live, with recorded times too.
+    h.model.script({ toolCalls: [{ name: 'list_files', arguments: { path: '.' } }] }, { text: 'Live in the history.' });
+    await h.client().tasks.sendMessage(id, 'Once more');
+    const ats = h.client();
+    const pending = await waitFor(async () => (await ats.tasks.get(id)).pendingApprovals[0], 15_000, 'the follow-up waiting');
+    await page.reload();
+    const before = (await ats.tasks.get(id)).lastEventId;
+    await waitFor(async () => (await rows.count()) === before || undefined, 10_000, 'the history up to the waiting call');
+    await ats.tasks.approve(id, pending.callId);
+    await waitFor(async () => (await ats.tasks.get(id)).status === 'completed' || undefined, 15_000, 'the follow-up done');
+    const all: { id: number; at: string }[] = [];
+    for await (const record of ats.tasks.history(id)) all.push(record);
+    expect(all.length).toBeGreaterThan(before);
+    await waitFor(async () => (await rows.count()) === all.length || undefined, 10_000, 'the live events in the history');
+    const live = await rows.evaluateAll((trs) =>
+      trs.map((tr) => [Number(tr.children[0].textContent), tr.children[1].querySelector('time')?.dateTime]),
+    );
+    expect(live).toEqual(all.map((record) => [record.id, record.at]));
   });
 
   // Last: the tasks it creates run on the model's default reply, which must not take the scripted ones above.

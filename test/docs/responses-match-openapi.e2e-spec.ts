@@ -26,6 +26,7 @@ const UNKNOWN_TASK = 'task_00000000000000000000000000000000';
 const TASKS = '/api/v1/tasks';
 const TASK = '/api/v1/tasks/{id}';
 const STREAM = '/api/v1/tasks/{id}/stream';
+const EVENTS = '/api/v1/tasks/{id}/events';
 const MESSAGES = '/api/v1/tasks/{id}/messages';
 const CANCEL = '/api/v1/tasks/{id}/cancel';
 const APPROVE = '/api/v1/tasks/{id}/tools/{callId}/approve';
@@ -148,6 +149,14 @@ describe('Every answer of the running service matches docs/openapi.json', () => 
     const stream = await expectAnswer('GET', STREAM, 200, { query: '?after=0' });
     expect(stream).toMatch(/event: artifact\n/);
     expect(stream).toMatch(/event: done\n/);
+    // The audit trail, every kind of this turn's events with its recorded time, in two pages.
+    const firstPage = (await expectAnswer('GET', EVENTS, 200, { query: '?limit=4' })).data;
+    expect(firstPage.nextAfter).toBe(4);
+    const rest = (await expectAnswer('GET', EVENTS, 200, { query: `?after=${firstPage.nextAfter}` })).data;
+    expect(rest.nextAfter).toBeUndefined();
+    expect([...firstPage.events, ...rest.events].map((e: { type: string }) => e.type)).toEqual(
+      [...stream.matchAll(/^event: (\w+)$/gm)].map((m) => m[1]),
+    );
     expect((await expectAnswer('GET', ARTIFACTS, 200)).files.map((f: { path: string }) => f.path)).toEqual(['downloads/report.md']);
     const download = await send('GET', DOWNLOAD, { query: '?path=downloads/report.md' });
     expect(checked('GET', DOWNLOAD, 200, download).body.toString('utf8')).toBe('# Report\n\ntotal: 42\n');
@@ -260,6 +269,7 @@ describe('Every answer of the running service matches docs/openapi.json', () => 
     await expectAnswer('GET', TASKS, 400, { query: '?limit=0' });
     await expectAnswer('GET', TASK, 400, { params: { id: '%E0%A4%A' } });
     await expectAnswer('GET', STREAM, 400, { query: '?after=-1' });
+    await expectAnswer('GET', EVENTS, 400, { query: '?limit=1001' });
     await expectAnswer('POST', MESSAGES, 400, { json: { message: '' } });
     await expectAnswer('POST', CANCEL, 400, { body: '{', headers: { 'content-type': 'application/json' } });
     await expectAnswer('GET', ARTIFACTS, 400, { params: { id: '%E0%A4%A' } });
@@ -284,6 +294,8 @@ describe('Every answer of the running service matches docs/openapi.json', () => 
     await expectAnswer('GET', TASK, 404, unknown);
     await expectAnswer('GET', TASK, 404, { key: OTHER_API_KEY });
     await expectAnswer('GET', STREAM, 404, unknown);
+    await expectAnswer('GET', EVENTS, 404, unknown);
+    await expectAnswer('GET', EVENTS, 404, { key: OTHER_API_KEY });
     await expectAnswer('POST', MESSAGES, 404, { ...unknown, json: { message: 'hello?' } });
     await expectAnswer('POST', CANCEL, 404, unknown);
     await expectAnswer('POST', APPROVE, 404, { params: { callId: 'call_unknown' }, json: { outcome: 'cancel' } });
@@ -366,6 +378,7 @@ describe('Every answer of the running service matches docs/openapi.json', () => 
       ],
       ['GET', TASK, () => inject(access, 'find')],
       ['GET', STREAM, () => inject(access, 'find')],
+      ['GET', EVENTS, () => inject(access, 'find')],
       ['POST', MESSAGES, () => inject(h.app.get(SendFollowUpHandler), 'execute'), { json: { message: 'x' } }],
       ['POST', CANCEL, () => inject(h.app.get(CancelTaskHandler), 'execute')],
       ['POST', APPROVE, () => inject(h.app.get(ApproveToolCallHandler), 'execute'), { json: { outcome: 'cancel' } }],

@@ -13,6 +13,8 @@ import type {
   FollowUpAccepted,
   SendMessageRequest,
   Task,
+  TaskEventPage,
+  TaskEventRecord,
   TaskPage,
   TaskStreamEvent,
   ToolCallDecision,
@@ -42,6 +44,13 @@ export interface ListTasksOptions {
   /** Also tasks created with showInHistory: false. */
   readonly includeHidden?: boolean;
   /** Page size (1–100). */
+  readonly limit?: number;
+}
+
+export interface TaskEventsOptions {
+  /** Start after this event id (0, the default: from event 1). */
+  readonly after?: number;
+  /** Page size (1–1000, default 200). */
   readonly limit?: number;
 }
 
@@ -125,6 +134,27 @@ export class TasksApi {
     return data(
       await this.api.POST('/api/v1/tasks/{id}/tools/{callId}/approve', { params: { path: { id: taskId, callId } }, body: { outcome } }),
     );
+  }
+
+  /** One page of the task's recorded events, oldest first; pass its nextAfter as `after` for the next one. */
+  async eventsPage(taskId: string, options: TaskEventsOptions = {}): Promise<TaskEventPage> {
+    const { after, limit } = options;
+    const query = { ...(after === undefined ? {} : { after: String(after) }), ...(limit === undefined ? {} : { limit }) };
+    return data(await this.api.GET('/api/v1/tasks/{id}/events', { params: { path: { id: taskId }, query } }));
+  }
+
+  /**
+   * The audit trail: every event the task has recorded so far (after `after`), oldest first, each
+   * with its id and the time the service recorded it, fetching pages as the loop goes on. It ends
+   * at the latest event; `stream` follows a running turn live.
+   */
+  async *history(taskId: string, options: TaskEventsOptions = {}): AsyncGenerator<TaskEventRecord> {
+    let after = options.after;
+    do {
+      const page = await this.eventsPage(taskId, { ...options, after });
+      yield* page.events;
+      after = page.nextAfter;
+    } while (after !== undefined);
   }
 
   /**

@@ -23,6 +23,9 @@ export type TaskEvent = Schemas['TaskEvent'];
 export type TaskEventType = TaskEvent['type'];
 /** A stream event with its id (the SSE `id:`; 1, 2, 3, … over the task's whole history). */
 export type TaskStreamEvent = TaskEvent & { readonly id: number };
+/** A stream event as the history lists it: with its id and `at`, when the service recorded it. */
+export type TaskEventRecord = Schemas['TaskEventRecord'];
+export type TaskEventPage = Schemas['TaskEventPage'];
 
 /** The `code` of every error answer the document lists. */
 export type ServiceErrorCode = {

@@ -24,6 +24,7 @@ import { CancelTaskHttpController } from './tasks/cancel-task/cancel-task.http.c
 import { CreateTaskHandler } from './tasks/create-task/create-task.handler';
 import { CreateTaskHttpController } from './tasks/create-task/create-task.http.controller';
 import { GetTaskHttpController } from './tasks/get-task/get-task.http.controller';
+import { ListTaskEventsHttpController } from './tasks/list-task-events/list-task-events.http.controller';
 import { ListTasksHttpController } from './tasks/list-tasks/list-tasks.http.controller';
 import { TaskAccess } from './tasks/task-access';
 import { ListWebhookDeliveriesHttpController } from './tasks/list-webhook-deliveries/list-webhook-deliveries.http.controller';
@@ -37,6 +38,7 @@ import { RedeliverWebhookHttpController } from './tasks/redeliver-webhook/redeli
     CreateTaskHttpController,
     ListTasksHttpController,
     GetTaskHttpController,
+    ListTaskEventsHttpController,
     ListWebhookDeliveriesHttpController,
     RedeliverWebhookHttpController,
     CancelTaskHttpController,

@@ -39,6 +39,7 @@ describe('Secrets never reach the store, the read model or a response', () => {
       JSON.stringify(await ats.tasks.listPage()),
       JSON.stringify(events),
       (await readRawStream(`${h.url}/api/v1/tasks/${id}/stream?after=0`, { authorization: 'Bearer test-key-tenant-a' })).text,
+      JSON.stringify((await h.api(`/api/v1/tasks/${id}/events`)).body),
     ];
     for (const text of surfaces) {
       expect(text).not.toContain(CANARY);

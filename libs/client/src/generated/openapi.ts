@@ -56,6 +56,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tasks/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of the task's events, oldest first, each with the time the service recorded it
+         * @description The events the stream replays with `after=0` (the same ids, kinds and `data`), each with `at`, when the service recorded it. `nextAfter` is present when more follow: pass it as `after` for the next page.
+         */
+        get: operations["listTaskEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tasks/{id}/webhook-deliveries": {
         parameters: {
             query?: never;
@@ -397,6 +417,12 @@ export interface components {
         WebhookDeliveryList: {
             deliveries: components["schemas"]["WebhookDelivery"][];
         };
+        TaskEventPage: {
+            /** @description oldest first */
+            events: components["schemas"]["TaskEventRecord"][];
+            /** @description present when more events follow: the `after` of the next page */
+            nextAfter?: number;
+        };
         ArtifactList: {
             files: components["schemas"]["ArtifactFile"][];
         };
@@ -641,6 +667,308 @@ export interface components {
         };
         /** @description The JSON of one SSE block's `data:` line; the block's `event:` is the same kind and its `id:` the event id (1, 2, 3, …). */
         TaskEvent: components["schemas"]["MessageEvent"] | components["schemas"]["StatusEvent"] | components["schemas"]["UsageEvent"] | components["schemas"]["ContentEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["ToolDecisionEvent"] | components["schemas"]["ToolStartedEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["ArtifactEvent"] | components["schemas"]["ArtifactLinksEvent"] | components["schemas"]["SandboxEvent"] | components["schemas"]["NoticeEvent"] | components["schemas"]["DoneEvent"];
+        MessageEventRecord: {
+            /** @description the event id, as on the stream */
+            id: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "message";
+            data: {
+                messageId: string;
+                text: string;
+                queued: boolean;
+                maxTokens?: number;
+            };
+            /**
+             * Format: date-time
+             * @description when the service recorded the event
+             */
+            at: string;
+        };
+        StatusEventRecord: {
+            /** @description the event id, as on the stream */
+            id: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "status";
+            data: {
+                /** @enum {string} */
+                status: "running";
+                turn: number;
+                messageId: string;
+            };
+            /**
+             * Format: date-time
+             * @description when the service recorded the event
+             */
+            at: string;
+        };
+        UsageEventRecord: {
+            /** @description the event id, as on the stream */
+            id: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "usage";
+            data: {
+                inputTokens: number;
+                outputTokens: number;
+                totalTokens: number;
+                turn: number;
+                step: number;
+                model: string;
+            };
+            /**
+             * Format: date-time
+             * @description when the service recorded the event
+             */
+            at: string;
+        };
+        ContentEventRecord: {
+            /** @description the event id, as on the stream */
+            id: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "content";
+            data: {
+                text: string;
+            };
+            /**
+             * Format: date-time
+             * @description when the service recorded the event
+             */
+            at: string;
+        };
+        ToolCallEventRecord: {
+            /** @description the event id, as on the stream */
+            id: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tool_call";
+            data: {
+                callId: string;
+                toolName: string;
+                /** @enum {string} */
+                status: "awaiting_approval" | "approved";
+                args: {
+                    [key: string]: unknown;
+                };
+                /** @description the proceed_always rule that approved it */
+                approvedByRule?: {
+                    [key: string]: unknown;
+                };
+            };
+            /**
+             * Format: date-time
+             * @description when the service recorded the event
+             */
+            at: string;
+        };
+        ToolDecisionEventRecord: {
+            /** @description the event id, as on the stream */
+            id: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tool_decision";
+            data: {
+                callId: string;
+                /** @enum {string} */
+                outcome: "proceed_once" | "proceed_always" | "cancel";
+                approved: boolean;
+                /** @description the rule a proceed_always added */
+                rule?: {
+                    [key: string]: unknown;
+                };
+            } | {
+                callId: string;
+                /** @enum {string} */
+                outcome: "expired";
+                /** @enum {boolean} */
+                approved: false;
+                timeoutMs: number;
+            };
+            /**
+             * Format: date-time
+             * @description when the service recorded the event
+             */
+            at: string;
+        };
+        ToolStartedEventRecord: {
+            /** @description the event id, as on the stream */
+            id: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tool_started";
+            data: {
+                callId: string;
+                toolName: string;
+            };
+            /**
+             * Format: date-time
+             * @description when the service recorded the event
+             */
+            at: string;
+        };
+        ToolResultEventRecord: {
+            /** @description the event id, as on the stream */
+            id: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tool_result";
+            data: {
+                callId: string;
+                toolName: string;
+                /** @enum {string} */
+                status: "success" | "error" | "cancelled";
+                /** @description secrets redacted */
+                output: string;
+                /** @description shell only */
+                exitCode?: number;
+                durationMs: number;
+            };
+            /**
+             * Format: date-time
+             * @description when the service recorded the event
+             */
+            at: string;
+        };
+        ArtifactEventRecord: {
+            /** @description the event id, as on the stream */
+            id: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "artifact";
+            data: {
+                path: string;
+                name: string;
+                size: number;
+                sha256: string;
+                category: string;
+                mimeType: string;
+                /** Format: date-time */
+                modifiedAt: string;
+                callId: string;
+                /** @enum {string} */
+                status: "recorded";
+            } | {
+                path: string;
+                callId: string;
+                /** @enum {string} */
+                status: "removed";
+            };
+            /**
+             * Format: date-time
+             * @description when the service recorded the event
+             */
+            at: string;
+        };
+        ArtifactLinksEventRecord: {
+            /** @description the event id, as on the stream */
+            id: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "artifact_links";
+            data: {
+                callId: string;
+                links: string[];
+            };
+            /**
+             * Format: date-time
+             * @description when the service recorded the event
+             */
+            at: string;
+        };
+        SandboxEventRecord: {
+            /** @description the event id, as on the stream */
+            id: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "sandbox";
+            data: {
+                /** @enum {string} */
+                status: "expired";
+                sizeBytes: number;
+                idleMs: number;
+                skipped?: string[];
+            } | {
+                /** @enum {string} */
+                status: "restored";
+                durationMs: number;
+            };
+            /**
+             * Format: date-time
+             * @description when the service recorded the event
+             */
+            at: string;
+        };
+        NoticeEventRecord: {
+            /** @description the event id, as on the stream */
+            id: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "notice";
+            data: {
+                /** @enum {string} */
+                code: "SECRETS_UNAVAILABLE";
+                names: string[];
+                message: string;
+            } | {
+                /** @enum {string} */
+                code: "MCP_SERVER_UNAVAILABLE";
+                server: string;
+                message: string;
+            };
+            /**
+             * Format: date-time
+             * @description when the service recorded the event
+             */
+            at: string;
+        };
+        DoneEventRecord: {
+            /** @description the event id, as on the stream */
+            id: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "done";
+            data: {
+                /** @enum {string} */
+                status: "completed" | "failed" | "cancelled";
+                error?: string;
+                turn: number;
+            };
+            /**
+             * Format: date-time
+             * @description when the service recorded the event
+             */
+            at: string;
+        };
+        /** @description An event of the task as the stream sends it (`type`, `data`), with its `id` and the time it was recorded (`at`). */
+        TaskEventRecord: components["schemas"]["MessageEventRecord"] | components["schemas"]["StatusEventRecord"] | components["schemas"]["UsageEventRecord"] | components["schemas"]["ContentEventRecord"] | components["schemas"]["ToolCallEventRecord"] | components["schemas"]["ToolDecisionEventRecord"] | components["schemas"]["ToolStartedEventRecord"] | components["schemas"]["ToolResultEventRecord"] | components["schemas"]["ArtifactEventRecord"] | components["schemas"]["ArtifactLinksEventRecord"] | components["schemas"]["SandboxEventRecord"] | components["schemas"]["NoticeEventRecord"] | components["schemas"]["DoneEventRecord"];
     };
     responses: {
         /** @description VALIDATION_ERROR: a request value is invalid (the message names the field), a body that is not JSON, a malformed URL or request */
@@ -934,6 +1262,44 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: components["schemas"]["Task"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listTaskEvents: {
+        parameters: {
+            query?: {
+                /** @description page size */
+                limit?: number;
+                /** @description list the events after this event id (0, the default: from event 1); the nextAfter of the previous page */
+                after?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the task's events, oldest first, as the stream replays them, each with the time the service recorded it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["TaskEventPage"];
                     };
                 };
             };

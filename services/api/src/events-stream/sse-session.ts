@@ -1,7 +1,8 @@
 import { Logger } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import type { EventStore, StoredEvent } from '@app/event-store';
-import { DONE_KIND, toPublicEvent, toTaskEvent } from '@app/task-domain';
+import { DONE_KIND } from '@app/task-domain';
+import { streamEventOf } from './stream-event';
 import type { TaskEventFeed } from './task-event-feed';
 
 export interface SseSessionOptions {
@@ -39,7 +40,7 @@ const frames = new WeakMap<StoredEvent, Frame>();
 function frameOf(stored: StoredEvent): Frame {
   const cached = frames.get(stored);
   if (cached) return cached;
-  const { kind, data } = toPublicEvent(toTaskEvent(stored));
+  const { kind, data } = streamEventOf(stored);
   const frame = {
     kind,
     turn: data.turn,

@@ -85,7 +85,10 @@ export const EVENT_PAYLOADS: Record<string, Schema> = {
 
 const schemaName = (kind: string): string => `${kind.replace(/(^|_)([a-z])/g, (_m, _s, c: string) => c.toUpperCase())}Event`;
 
-/** `{type, data}` per kind, named e.g. ToolCallEvent, plus TaskEvent: oneOf them, told apart by `type`. */
+/**
+ * `{type, data}` per kind, named e.g. ToolCallEvent, plus TaskEvent: oneOf them, told apart by `type`;
+ * and `{id, type, data, at}` per kind (ToolCallEventRecord) with TaskEventRecord, oneOf those.
+ */
 export function eventSchemas(): Record<string, Schema> {
   const perKind = Object.fromEntries(
     Object.entries(EVENT_PAYLOADS).map(([kind, data]) => [
@@ -93,15 +96,48 @@ export function eventSchemas(): Record<string, Schema> {
       { type: 'object', properties: { type: oneOf(kind), data }, required: ['type', 'data'], additionalProperties: false },
     ]),
   );
-  const refs = Object.keys(perKind).map((name) => ({ $ref: `#/components/schemas/${name}` }));
-  const mapping = Object.fromEntries(Object.keys(EVENT_PAYLOADS).map((kind) => [kind, `#/components/schemas/${schemaName(kind)}`]));
+  // The same event as the history lists it (GET /tasks/{id}/events): with its id and recorded time.
+  const perKindRecord = Object.fromEntries(
+    Object.entries(EVENT_PAYLOADS).map(([kind, data]) => [
+      recordName(kind),
+      {
+        type: 'object',
+        properties: {
+          id: { type: 'integer', minimum: 1, description: 'the event id, as on the stream' },
+          type: oneOf(kind),
+          data,
+          at: { ...dateTime, description: 'when the service recorded the event' },
+        },
+        required: ['id', 'type', 'data', 'at'],
+        additionalProperties: false,
+      },
+    ]),
+  );
   return {
     ...perKind,
     TaskEvent: {
       description:
         "The JSON of one SSE block's `data:` line; the block's `event:` is the same kind and its `id:` the event id (1, 2, 3, …).",
-      oneOf: refs,
-      discriminator: { propertyName: 'type', mapping },
+      ...unionOf(schemaName),
+    },
+    ...perKindRecord,
+    TaskEventRecord: {
+      description: 'An event of the task as the stream sends it (`type`, `data`), with its `id` and the time it was recorded (`at`).',
+      ...unionOf(recordName),
     },
   };
 }
+
+const recordName = (kind: string): string => schemaName(kind).replace(/Event$/, 'EventRecord');
+
+/** oneOf the per-kind schemas named by `nameOf`, told apart by `type`. */
+const unionOf = (nameOf: (kind: string) => string): Schema => {
+  const kinds = Object.keys(EVENT_PAYLOADS);
+  return {
+    oneOf: kinds.map((kind) => ({ $ref: `#/components/schemas/${nameOf(kind)}` })),
+    discriminator: {
+      propertyName: 'type',
+      mapping: Object.fromEntries(kinds.map((kind) => [kind, `#/components/schemas/${nameOf(kind)}`])),
+    },
+  };
+};

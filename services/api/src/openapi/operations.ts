@@ -120,6 +120,17 @@ export const OPERATIONS: Record<string, OperationAnswers> = {
     operationId: 'getTask',
     responses: { '200': json(envelope('Task'), 'The task.'), ...OF_A_TASK },
   },
+  'GET /api/v1/tasks/{id}/events': {
+    operationId: 'listTaskEvents',
+    responses: {
+      '200': json(
+        envelope('TaskEventPage'),
+        "A page of the task's events, oldest first, as the stream replays them, each with the time the service recorded it.",
+      ),
+      '400': refTo('BadRequest'),
+      ...OF_A_TASK,
+    },
+  },
   'GET /api/v1/tasks/{id}/webhook-deliveries': {
     operationId: 'listWebhookDeliveries',
     responses: {

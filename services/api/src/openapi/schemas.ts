@@ -142,6 +142,13 @@ const TaskSchemas: Record<string, Schema> = {
     ['id', 'type', 'status', 'attempts'],
   ),
   WebhookDeliveryList: object({ deliveries: { type: 'array', items: ref('WebhookDelivery') } }),
+  TaskEventPage: object(
+    {
+      events: { type: 'array', items: ref('TaskEventRecord'), description: 'oldest first' },
+      nextAfter: integer('present when more events follow: the `after` of the next page'),
+    },
+    ['events'],
+  ),
   ArtifactList: object({ files: { type: 'array', items: ref('ArtifactFile') } }),
   Health: object({ status: { type: 'string', enum: ['ok'] } }),
   CreateTaskForm: object(

@@ -47,6 +47,7 @@ type SuccessShape =
   | 'cancel'
   | 'approve'
   | 'sse'
+  | 'events'
   | 'files'
   | 'download'
   | 'deliveries'
@@ -62,6 +63,7 @@ const ROUTES: readonly (readonly [string, RegExp, SuccessShape])[] = [
   ['POST', /^\/api\/v1\/tasks\/[^/]+\/cancel$/, 'cancel'],
   ['POST', /^\/api\/v1\/tasks\/[^/]+\/tools\/[^/]+\/approve$/, 'approve'],
   ['GET', /^\/api\/v1\/tasks\/[^/]+\/stream$/, 'sse'],
+  ['GET', /^\/api\/v1\/tasks\/[^/]+\/events$/, 'events'],
   ['GET', /^\/api\/v1\/tasks\/[^/]+\/artifacts$/, 'files'],
   ['GET', /^\/api\/v1\/tasks\/[^/]+\/artifacts\/download$/, 'download'],
   ['GET', /^\/api\/v1\/tasks\/[^/]+\/webhook-deliveries$/, 'deliveries'],
@@ -149,13 +151,17 @@ function contractBreach(wire: WireRequest, res: RawResponse, first: boolean): st
             ? sameKeys(data, ['id', 'messageId', 'status']) && TASK_STATUSES.includes(String(data.status))
             : shape === 'cancel'
               ? sameKeys(data, ['id', 'status']) && TASK_STATUSES.includes(String(data.status))
-              : shape === 'deliveries'
-                ? sameKeys(data, ['deliveries']) && Array.isArray(data.deliveries)
-                : shape === 'redelivery'
-                  ? typeof data.id === 'string' && data.status === 'pending' && Array.isArray(data.attempts)
-                  : /* approve */ sameKeys(data, ['callId', 'outcome', 'approved']) &&
-                    ['proceed_once', 'proceed_always', 'cancel'].includes(String(data.outcome)) &&
-                    data.approved === (data.outcome !== 'cancel');
+              : shape === 'events'
+                ? (sameKeys(data, ['events']) || sameKeys(data, ['events', 'nextAfter'])) &&
+                  Array.isArray(data.events) &&
+                  data.events.every((e) => isPlainObject(e) && sameKeys(e, ['id', 'type', 'data', 'at']))
+                : shape === 'deliveries'
+                  ? sameKeys(data, ['deliveries']) && Array.isArray(data.deliveries)
+                  : shape === 'redelivery'
+                    ? typeof data.id === 'string' && data.status === 'pending' && Array.isArray(data.attempts)
+                    : /* approve */ sameKeys(data, ['callId', 'outcome', 'approved']) &&
+                      ['proceed_once', 'proceed_always', 'cancel'].includes(String(data.outcome)) &&
+                      data.approved === (data.outcome !== 'cancel');
   return ok ? undefined : `${shape} data of an unexpected shape: ${JSON.stringify(data).slice(0, 200)}`;
 }
 

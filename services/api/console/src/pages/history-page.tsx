@@ -1,33 +1,39 @@
-import type { AtsClient, Task, TaskStreamEvent } from '@agentic-task-service/client';
+import type { AtsClient, TaskEventRecord } from '@agentic-task-service/client';
 import { useEffect, useState } from 'preact/hooks';
 import { messageOf } from '../errors';
 import { hrefOf } from '../route';
 
-interface Row {
-  readonly event: TaskStreamEvent;
-  /** When the service recorded it, where the task's view says (messages, pending approvals); else undefined. */
-  readonly recordedAt?: string;
-  readonly receivedAt: string;
-}
-
 /**
- * The audit trail: every event of the task from event 1, with its id, replayed from the stream
- * (and followed live while a turn runs). Events carry no time of their own: a message's comes
- * from the task's view, any other shows when this page received it.
+ * The audit trail: every event of the task from event 1, with its id and the time the service
+ * recorded it, read from the events endpoint (SSE events carry no time). While a turn runs the
+ * stream says when more exist; each time, the records after the last one shown are read, so a
+ * live row shows its recorded time too, never when this page received it.
  */
 export function HistoryPage({ client, taskId }: { client: AtsClient; taskId: string }) {
-  const [rows, setRows] = useState<Row[]>([]);
+  const [rows, setRows] = useState<TaskEventRecord[]>([]);
   const [error, setError] = useState<string>();
   useEffect(() => {
     const abort = new AbortController();
+    let shown = 0;
+    /** Shows every record after the last one shown, a page at a time. */
+    const readAfterShown = async () => {
+      for (;;) {
+        const page = await client.tasks.eventsPage(taskId, { after: shown, limit: 1000 });
+        if (abort.signal.aborted) return;
+        const added = page.events;
+        if (added.length > 0) {
+          shown = added[added.length - 1].id;
+          setRows((before) => [...before, ...added]);
+        }
+        if (page.nextAfter === undefined) return;
+      }
+    };
     void (async () => {
       try {
-        const task = await client.tasks.get(taskId);
-        let after = 0;
-        for await (const event of client.tasks.stream(taskId, { after, signal: abort.signal })) {
-          if (event.id <= after) continue;
-          after = event.id;
-          setRows((shown) => [...shown, { event, recordedAt: recordedAt(task, event), receivedAt: new Date().toISOString() }]);
+        await readAfterShown();
+        // Ends at once when no turn runs; a burst of live events costs one read, not one per event.
+        for await (const event of client.tasks.stream(taskId, { after: shown, signal: abort.signal })) {
+          if (event.id > shown) await readAfterShown();
         }
       } catch (failure) {
         if (!abort.signal.aborted) setError(messageOf(failure));
@@ -52,23 +58,17 @@ export function HistoryPage({ client, taskId }: { client: AtsClient; taskId: str
         <thead>
           <tr>
             <th>Id</th>
-            <th>Time</th>
+            <th>Recorded</th>
             <th>Kind</th>
             <th>Data</th>
           </tr>
         </thead>
         <tbody>
-          {rows.map(({ event, recordedAt, receivedAt }) => (
+          {rows.map((event) => (
             <tr key={event.id} data-event-id={event.id}>
               <td>{event.id}</td>
               <td>
-                {recordedAt ? (
-                  <time dateTime={recordedAt}>{recordedAt}</time>
-                ) : (
-                  <span class="muted" title="when this page received it">
-                    received {receivedAt}
-                  </span>
-                )}
+                <time dateTime={event.at}>{event.at}</time>
               </td>
               <td>{event.type}</td>
               <td>
@@ -80,10 +80,4 @@ export function HistoryPage({ client, taskId }: { client: AtsClient; taskId: str
       </table>
     </section>
   );
-}
-
-function recordedAt(task: Task, event: TaskStreamEvent): string | undefined {
-  if (event.type === 'message') return task.messages.find((message) => message.eventId === event.id)?.createdAt;
-  if (event.type === 'tool_call') return task.pendingApprovals.find((pending) => pending.callId === event.data.callId)?.requestedAt;
-  return undefined;
 }
