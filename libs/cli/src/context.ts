@@ -1,4 +1,5 @@
 import { AtsClient } from '@agentic-task-service/client';
+import { plainHttpWarning } from './plain-http-warning';
 import { resolveSettings } from './settings';
 import { Terminal } from './terminal';
 
@@ -14,6 +15,8 @@ export function processContext(): CliContext {
     term,
     async client() {
       const { url, apiKey } = await resolveSettings();
+      const warning = plainHttpWarning(url);
+      if (warning) term.error(warning);
       return new AtsClient({ baseUrl: url, apiKey });
     },
   };

@@ -3,6 +3,7 @@ import { text } from 'node:stream/consumers';
 import type { CliContext } from '../context';
 import { CliExit, ExitCode } from '../exit-codes';
 import { askSecret, askText } from '../prompts';
+import { plainHttpWarning } from '../plain-http-warning';
 import { DEFAULT_URL, readStoredSettings, storeSettings } from '../settings';
 import { safeLine } from '../untrusted-text';
 
@@ -23,6 +24,8 @@ export async function loginCommand(ctx: CliContext, options: { url?: string }): 
   const apiKey = process.env.ATS_API_KEY || (term.interactive ? await askSecret('API key', 'API key') : await keyFromStdin());
   if (apiKey === undefined) return ExitCode.interrupted;
   if (!apiKey) throw new CliExit(ExitCode.failed, 'ats: no API key given');
+  const warning = plainHttpWarning(url);
+  if (warning) term.error(warning);
   // The key is stored only once the service accepts it.
   await new AtsClient({ baseUrl: url, apiKey }).tasks.listPage({ limit: 1 });
   const file = await storeSettings({ url, apiKey });
