@@ -1,10 +1,10 @@
-import { mkdir } from 'node:fs/promises';
 import type { PGlite as PGliteDb } from '@electric-sql/pglite';
 import { EventStore } from '../event-store.port';
 import { ensureEventStoreSchema } from '../sql/event-store.schema';
 import { SqlClient, SqlQueryable } from '../sql/sql-client';
 import { SqlEventStore } from '../sql/sql-event-store';
 import { isAheadOfQueuedStatements } from '../statement-priority';
+import { ensurePgliteDatabase } from './create-pglite-database';
 
 // PGlite's CommonJS build loads Node built-ins with dynamic import(), which jest's module sandbox
 // rejects unless run with --experimental-vm-modules. Loading it through Node's own require keeps it
@@ -13,13 +13,13 @@ const nodeRequire = process.getBuiltinModule?.('node:module').createRequire(__fi
 const { PGlite } = nodeRequire('@electric-sql/pglite') as typeof import('@electric-sql/pglite');
 
 export interface EmbeddedEventStoreOptions {
-  /** Directory holding the PGlite database files; created when missing. */
+  /** Directory holding the PGlite database files; created (in a child process) when missing. */
   readonly dataDir: string;
 }
 
 /** The all-in-one mode's store: PostgreSQL compiled to WASM, in this process, on local files. */
 export async function createEmbeddedEventStore(options: EmbeddedEventStoreOptions): Promise<EventStore> {
-  await mkdir(options.dataDir, { recursive: true });
+  await ensurePgliteDatabase(options.dataDir);
   const db = new PGlite(options.dataDir);
   await db.waitReady;
   const client = new PgliteSqlClient(db);
