@@ -1,4 +1,5 @@
-import { access, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensurePgliteDatabase } from './create-pglite-database';
@@ -16,6 +17,16 @@ describe('creating the embedded database in a child process', () => {
     await ensurePgliteDatabase(dataDir);
     await expect(access(join(dataDir, 'PG_VERSION'))).resolves.toBeUndefined();
     expect(await readdir(join(root, 'nested'))).toEqual(['eventstore']);
+  });
+
+  it('removes a staging directory left by a process that is gone, keeping one whose process runs', async () => {
+    const dataDir = join(root, 'eventstore');
+    const gone = spawnSync(process.execPath, ['-e', '']).pid;
+    const running = process.ppid;
+    await mkdir(join(root, `eventstore.creating-${gone}`));
+    await mkdir(join(root, `eventstore.creating-${running}`));
+    await ensurePgliteDatabase(dataDir);
+    expect((await readdir(root)).sort()).toEqual(['eventstore', `eventstore.creating-${running}`]);
   });
 
   it('opens a store over a fresh directory and keeps its events when reopened', async () => {

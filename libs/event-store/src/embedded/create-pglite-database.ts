@@ -1,12 +1,13 @@
 import { spawn } from 'node:child_process';
-import { access, mkdir, rename, rm, rmdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { access, mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 
 /** How long initdb in the child may take before it is stopped (a few seconds on a quiet machine). */
 export const CREATE_DATABASE_TIMEOUT_MS = 120_000;
 
 const CHILD_SCRIPT = join(__dirname, 'create-pglite-database.child.js');
 const STDERR_TAIL_CHARS = 2_000;
+const STAGING_SUFFIX = '.creating-';
 
 /**
  * Makes sure dataDir holds a PGlite database, creating it in a short-lived child process when it
@@ -18,8 +19,8 @@ const STDERR_TAIL_CHARS = 2_000;
 export async function ensurePgliteDatabase(dataDir: string, timeoutMs = CREATE_DATABASE_TIMEOUT_MS): Promise<void> {
   if (await holdsDatabase(dataDir)) return;
   await mkdir(dirname(dataDir), { recursive: true });
-  const staging = `${dataDir}.creating-${process.pid}`;
-  await rm(staging, { recursive: true, force: true });
+  await removeAbandonedStaging(dataDir);
+  const staging = `${dataDir}${STAGING_SUFFIX}${process.pid}`;
   try {
     await runChild(staging, dataDir, timeoutMs);
     await rmdir(dataDir).catch((error: NodeJS.ErrnoException) => {
@@ -28,6 +29,30 @@ export async function ensurePgliteDatabase(dataDir: string, timeoutMs = CREATE_D
     await rename(staging, dataDir);
   } finally {
     await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A service killed while its child ran initdb leaves its staging directory behind (~40 MiB);
+ * the next creation removes those whose process is gone, its own pid's included.
+ */
+async function removeAbandonedStaging(dataDir: string): Promise<void> {
+  const prefix = `${basename(dataDir)}${STAGING_SUFFIX}`;
+  for (const name of await readdir(dirname(dataDir))) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(name.slice(prefix.length));
+    if (Number.isInteger(pid) && (pid === process.pid || !isRunning(pid))) {
+      await rm(join(dirname(dataDir), name), { recursive: true, force: true });
+    }
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
