@@ -34,6 +34,9 @@ export async function requestWebhookRedelivery(
   messageId: string,
   now: () => Date = () => new Date(),
 ): Promise<WebhookDelivery> {
+  // The redeliveries the first read found: one requested after it (a concurrent request that won
+  // the append) answers this one, even when its round has already ended by the time this re-reads.
+  let redeliveriesFirstSeen: number | undefined;
   for (let tries = 1; ; tries++) {
     const outbox = await readWebhookOutbox(store, taskId);
     const message = outbox.messages.find((m) => m.id === messageId);
@@ -41,6 +44,7 @@ export async function requestWebhookRedelivery(
     const shown = { id: message.id, type: message.payload.type };
     const ownEvents = outbox.deliveryEvents.filter((e) => e.data.messageId === messageId);
     const redeliveries = ownEvents.filter((e) => e.type === WEBHOOK_REDELIVERY_REQUESTED).length;
+    redeliveriesFirstSeen ??= redeliveries;
     if (redeliveries >= MAX_REDELIVERIES_PER_MESSAGE) {
       throw new ConflictError(`webhook delivery ${messageId} has been redelivered ${redeliveries} times, the most one message can be`);
     }
@@ -48,6 +52,11 @@ export async function requestWebhookRedelivery(
       throw new ConflictError(
         `webhook delivery ${messageId} is still pending (being attempted or retried, or a redelivery was already requested): ` +
           'only a delivered or failed message can be redelivered',
+      );
+    }
+    if (redeliveries > redeliveriesFirstSeen) {
+      throw new ConflictError(
+        `webhook delivery ${messageId}: a redelivery requested at the same time went ahead (its round may have ended already)`,
       );
     }
     const request: WebhookRedeliveryRequestedData = { messageId, type: message.payload.type, at: now().toISOString() };

@@ -145,6 +145,58 @@ describe('WebhookDispatcherService over a real embedded event store', () => {
     ]);
   });
 
+  it("refuses the losing one of two redeliveries even when the winner's round has ended before it reads again", async () => {
+    await start(1);
+    const created: TaskEvent = {
+      type: 'TaskCreated',
+      data: {
+        taskId: TASK,
+        tenantId: 't',
+        messageId: 'msg_1',
+        text: 'hi',
+        autoExecute: true,
+        showInHistory: true,
+        env: {},
+        secretNames: [],
+        files: [],
+        webhookUrl: `${receiver.origin}/race`,
+      },
+    };
+    await append(
+      [created, { type: 'TurnStarted', data: { turn: 1, messageId: 'msg_1' } }, { type: 'TurnCompleted', data: { turn: 1 } }],
+      'no_stream',
+    );
+    const delivered = async (attempts: number) => {
+      const { messages, deliveryEvents } = await readWebhookOutbox(store, TASK);
+      const [d] = projectDeliveries(
+        messages.map((m) => ({ id: m.id, type: m.payload.type })),
+        deliveryEvents,
+      );
+      return d?.status === 'delivered' && d.attempts.length === attempts ? d : undefined;
+    };
+    const first = await waitFor(() => delivered(1), 'the delivery');
+    // The loser reads and decides first, but its append waits until the winner's round is over.
+    let loserRead!: () => void;
+    const loserHasRead = new Promise<void>((resolve) => (loserRead = resolve));
+    let letLoserAppend!: () => void;
+    const loserMayAppend = new Promise<void>((resolve) => (letLoserAppend = resolve));
+    const slowStore: EventStore = Object.assign(Object.create(store) as EventStore, {
+      appendToStream: async (...args: Parameters<EventStore['appendToStream']>) => {
+        loserRead();
+        await loserMayAppend;
+        return store.appendToStream(...args);
+      },
+    });
+    const loser = requestWebhookRedelivery(slowStore, TASK, first.id);
+    await loserHasRead;
+    await requestWebhookRedelivery(store, TASK, first.id);
+    await waitFor(() => delivered(2), 'the winning round');
+    letLoserAppend();
+    await expect(loser).rejects.toThrow(/a redelivery requested at the same time went ahead/);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.received).toHaveLength(2);
+  });
+
   it(`refuses a message's redelivery past ${MAX_REDELIVERIES_PER_MESSAGE} (a tenant cannot replay it in a loop)`, async () => {
     await start(1);
     const created: TaskEvent = {
