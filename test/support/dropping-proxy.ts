@@ -37,9 +37,13 @@ export async function startDroppingProxy(target: string, eventsPerConnection: nu
               drops++;
               dropped = true;
               answer.destroy();
-              // Destroyed at once, the socket would discard what is still buffered: the events
-              // before the cut are delivered, then the connection breaks.
-              res.write(block.slice(0, Math.floor(block.length / 2)), () => res.socket?.destroy());
+              // The events before the cut must reach the client, then the response breaks off
+              // mid-event. A reset (destroy) would let the client's kernel drop bytes it had
+              // received but not yet handed over, so the client resumed from an older event again
+              // and again, backing off each time (a console test timed out on it): close with a
+              // FIN instead, which delivers everything before it and leaves the chunked body
+              // unfinished, a broken response to the client.
+              res.write(block.slice(0, Math.floor(block.length / 2)), () => res.socket?.end());
               return;
             }
             if (/^id:/m.test(block)) events++;
