@@ -58,6 +58,43 @@ describe('WebhookDispatcherService over a real embedded event store', () => {
     }
   };
 
+  /** A task with a webhook at `path` of the receiver, whose first turn has completed (a `task.completed` is due). */
+  const appendCompletedTask = (path: string) =>
+    append(
+      [
+        {
+          type: 'TaskCreated',
+          data: {
+            taskId: TASK,
+            tenantId: 't',
+            messageId: 'msg_1',
+            text: 'hi',
+            autoExecute: true,
+            showInHistory: true,
+            env: {},
+            secretNames: [],
+            files: [],
+            webhookUrl: `${receiver.origin}${path}`,
+          },
+        },
+        { type: 'TurnStarted', data: { turn: 1, messageId: 'msg_1' } },
+        { type: 'TurnCompleted', data: { turn: 1 } },
+      ],
+      'no_stream',
+    );
+  const deliveries = async () => {
+    const { messages, deliveryEvents } = await readWebhookOutbox(store, TASK);
+    return projectDeliveries(
+      messages.map((m) => ({ id: m.id, type: m.payload.type })),
+      deliveryEvents,
+    );
+  };
+  /** The task's one message once delivered after `attempts` attempts in all; undefined before. */
+  const deliveredAfter = async (attempts: number) => {
+    const [d] = await deliveries();
+    return d?.status === 'delivered' && d.attempts.length === attempts ? d : undefined;
+  };
+
   it('makes each attempt once although several dispatchers follow the same store (the claim decides)', async () => {
     await Promise.all([start(1), start(2), start(3)]);
     const created: TaskEvent = {
@@ -93,32 +130,7 @@ describe('WebhookDispatcherService over a real embedded event store', () => {
 
   it('makes one new round of a redelivered message, once, of two concurrent requests, with three dispatchers', async () => {
     await Promise.all([start(1), start(2), start(3)]);
-    const created: TaskEvent = {
-      type: 'TaskCreated',
-      data: {
-        taskId: TASK,
-        tenantId: 't',
-        messageId: 'msg_1',
-        text: 'hi',
-        autoExecute: true,
-        showInHistory: true,
-        env: {},
-        secretNames: [],
-        files: [],
-        webhookUrl: `${receiver.origin}/again`,
-      },
-    };
-    await append(
-      [created, { type: 'TurnStarted', data: { turn: 1, messageId: 'msg_1' } }, { type: 'TurnCompleted', data: { turn: 1 } }],
-      'no_stream',
-    );
-    const deliveries = async () => {
-      const { messages, deliveryEvents } = await readWebhookOutbox(store, TASK);
-      return projectDeliveries(
-        messages.map((m) => ({ id: m.id, type: m.payload.type })),
-        deliveryEvents,
-      );
-    };
+    await appendCompletedTask('/again');
     const [first] = await waitFor(async () => ((await deliveries())[0]?.status === 'delivered' ? deliveries() : undefined), 'the delivery');
 
     const requests = await Promise.allSettled([
@@ -147,34 +159,8 @@ describe('WebhookDispatcherService over a real embedded event store', () => {
 
   it("refuses the losing one of two redeliveries even when the winner's round has ended before it reads again", async () => {
     await start(1);
-    const created: TaskEvent = {
-      type: 'TaskCreated',
-      data: {
-        taskId: TASK,
-        tenantId: 't',
-        messageId: 'msg_1',
-        text: 'hi',
-        autoExecute: true,
-        showInHistory: true,
-        env: {},
-        secretNames: [],
-        files: [],
-        webhookUrl: `${receiver.origin}/race`,
-      },
-    };
-    await append(
-      [created, { type: 'TurnStarted', data: { turn: 1, messageId: 'msg_1' } }, { type: 'TurnCompleted', data: { turn: 1 } }],
-      'no_stream',
-    );
-    const delivered = async (attempts: number) => {
-      const { messages, deliveryEvents } = await readWebhookOutbox(store, TASK);
-      const [d] = projectDeliveries(
-        messages.map((m) => ({ id: m.id, type: m.payload.type })),
-        deliveryEvents,
-      );
-      return d?.status === 'delivered' && d.attempts.length === attempts ? d : undefined;
-    };
-    const first = await waitFor(() => delivered(1), 'the delivery');
+    await appendCompletedTask('/race');
+    const first = await waitFor(() => deliveredAfter(1), 'the delivery');
     // The loser reads and decides first, but its append waits until the winner's round is over.
     let loserRead!: () => void;
     const loserHasRead = new Promise<void>((resolve) => (loserRead = resolve));
@@ -190,7 +176,7 @@ describe('WebhookDispatcherService over a real embedded event store', () => {
     const loser = requestWebhookRedelivery(slowStore, TASK, first.id);
     await loserHasRead;
     await requestWebhookRedelivery(store, TASK, first.id);
-    await waitFor(() => delivered(2), 'the winning round');
+    await waitFor(() => deliveredAfter(2), 'the winning round');
     letLoserAppend();
     await expect(loser).rejects.toThrow(/a redelivery requested at the same time went ahead/);
     await new Promise((r) => setTimeout(r, 300));
@@ -199,37 +185,11 @@ describe('WebhookDispatcherService over a real embedded event store', () => {
 
   it(`refuses a message's redelivery past ${MAX_REDELIVERIES_PER_MESSAGE} (a tenant cannot replay it in a loop)`, async () => {
     await start(1);
-    const created: TaskEvent = {
-      type: 'TaskCreated',
-      data: {
-        taskId: TASK,
-        tenantId: 't',
-        messageId: 'msg_1',
-        text: 'hi',
-        autoExecute: true,
-        showInHistory: true,
-        env: {},
-        secretNames: [],
-        files: [],
-        webhookUrl: `${receiver.origin}/loop`,
-      },
-    };
-    await append(
-      [created, { type: 'TurnStarted', data: { turn: 1, messageId: 'msg_1' } }, { type: 'TurnCompleted', data: { turn: 1 } }],
-      'no_stream',
-    );
-    const delivered = async (attempts: number) => {
-      const { messages, deliveryEvents } = await readWebhookOutbox(store, TASK);
-      const [d] = projectDeliveries(
-        messages.map((m) => ({ id: m.id, type: m.payload.type })),
-        deliveryEvents,
-      );
-      return d?.status === 'delivered' && d.attempts.length === attempts ? d : undefined;
-    };
-    const first = await waitFor(() => delivered(1), 'the delivery');
+    await appendCompletedTask('/loop');
+    const first = await waitFor(() => deliveredAfter(1), 'the delivery');
     for (let round = 1; round <= MAX_REDELIVERIES_PER_MESSAGE; round++) {
       await requestWebhookRedelivery(store, TASK, first.id);
-      await waitFor(() => delivered(round + 1), `redelivery ${round}`);
+      await waitFor(() => deliveredAfter(round + 1), `redelivery ${round}`);
     }
     await expect(requestWebhookRedelivery(store, TASK, first.id)).rejects.toThrow(
       new ConflictError(
