@@ -1,0 +1,158 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Seconds: from a fast in-memory call to a slow model reply or tool run. */
+const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+/** Seconds a tool call waits for a person: minutes to hours. */
+const APPROVAL_WAIT_BUCKETS = [1, 5, 15, 30, 60, 300, 900, 1800, 3600, 4 * 3600, 24 * 3600];
+
+/** Labels of `tasks`: every status a task view can have, so a status with no task reads 0, not absent. */
+export const TASK_STATUSES = ['pending', 'running', 'awaiting_approval', 'completed', 'failed', 'cancelled'] as const;
+
+/**
+ * Every metric one process exposes at `GET /metrics`, in one registry. Each Nest application
+ * makes its own (RuntimeModule provides it), so the all-in-one mode serves one set for all four
+ * services and tests that start several apps in one process register nothing twice.
+ *
+ * Label values are always bounded: a route template (never a path with ids), a tool name from
+ * the built-in list or `mcp`, a bus subject with instance ids collapsed; never a task id or a
+ * tenant key. prom-client's default process metrics are left out for now: its event loop lag
+ * reads `Nan` between samples, which strict parsers refuse.
+ */
+export class ServiceMetrics {
+  readonly registry = new Registry();
+
+  readonly httpRequestDuration = new Histogram({
+    name: 'ats_http_request_duration_seconds',
+    help: 'HTTP requests answered, by method, route template and status code',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+
+  readonly turnsStarted = new Counter({
+    name: 'ats_turns_started_total',
+    help: 'Agent turns started (recorded by this process)',
+    registers: [this.registry],
+  });
+
+  readonly turnsFinished = new Counter({
+    name: 'ats_turns_finished_total',
+    help: 'Agent turns ended, by outcome (completed, failed, cancelled)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly modelCallDuration = new Histogram({
+    name: 'ats_model_call_duration_seconds',
+    help: 'Model completions, by model and outcome (ok, error)',
+    labelNames: ['model', 'outcome'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+
+  readonly modelTokens = new Counter({
+    name: 'ats_model_tokens_total',
+    help: 'Tokens the model read (in) and wrote (out), by model',
+    labelNames: ['model', 'direction'] as const,
+    registers: [this.registry],
+  });
+
+  readonly toolRunDuration = new Histogram({
+    name: 'ats_tool_run_duration_seconds',
+    help: 'Tool calls run by this sandbox instance, by tool (built-in name, or mcp) and status',
+    labelNames: ['tool', 'status'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+
+  readonly approvalWait = new Histogram({
+    name: 'ats_approval_wait_seconds',
+    help: 'Time from a tool call asking for approval to its decision or expiry, by outcome',
+    labelNames: ['outcome'] as const,
+    buckets: APPROVAL_WAIT_BUCKETS,
+    registers: [this.registry],
+  });
+
+  readonly eventStoreAppendDuration = new Histogram({
+    name: 'ats_event_store_append_duration_seconds',
+    help: 'Event store appends, by outcome (ok, conflict, error)',
+    labelNames: ['outcome'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+
+  readonly eventStoreConflicts = new Counter({
+    name: 'ats_event_store_conflicts_total',
+    help: 'Appends refused because the stream moved past the expected revision (optimistic concurrency)',
+    registers: [this.registry],
+  });
+
+  readonly sseConnections = new Gauge({
+    name: 'ats_sse_connections',
+    help: 'Event streams (SSE) open on this API instance',
+    registers: [this.registry],
+  });
+
+  readonly busRequestDuration = new Histogram({
+    name: 'ats_bus_request_duration_seconds',
+    help: 'Bus requests (request/reply), by subject and outcome (ok, timeout, error)',
+    labelNames: ['subject', 'outcome'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+
+  readonly webhookDeliveries = new Counter({
+    name: 'ats_webhook_deliveries_total',
+    help: 'Webhook delivery attempts, by outcome (delivered, failed, gave_up)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  private tasksByStatus?: () => ReadonlyMap<string, number>;
+  private liveSandboxes?: () => number;
+
+  constructor() {
+    // Read through arrows: inside collect(), `this` is the gauge.
+    const countTasks = () => this.tasksByStatus?.();
+    const countSandboxes = () => this.liveSandboxes?.();
+    new Gauge({
+      name: 'ats_tasks',
+      help: 'Tasks by status, from the read model at scrape time (served by the API)',
+      labelNames: ['status'] as const,
+      registers: [this.registry],
+      collect() {
+        const counts = countTasks();
+        if (counts) for (const status of TASK_STATUSES) this.set({ status }, counts.get(status) ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'ats_sandboxes_live',
+      help: 'Sandboxes (workspaces) this sandbox instance holds, at scrape time',
+      registers: [this.registry],
+      collect() {
+        const live = countSandboxes();
+        if (live !== undefined) this.set(live);
+      },
+    });
+  }
+
+  /** The API's read model answers `ats_tasks` (one source per process; the last one set wins). */
+  countTasksWith(source: () => ReadonlyMap<string, number>): void {
+    this.tasksByStatus = source;
+  }
+
+  /** The sandbox service's session registry answers `ats_sandboxes_live`. */
+  countSandboxesWith(source: () => number): void {
+    this.liveSandboxes = source;
+  }
+
+  /** The Prometheus text exposition of every metric. */
+  async exposition(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}
+
+/** Seconds since `startedAt` (a `performance.now()` reading), for histograms. */
+export function secondsSince(startedAt: number): number {
+  return (performance.now() - startedAt) / 1000;
+}

@@ -1,0 +1,47 @@
+import { StoredEvent } from '@app/event-store';
+import { ServiceMetrics } from './service-metrics';
+
+const TURN_EVENTS = new Set(['TurnStarted', 'TurnCompleted', 'TaskFailed', 'TaskCancelled']);
+
+/**
+ * Counts turns and approvals from the task events this process has just appended. Every task
+ * event is appended once, by one process, through TaskCommandExecutor: summed over instances,
+ * nothing is counted twice. `history` is the stream as it was before the append.
+ */
+export function recordTaskEvents(metrics: ServiceMetrics, history: readonly StoredEvent[], appended: readonly StoredEvent[]): void {
+  for (const event of appended) {
+    switch (event.type) {
+      case 'TurnStarted':
+        metrics.turnsStarted.inc();
+        break;
+      case 'TurnCompleted':
+        metrics.turnsFinished.inc({ outcome: 'completed' });
+        break;
+      case 'TaskFailed':
+        metrics.turnsFinished.inc({ outcome: 'failed' });
+        break;
+      case 'TaskCancelled':
+        if (turnWasRunning(history)) metrics.turnsFinished.inc({ outcome: 'cancelled' });
+        break;
+      case 'ToolCallDecided':
+        observeApproval(metrics, history, event, String((event.data as { outcome: unknown }).outcome));
+        break;
+      case 'ToolCallApprovalExpired':
+        observeApproval(metrics, history, event, 'expired');
+        break;
+    }
+  }
+}
+
+function turnWasRunning(history: readonly StoredEvent[]): boolean {
+  for (let i = history.length - 1; i >= 0; i--) if (TURN_EVENTS.has(history[i].type)) return history[i].type === 'TurnStarted';
+  return false;
+}
+
+function observeApproval(metrics: ServiceMetrics, history: readonly StoredEvent[], decided: StoredEvent, outcome: string): void {
+  const callId = (decided.data as { callId?: unknown }).callId;
+  const requested = history.find((e) => e.type === 'ToolCallRequested' && (e.data as { callId?: unknown }).callId === callId);
+  if (!requested) return;
+  const waitedMs = Date.parse(decided.recordedAt) - Date.parse(requested.recordedAt);
+  metrics.approvalWait.observe({ outcome }, Math.max(0, waitedMs) / 1000);
+}
