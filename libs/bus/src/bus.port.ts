@@ -15,6 +15,9 @@ export interface MessageBus {
 
   subscribe<T>(subject: string, handler: (payload: T) => void): Unsubscribe;
 
+  /** Resolves once the bus's server answers a round trip (readiness); absent when there is no server. */
+  ping?(): Promise<void>;
+
   close(): Promise<void>;
 }
 

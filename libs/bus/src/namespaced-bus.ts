@@ -32,6 +32,10 @@ export class NamespacedBus implements MessageBus {
     return this.inner.subscribe(this.scoped(subject), handler);
   }
 
+  async ping(): Promise<void> {
+    await this.inner.ping?.();
+  }
+
   close(): Promise<void> {
     return this.inner.close();
   }

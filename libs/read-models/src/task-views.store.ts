@@ -129,6 +129,13 @@ export class TaskViewsStore {
   }
 
   /** Tasks with a turn in progress: what the runner resumes after a restart. */
+  /** How many tasks have each status (metrics, at scrape time). */
+  countByStatus(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const view of this.views.values()) counts.set(view.status, (counts.get(view.status) ?? 0) + 1);
+    return counts;
+  }
+
   activeTaskIds(): string[] {
     return [...this.views.values()].filter((v) => ['pending', 'running', 'awaiting_approval'].includes(v.status)).map((v) => v.id);
   }

@@ -28,6 +28,8 @@ export interface DurableRunner {
   /** Resolves when no step runs for any task (tests and benchmarks). */
   idle(): Promise<void>;
   stop(): Promise<void>;
+  /** Resolves once the runner's server answers (readiness); absent when it has none. */
+  ping?(): Promise<void>;
 }
 
 export const DURABLE_RUNNER = Symbol('DURABLE_RUNNER');

@@ -3,3 +3,4 @@ export * from './runtime.tokens';
 export * from './start-worker-service';
 export * from './bus-append-notifications';
 export * from './log-levels';
+export * from './object-store-readiness';

@@ -7,8 +7,12 @@ import { MODEL_PROVIDER, createModelProviderFromEnv, describeModelConfig } from 
 import { ProjectionCheckpointFile, SnapshotState, TaskViewsStore } from '@app/read-models';
 import { TaskCommandExecutor, decidePolicyFromEnv } from '@app/task-commands';
 import { OBJECT_STORE, ObjectStore, createObjectStore, objectStoreConfigFromEnv } from '@app/object-store';
+import { Readiness, ServiceMetrics, instrumentBus, instrumentEventStore, instrumentModelProvider, recordTaskEvents } from '@app/metrics';
 import { RUNTIME_ENV } from './runtime.tokens';
 import { busAppendNotifications, liveNotificationsFromEnv } from './bus-append-notifications';
+
+/** A stream nobody writes: reading its revision is the event store's readiness probe. */
+const READINESS_PROBE_STREAM = 'readiness-probe';
 
 /** Starts the shared read model once the store is up, and closes everything in reverse order. */
 @Injectable()
@@ -56,17 +60,40 @@ export class RuntimeModule {
       module: RuntimeModule,
       providers: [
         { provide: RUNTIME_ENV, useValue: env },
+        // One registry per application: the all-in-one mode serves one /metrics for all its services.
+        { provide: ServiceMetrics, useFactory: () => new ServiceMetrics() },
+        {
+          provide: Readiness,
+          inject: [EVENT_STORE, MESSAGE_BUS],
+          useFactory: (store: EventStore, bus: MessageBus) => {
+            const readiness = new Readiness();
+            readiness.add('eventStore', () => store.streamRevision(READINESS_PROBE_STREAM));
+            if (bus.ping) readiness.add('bus', () => bus.ping!());
+            return readiness;
+          },
+        },
         {
           provide: EVENT_STORE,
-          inject: [MESSAGE_BUS],
-          useFactory: (bus: MessageBus) =>
-            createEventStoreFromConfig(
-              env,
-              liveNotificationsFromEnv(env) === 'bus' ? (storeId) => busAppendNotifications(bus, storeId) : undefined,
+          inject: [MESSAGE_BUS, ServiceMetrics],
+          useFactory: async (bus: MessageBus, metrics: ServiceMetrics) =>
+            instrumentEventStore(
+              await createEventStoreFromConfig(
+                env,
+                liveNotificationsFromEnv(env) === 'bus' ? (storeId) => busAppendNotifications(bus, storeId) : undefined,
+              ),
+              metrics,
             ),
         },
-        { provide: MESSAGE_BUS, useFactory: () => createBusFromConfig(env) },
-        { provide: MODEL_PROVIDER, useFactory: () => createModelProviderFromEnv(env) },
+        {
+          provide: MESSAGE_BUS,
+          inject: [ServiceMetrics],
+          useFactory: async (metrics: ServiceMetrics) => instrumentBus(await createBusFromConfig(env), metrics),
+        },
+        {
+          provide: MODEL_PROVIDER,
+          inject: [ServiceMetrics],
+          useFactory: (metrics: ServiceMetrics) => instrumentModelProvider(createModelProviderFromEnv(env), metrics),
+        },
         { provide: OBJECT_STORE, useFactory: () => createObjectStore(objectStoreConfigFromEnv(env)) },
         { provide: SecretVault, useValue: new SecretVault() },
         {
@@ -91,8 +118,9 @@ export class RuntimeModule {
         },
         {
           provide: TaskCommandExecutor,
-          inject: [EVENT_STORE],
-          useFactory: (store: EventStore) => new TaskCommandExecutor(store, decidePolicyFromEnv(env)),
+          inject: [EVENT_STORE, ServiceMetrics],
+          useFactory: (store: EventStore, metrics: ServiceMetrics) =>
+            new TaskCommandExecutor(store, decidePolicyFromEnv(env), (history, appended) => recordTaskEvents(metrics, history, appended)),
         },
         RuntimeLifecycle,
       ],
@@ -106,6 +134,8 @@ export class RuntimeModule {
         TaskSecrets,
         TaskViewsStore,
         TaskCommandExecutor,
+        ServiceMetrics,
+        Readiness,
       ],
     };
   }

@@ -1,6 +1,7 @@
 import { DynamicModule, INestApplicationContext, Logger, LogLevel, Module, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { createServer } from 'node:http';
+import { Readiness, ServiceMetrics, readinessBody } from '@app/metrics';
 import { logLevelsFromEnv } from './log-levels';
 import { RuntimeModule } from './runtime.module';
 
@@ -32,11 +33,41 @@ export async function startWorkerService(name: string, serviceModule: Type<unkno
   return app;
 }
 
-/** `GET /healthz` → 200 {"status":"ok"} for container health checks (HEALTH_PORT); closed with the app. */
+/**
+ * The operations endpoints on HEALTH_PORT, closed with the app: `GET /healthz` → 200
+ * {"status":"ok"} (liveness), `GET /readyz` → 200 or 503 naming the dependency that is down,
+ * `GET /metrics` → the Prometheus text exposition.
+ */
 function serveHealth(app: INestApplicationContext, port: number, host: string): void {
+  const metrics = app.get(ServiceMetrics);
+  const readiness = app.get(Readiness);
+  const logger = new Logger('Health');
+  const answer = async (url: string | undefined): Promise<{ status: number; type: string; body: string }> => {
+    switch (url) {
+      case '/healthz':
+        return { status: 200, type: JSON_TYPE, body: '{"status":"ok"}' };
+      case '/readyz': {
+        const report = await readiness.report();
+        for (const [name, reason] of Object.entries(report.reasons)) logger.warn(`not ready: ${name} is down: ${reason}`);
+        return { status: report.ready ? 200 : 503, type: JSON_TYPE, body: JSON.stringify(readinessBody(report)) };
+      }
+      case '/metrics': {
+        const { contentType, body } = await metrics.exposition();
+        return { status: 200, type: contentType, body };
+      }
+      default:
+        return { status: 404, type: JSON_TYPE, body: '{"status":"not found"}' };
+    }
+  };
   const server = createServer((req, res) => {
-    const ok = req.url === '/healthz';
-    res.writeHead(ok ? 200 : 404, { 'content-type': 'application/json' }).end(ok ? '{"status":"ok"}' : '{"status":"not found"}');
+    const url = req.method === 'GET' || req.method === 'HEAD' ? req.url : undefined;
+    answer(url).then(
+      ({ status, type, body }) => res.writeHead(status, { 'content-type': type }).end(body),
+      (error: unknown) => {
+        logger.error(`${url ?? req.method}: ${error instanceof Error ? error.message : String(error)}`);
+        res.writeHead(500, { 'content-type': JSON_TYPE }).end('{"status":"error"}');
+      },
+    );
   });
   server.listen(port, host);
   const close = app.close.bind(app);
@@ -45,3 +76,5 @@ function serveHealth(app: INestApplicationContext, port: number, host: string): 
     await close();
   };
 }
+
+const JSON_TYPE = 'application/json';

@@ -39,6 +39,8 @@ export class TaskCommandExecutor {
   constructor(
     private readonly store: EventStore,
     private readonly policy: DecidePolicy = TURNS_START_AT_ONCE,
+    /** Told of every append this executor makes, with the stream as it was before (metrics). */
+    private readonly onAppended?: (history: readonly StoredEvent[], appended: readonly StoredEvent[]) => void,
   ) {}
 
   /**
@@ -76,6 +78,7 @@ export class TaskCommandExecutor {
           revision,
         );
         const next = this.cache.extend(streamId, appended.events, foldStored);
+        this.onAppended?.(history, appended.events);
         return { state: next?.state ?? events.reduce(evolve, state), events: appended.events, position: appended.lastGlobalPosition };
       } catch (error) {
         if (!(error instanceof ExpectedRevisionConflictError)) throw error;

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { APP_FILTER } from '@nestjs/core';
-import { RUNTIME_ENV } from '@app/runtime';
+import { ObjectStoreReadiness, RUNTIME_ENV } from '@app/runtime';
 import { WebhookConfig } from '@app/webhooks';
 import { createCoordinationStore } from '@app/coordination';
 import { ApiConfig } from './api.config';
@@ -14,6 +14,7 @@ import { AppExceptionFilter } from './errors/app-exception.filter';
 import { TaskEventFeed } from './events-stream/task-event-feed';
 import { TaskStreamHttpController } from './events-stream/task-stream.http.controller';
 import { HealthController } from './health/health.controller';
+import { TaskStatusMetrics } from './health/task-status-metrics';
 import { RateLimitGuard } from './limits/rate-limit.guard';
 import { TENANT_RATE_LIMIT } from './limits/limits.tokens';
 import { RateLimiter, TenantRateLimit, UNLIMITED } from './limits/rate-limiter';
@@ -65,6 +66,8 @@ import { RedeliverWebhookHttpController } from './tasks/redeliver-webhook/redeli
     CancelTaskHandler,
     SendFollowUpHandler,
     ApproveToolCallHandler,
+    TaskStatusMetrics,
+    ObjectStoreReadiness,
   ],
 })
 export class ApiModule {}

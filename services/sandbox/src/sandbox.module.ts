@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { TaskSecrets, dataDirFromEnv } from '@app/common';
 import { createCoordinationStore } from '@app/coordination';
 import { OBJECT_STORE, ObjectStore } from '@app/object-store';
-import { RUNTIME_ENV } from '@app/runtime';
+import { ServiceMetrics } from '@app/metrics';
+import { ObjectStoreReadiness, RUNTIME_ENV } from '@app/runtime';
 import { TaskCommandExecutor } from '@app/task-commands';
 import { ArtifactScanner } from './artifacts/artifact-scanner';
 import { SANDBOX_SETTINGS, SandboxSettings, sandboxSettingsFromEnv } from './config/sandbox-settings';
@@ -50,7 +51,16 @@ function redactOpening(secrets: TaskSecrets, commands: TaskCommandExecutor, task
     { provide: TaskPlacement, inject: [SandboxLeases], useFactory: (leases: SandboxLeases) => new TaskPlacement(leases) },
     {
       provide: SandboxSessions,
-      inject: [RUNTIME_ENV, SANDBOX_SETTINGS, SANDBOX_PROVIDER, OBJECT_STORE, TaskCommandExecutor, TaskSecrets, SandboxLeases],
+      inject: [
+        RUNTIME_ENV,
+        SANDBOX_SETTINGS,
+        SANDBOX_PROVIDER,
+        OBJECT_STORE,
+        TaskCommandExecutor,
+        TaskSecrets,
+        SandboxLeases,
+        ServiceMetrics,
+      ],
       useFactory: (
         env: NodeJS.ProcessEnv,
         settings: SandboxSettings,
@@ -59,8 +69,9 @@ function redactOpening(secrets: TaskSecrets, commands: TaskCommandExecutor, task
         commands: TaskCommandExecutor,
         secrets: TaskSecrets,
         leases: SandboxLeases,
-      ) =>
-        new SandboxSessions(
+        metrics: ServiceMetrics,
+      ) => {
+        const sessions = new SandboxSessions(
           provider,
           objects,
           commands,
@@ -68,7 +79,10 @@ function redactOpening(secrets: TaskSecrets, commands: TaskCommandExecutor, task
           settings.sessions,
           (taskId, text) => redactOpening(secrets, commands, taskId, text),
           leases,
-        ),
+        );
+        metrics.countSandboxesWith(() => sessions.liveCount);
+        return sessions;
+      },
     },
     { provide: ArtifactScanner, inject: [OBJECT_STORE], useFactory: (objects: ObjectStore) => new ArtifactScanner(objects) },
     {
@@ -83,6 +97,7 @@ function redactOpening(secrets: TaskSecrets, commands: TaskCommandExecutor, task
       useFactory: (settings: SandboxSettings, env: NodeJS.ProcessEnv) => createAgentToolbox(settings, dataDirFromEnv(env)),
     },
     ToolExecutionService,
+    ObjectStoreReadiness,
   ],
 })
 export class SandboxModule {}

@@ -111,6 +111,12 @@ export class NatsBus implements MessageBus {
     this.logger.log(`connected to NATS at ${this.connection.getServer()}`);
   }
 
+  async ping(): Promise<void> {
+    if (this.connection.isClosed()) throw new Error('the NATS connection is closed');
+    if (!this.connected) throw new Error('the NATS connection is down (reconnecting)');
+    await this.connection.rtt();
+  }
+
   request<Req, Res>(subject: string, payload: Req, options?: { timeoutMs?: number }): Promise<Res> {
     if (this.connection.isClosed()) return Promise.reject(new BusUnavailableError(subject, 'the bus is closed'));
     if (!this.connected) return Promise.reject(new BusUnavailableError(subject, 'the NATS connection is down (reconnecting)'));

@@ -97,6 +97,12 @@ export class TemporalRunner implements DurableRunner {
     this.onError = options.onError ?? (() => undefined);
   }
 
+  /** Resolves once the Temporal server answers (readiness); rejects before start() has connected. */
+  async ping(): Promise<void> {
+    if (!this.started) throw new Error('not connected to Temporal yet');
+    await this.started.connection.workflowService.getSystemInfo({});
+  }
+
   async start(): Promise<void> {
     this.stopped = false;
     this.starting ??= this.connectAndRun();

@@ -3,6 +3,7 @@ import { ApiBearerAuth, ApiHeader, ApiOperation, ApiProduces, ApiQuery, ApiTags 
 import { FastifyReply } from 'fastify';
 import { ValidationError, taskStreamId } from '@app/common';
 import { EVENT_STORE, EventStore } from '@app/event-store';
+import { ServiceMetrics } from '@app/metrics';
 import { isTurnActive } from '@app/task-domain';
 import { ApiConfig } from '../api.config';
 import { ApiKeyGuard } from '../auth/api-key.guard';
@@ -23,6 +24,7 @@ export class TaskStreamHttpController {
     private readonly feed: TaskEventFeed,
     private readonly config: ApiConfig,
     @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly metrics: ServiceMetrics,
   ) {}
 
   @Get(':id/stream')
@@ -63,6 +65,8 @@ export class TaskStreamHttpController {
     // HEAD: the headers, and the end. Node holds a bodiless answer's headers until it ends, and
     // the stream of a running turn does not end: a session would never have answered it.
     if (reply.request.method === 'HEAD') return void reply.raw.writeHead(200, SSE_HEADERS).end();
+    this.metrics.sseConnections.inc();
+    reply.raw.once('close', () => this.metrics.sseConnections.dec());
     const session = new SseSession(reply.raw, this.store, this.feed, {
       streamId: taskStreamId(id),
       after,

@@ -210,4 +210,23 @@ export const OPERATIONS: Record<string, OperationAnswers> = {
     // A constant answer: nothing it calls can fail, so no 500.
     responses: { '200': json(ref('Health'), 'The service accepts tasks.'), ...BEFORE_ANY_ROUTE },
   },
+  'GET /readyz': {
+    operationId: 'getReadiness',
+    responses: {
+      '200': json(ref('Readiness'), 'Every dependency of this instance answers.'),
+      '503': json(ref('Readiness'), 'A dependency does not answer (within 2 s): the body names it.'),
+      ...BEFORE_ANY_ROUTE,
+    },
+  },
+  'GET /metrics': {
+    operationId: 'getMetrics',
+    responses: {
+      '200': {
+        description:
+          'Prometheus text exposition format 0.0.4. No auth: keep the port off the public network, or filter /metrics at the proxy.',
+        content: { 'text/plain': { schema: { type: 'string' } } },
+      },
+      ...BEFORE_ANY_ROUTE,
+    },
+  },
 };

@@ -151,6 +151,14 @@ const TaskSchemas: Record<string, Schema> = {
   ),
   ArtifactList: object({ files: { type: 'array', items: ref('ArtifactFile') } }),
   Health: object({ status: { type: 'string', enum: ['ok'] } }),
+  Readiness: object({
+    status: { type: 'string', enum: ['ready', 'unavailable'] },
+    dependencies: {
+      type: 'object',
+      description: 'Each dependency this instance uses (eventStore, bus, objectStore, temporal: whichever it has), up or down.',
+      additionalProperties: { type: 'string', enum: ['up', 'down'] },
+    },
+  }),
   CreateTaskForm: object(
     {
       message: string('the instruction for the agent'),

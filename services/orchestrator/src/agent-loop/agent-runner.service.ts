@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { TaskSecrets, taskIdOf } from '@app/common';
 import { MESSAGE_BUS, MessageBus } from '@app/bus';
 import { EVENT_STORE, EventStore, StoredEvent } from '@app/event-store';
+import { Readiness } from '@app/metrics';
 import { MODEL_PROVIDER, ModelProvider } from '@app/model-provider';
 import { TaskViewsStore } from '@app/read-models';
 import { DurableRunner, createDurableRunner, runnerConfigFromEnv } from '@app/runner';
@@ -34,6 +35,7 @@ export class AgentRunnerService implements OnApplicationBootstrap, OnApplication
     commands: TaskCommandExecutor,
     secrets: TaskSecrets,
     private readonly views: TaskViewsStore,
+    readiness: Readiness,
   ) {
     const config = agentLoopConfigFromEnv(env);
     if (config.maxRunningTurnsPerTenant !== undefined) this.admission = new TurnAdmission(views, config.maxRunningTurnsPerTenant);
@@ -45,6 +47,9 @@ export class AgentRunnerService implements OnApplicationBootstrap, OnApplication
       onError: (taskId, error) =>
         this.logger.error(`task ${taskId}: step failed: ${error instanceof Error ? error.message : String(error)}`),
     });
+
+    const runner = this.runner;
+    if (runner.ping) readiness.add('temporal', () => runner.ping!());
   }
 
   get durableRunner(): DurableRunner {

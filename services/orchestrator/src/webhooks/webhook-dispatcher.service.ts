@@ -1,7 +1,8 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { join } from 'node:path';
 import { SecretsUnavailableError, TaskSecrets, dataDirFromEnv, taskIdOf } from '@app/common';
 import { EVENT_STORE, EventStore, ExpectedRevisionConflictError, StoredEvent, aheadOfQueuedStatements } from '@app/event-store';
+import { ServiceMetrics } from '@app/metrics';
 import { ProjectionCheckpointFile } from '@app/read-models';
 import { RUNTIME_ENV } from '@app/runtime';
 import { toTaskEvent } from '@app/task-domain';
@@ -81,6 +82,7 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
     @Inject(RUNTIME_ENV) env: NodeJS.ProcessEnv,
     private readonly config: WebhookConfig,
     private readonly secrets: TaskSecrets,
+    @Optional() private readonly metrics?: ServiceMetrics,
   ) {
     this.checkpointFile = new ProjectionCheckpointFile(join(dataDirFromEnv(env), 'webhooks', 'dispatcher-checkpoint.json'));
     if (config.signingKey) this.sender = new WebhookSender(config, config.signingKey);
@@ -252,6 +254,7 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
     const body = JSON.stringify(this.redacted(taskId, outbox, message.payload));
     const { attempt, delivered } = await this.sender.send({ id: messageId, url: new URL(message.url), body });
     const delay = delivered ? undefined : retryDelayMs(schedule.nextAttempt, this.config);
+    this.metrics?.webhookDeliveries.inc({ outcome: delivered ? 'delivered' : delay === undefined ? 'gave_up' : 'failed' });
     const record: WebhookAttemptedData = {
       messageId,
       type: message.payload.type,

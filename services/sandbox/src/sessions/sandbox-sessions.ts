@@ -47,6 +47,11 @@ export class SandboxSessions {
     private readonly leases?: SandboxLeases,
   ) {}
 
+  /** Sandboxes this instance holds: used since it started, or found on disk by the expiry sweep, and not expired. */
+  get liveCount(): number {
+    return this.lastUsed.size;
+  }
+
   /**
    * Runs `body` with the task's workspace ready, as the only operation on that sandbox. A
    * snapshot of it under way is stopped first: the task is not idle any more.

@@ -10,6 +10,7 @@ import {
 } from '@app/contracts';
 import { EVENT_STORE, EventStore, StoredEvent } from '@app/event-store';
 import { MESSAGE_BUS, MessageBus, Unsubscribe } from '@app/bus';
+import { ServiceMetrics, secondsSince } from '@app/metrics';
 import { ToolDefinition } from '@app/model-provider';
 import { TaskCommandExecutor } from '@app/task-commands';
 import { ExistingTask } from '@app/task-domain';
@@ -66,6 +67,7 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
     private readonly uploads: UploadFetcher,
     private readonly toolbox: AgentToolbox,
     @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly metrics: ServiceMetrics,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -146,6 +148,15 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
   }
 
   private async executeHere(req: ExecuteToolRequest): Promise<ExecuteToolReply> {
+    const startedAt = performance.now();
+    const reply = await this.executeKnownHere(req);
+    // MCP tools are named by each task's own servers: one label for them all keeps the series bounded.
+    const tool = this.toolbox.isBuiltIn(req.toolName) ? req.toolName : this.toolbox.knows(req.toolName) ? 'mcp' : 'unknown';
+    this.metrics.toolRunDuration.observe({ tool, status: reply.status }, secondsSince(startedAt));
+    return reply;
+  }
+
+  private async executeKnownHere(req: ExecuteToolRequest): Promise<ExecuteToolReply> {
     const startedAt = Date.now();
     if (!this.toolbox.knows(req.toolName)) {
       const known = this.toolbox.builtInNames.join(', ');

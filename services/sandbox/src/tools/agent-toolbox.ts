@@ -40,6 +40,10 @@ export class AgentToolbox {
     return this.builtIn.has(toolName) || isMcpToolName(toolName);
   }
 
+  isBuiltIn(toolName: string): boolean {
+    return this.builtIn.has(toolName);
+  }
+
   get builtInNames(): string[] {
     return [...this.builtIn.keys()];
   }
