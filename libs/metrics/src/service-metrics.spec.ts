@@ -1,0 +1,39 @@
+import { Readable } from 'node:stream';
+import { PromData, PromHistogramData, getMetricsFromStream } from 'prom2javascript';
+import { ServiceMetrics } from './service-metrics';
+
+const parse = async (metrics: ServiceMetrics) => getMetricsFromStream(Readable.from([(await metrics.exposition()).body]));
+
+describe('ServiceMetrics', () => {
+  it('lets two applications in one process each have the full set (no duplicate registration)', async () => {
+    const first = new ServiceMetrics();
+    const second = new ServiceMetrics();
+    first.turnsStarted.inc();
+    expect((await parse(first)).ats_turns_started_total.data).toEqual([{ labels: {}, value: 1 }]);
+    expect((await parse(second)).ats_turns_started_total.data).toEqual([{ labels: {}, value: 0 }]);
+  });
+
+  it('exposes the text format a Prometheus parser reads, histograms with their labels, sum and count', async () => {
+    const metrics = new ServiceMetrics();
+    metrics.toolRunDuration.observe({ tool: 'shell', status: 'success' }, 0.2);
+    metrics.toolRunDuration.observe({ tool: 'shell', status: 'success' }, 3);
+    const { contentType } = await metrics.exposition();
+    expect(contentType).toMatch(/^text\/plain; version=0\.0\.4/);
+    const [series] = (await parse(metrics)).ats_tool_run_duration_seconds.data as PromHistogramData[];
+    expect(series).toMatchObject({ labels: { tool: 'shell', status: 'success' }, count: 2, sum: 3.2 });
+    expect(series.buckets['0.25']).toBe(1);
+    expect(series.buckets['+Inf']).toBe(2);
+  });
+
+  it('reads tasks by status and live sandboxes from their sources at scrape time, every status listed', async () => {
+    const metrics = new ServiceMetrics();
+    let running = 1;
+    metrics.countTasksWith(() => new Map([['running', running]]));
+    metrics.countSandboxesWith(() => running + 1);
+    running = 3;
+    const families = await parse(metrics);
+    const tasks = Object.fromEntries((families.ats_tasks.data as PromData[]).map((d) => [d.labels.status, d.value]));
+    expect(tasks).toEqual({ pending: 0, running: 3, awaiting_approval: 0, completed: 0, failed: 0, cancelled: 0 });
+    expect(families.ats_sandboxes_live.data).toEqual([{ labels: {}, value: 4 }]);
+  });
+});

@@ -1,0 +1,49 @@
+import { Readable } from 'node:stream';
+import { PromData, PromHistogramData, getMetricsFromStream } from 'prom2javascript';
+import { StoredEvent } from '@app/event-store';
+import { ServiceMetrics } from './service-metrics';
+import { recordTaskEvents } from './task-event-metrics';
+
+let revision = 0;
+const event = (type: string, data: Record<string, unknown>, recordedAt = '2026-01-01T00:00:00.000Z'): StoredEvent => ({
+  streamId: 'task-t1',
+  revision: ++revision,
+  globalPosition: revision,
+  type,
+  data,
+  schemaVersion: 1,
+  recordedAt,
+});
+
+describe('recordTaskEvents', () => {
+  let metrics: ServiceMetrics;
+  beforeEach(() => (metrics = new ServiceMetrics()));
+  const families = async () => getMetricsFromStream(Readable.from([(await metrics.exposition()).body]));
+  const counter = async (name: string) =>
+    Object.fromEntries(((await families())[name].data as PromData[]).map((d) => [d.labels.outcome ?? '', d.value]));
+
+  it('counts turns started and how they ended; a cancel ends a turn only when one was running', async () => {
+    const started = event('TurnStarted', { turn: 1 });
+    recordTaskEvents(metrics, [], [started]);
+    recordTaskEvents(metrics, [started], [event('TurnCompleted', { turn: 1 })]);
+    recordTaskEvents(metrics, [started], [event('TaskFailed', { turn: 1, error: 'x' })]);
+    recordTaskEvents(metrics, [started], [event('TaskCancelled', { turn: 1, droppedMessageIds: [] })]);
+    recordTaskEvents(metrics, [started, event('TurnCompleted', { turn: 1 })], [event('TaskCancelled', { turn: 1, droppedMessageIds: [] })]);
+    expect(await counter('ats_turns_started_total')).toEqual({ '': 1 });
+    expect(await counter('ats_turns_finished_total')).toEqual({ completed: 1, failed: 1, cancelled: 1 });
+  });
+
+  it('observes how long each approval waited, by outcome, from the request recorded in the history', async () => {
+    const history = [
+      event('ToolCallRequested', { callId: 'c1' }, '2026-01-01T00:00:00.000Z'),
+      event('ToolCallRequested', { callId: 'c2' }, '2026-01-01T00:00:10.000Z'),
+    ];
+    recordTaskEvents(metrics, history, [event('ToolCallDecided', { callId: 'c1', outcome: 'proceed_once' }, '2026-01-01T00:00:02.500Z')]);
+    recordTaskEvents(metrics, history, [event('ToolCallApprovalExpired', { callId: 'c2' }, '2026-01-01T01:00:10.000Z')]);
+    const waits = ((await families()).ats_approval_wait_seconds.data as PromHistogramData[]).map((d) => [d.labels.outcome, d.sum, d.count]);
+    expect(waits).toEqual([
+      ['proceed_once', 2.5, 1],
+      ['expired', 3600, 1],
+    ]);
+  });
+});
