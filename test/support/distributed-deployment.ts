@@ -30,6 +30,8 @@ export interface DeploymentShape {
 export interface ServiceInstance {
   readonly service: keyof DeploymentShape;
   readonly index: number;
+  /** Where its /healthz, /readyz and /metrics answer: the API's own port, HEALTH_PORT for the others. */
+  readonly healthUrl: string;
   process: ServiceProcess;
 }
 
@@ -115,8 +117,11 @@ export async function startDistributedDeployment(shape: DeploymentShape, extraEn
         if (service === 'api') {
           env.PORT = String(await freePort());
           apiUrls.push(`http://127.0.0.1:${env.PORT}`);
+        } else {
+          env.HEALTH_PORT = String(await freePort());
         }
-        const instance = { service, index } as ServiceInstance;
+        const healthUrl = `http://127.0.0.1:${env.PORT ?? env.HEALTH_PORT}`;
+        const instance = { service, index, healthUrl } as ServiceInstance;
         envOf.set(instance, env);
         batch.push(instance);
       }
