@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+import { Readiness } from '@app/metrics';
 import { OBJECT_STORE, ObjectStore } from '@app/object-store';
 import { TaskViewsStore } from '@app/read-models';
 import { WebhookReceiver, startWebhookReceiver } from '@app/webhooks/testing/webhook-receiver';
@@ -35,6 +36,10 @@ const DOWNLOAD = '/api/v1/tasks/{id}/artifacts/download';
 const DELIVERIES = '/api/v1/tasks/{id}/webhook-deliveries';
 const REDELIVER = '/api/v1/tasks/{id}/webhook-deliveries/{deliveryId}/redeliver';
 const HEALTH = '/healthz';
+const READYZ = '/readyz';
+const METRICS = '/metrics';
+/** The operations for probes and scrapers: no key. */
+const UNAUTHENTICATED = [HEALTH, READYZ, METRICS];
 
 interface Call {
   /** Values of the template's `{…}`, inserted as they are (a malformed one stays malformed). */
@@ -137,6 +142,11 @@ describe('Every answer of the running service matches docs/openapi.json', () => 
 
   it('answers a task from create to download: 201, 200, the whole event stream, the artifact list and bytes', async () => {
     expect(await expectAnswer('GET', HEALTH, 200)).toEqual({ status: 'ok' });
+    expect(await expectAnswer('GET', READYZ, 200, { key: null })).toEqual({
+      status: 'ready',
+      dependencies: { eventStore: 'up', objectStore: 'up' },
+    });
+    expect(await expectAnswer('GET', METRICS, 200, { key: null })).toMatch(/^# HELP ats_/m);
     h.model.script(
       { toolCalls: [{ name: 'write_file', arguments: { path: 'downloads/report.md', content: '# Report\n\ntotal: 42\n' } }] },
       { text: 'I wrote downloads/report.md.' },
@@ -277,11 +287,13 @@ describe('Every answer of the running service matches docs/openapi.json', () => 
     await expectAnswer('POST', REDELIVER, 400, { params: { id: '%E0%A4%A' } });
     await expectAnswer('GET', DOWNLOAD, 400);
     // Node would answer a request without Host by itself; the service does, in the envelope.
-    checked('GET', HEALTH, 400, observed(await rawExchange(h.url, [`GET ${HEALTH} HTTP/1.1\r\n\r\n`], { waitForClose: false })));
+    for (const path of UNAUTHENTICATED) {
+      checked('GET', path, 400, observed(await rawExchange(h.url, [`GET ${path} HTTP/1.1\r\n\r\n`], { waitForClose: false })));
+    }
   });
 
   it('answers 401 to a request without a key and to one with an unknown key, on every authenticated operation', async () => {
-    const authenticated = everyOperation().filter(({ template }) => template !== HEALTH);
+    const authenticated = everyOperation().filter(({ template }) => !UNAUTHENTICATED.includes(template));
     for (const { method, template } of authenticated) {
       const json = method === 'POST' ? { message: 'x', outcome: 'cancel' } : undefined;
       expect((await expectAnswer(method, template, 401, { key: null, json })).error.code).toBe('AUTH_REQUIRED');
@@ -396,6 +408,18 @@ describe('Every answer of the running service matches docs/openapi.json', () => 
       } finally {
         spy.mockRestore();
       }
+    }
+  });
+
+  it('answers /readyz 503 naming a dependency that does not answer', async () => {
+    const remove = h.app.get(Readiness).add('probe', () => Promise.reject(new Error('down on purpose')));
+    try {
+      expect(await expectAnswer('GET', READYZ, 503, { key: null })).toEqual({
+        status: 'unavailable',
+        dependencies: { eventStore: 'up', objectStore: 'up', probe: 'down' },
+      });
+    } finally {
+      remove();
     }
   });
 

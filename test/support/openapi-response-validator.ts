@@ -133,6 +133,9 @@ export class OpenApiResponseValidator {
       }
       return this.schemaProblems(schemaAt('application/json'), value, 'body');
     }
+    // Text (the Prometheus exposition): checked against its schema as the string it is.
+    if (mediaType === 'text/plain' && content['text/plain'])
+      return this.schemaProblems(schemaAt('text/plain'), answer.body.toString('utf8'), 'body');
     if (mediaType === 'text/event-stream' && content['text/event-stream'])
       return this.streamProblems(schemaAt('text/event-stream'), answer);
     // A download's bytes are whatever the file holds, under the Content-Type of its extension.

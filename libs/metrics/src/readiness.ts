@@ -26,8 +26,12 @@ export class Readiness {
 
   constructor(private readonly timeoutMs = READINESS_TIMEOUT_MS) {}
 
-  add(name: string, check: ReadinessCheck): void {
+  /** Adds (or replaces) the probe of `name`; returns what removes it again. */
+  add(name: string, check: ReadinessCheck): () => void {
     this.checks.set(name, check);
+    return () => {
+      if (this.checks.get(name) === check) this.checks.delete(name);
+    };
   }
 
   async report(): Promise<ReadinessReport> {
