@@ -1,14 +1,14 @@
-import { createRequire } from 'node:module';
+import Database from 'better-sqlite3';
 import { performance } from 'node:perf_hooks';
 
-// Diagnostic, not part of `npm run bench`: how many embedded-store (PGlite) statements and
-// transactions one created task costs, and how long they hold the event loop. Wraps PGlite's
-// query/transaction in this process, starts the service in-process with the scripted model
-// answering "ok", creates tasks one at a time and waits for each task's turn to finish before the
-// next, so nothing overlaps and each statement's time is its own.
+// Diagnostic, not part of `npm run bench`: how many embedded-store (SQLite) statements one created
+// task costs, and how long they hold the event loop. Wraps better-sqlite3's statement calls
+// (run/get/all) in this process, starts the service in-process with the scripted model answering
+// "ok", creates tasks one at a time and waits for each task's turn to finish before the next, so
+// nothing overlaps and each statement's time is its own. The store's group commit makes
+// BEGIN/SAVEPOINT/RELEASE/COMMIT statements of their own; COMMIT includes the WAL fsync.
 // Usage: npx ts-node --transpile-only -r tsconfig-paths/register bench/sql-per-task.ts [tasks=200]
 
-const { PGlite } = createRequire(__filename)('@electric-sql/pglite') as { PGlite: { prototype: Record<string, unknown> } };
 const stats = new Map<string, { n: number; ms: number }>();
 const note = (key: string, ms: number) => {
   const entry = stats.get(key) ?? { n: 0, ms: 0 };
@@ -17,39 +17,21 @@ const note = (key: string, ms: number) => {
   stats.set(key, entry);
 };
 const shortSql = (text: unknown) => String(text).replace(/\s+/g, ' ').trim().slice(0, 70);
-type AnyFn = (...args: unknown[]) => Promise<unknown>;
-const originalQuery = PGlite.prototype.query as AnyFn;
-const originalTransaction = PGlite.prototype.transaction as AnyFn;
-PGlite.prototype.query = async function (this: unknown, ...args: unknown[]) {
-  const t = performance.now();
-  try {
-    return await originalQuery.apply(this, args);
-  } finally {
-    note(`query: ${shortSql(args[0])}`, performance.now() - t);
-  }
-};
-PGlite.prototype.transaction = async function (this: unknown, fn: unknown) {
-  const t = performance.now();
-  try {
-    return await originalTransaction.call(this, async (tx: { query: AnyFn }) => {
-      const inner = tx.query.bind(tx);
-      const wrapped = {
-        ...tx,
-        query: async (...args: unknown[]) => {
-          const s = performance.now();
-          try {
-            return await inner(...args);
-          } finally {
-            note(`  in tx: ${shortSql(args[0])}`, performance.now() - s);
-          }
-        },
-      };
-      return (fn as (tx: unknown) => Promise<unknown>)(wrapped);
-    });
-  } finally {
-    note('transaction (whole)', performance.now() - t);
-  }
-};
+type AnyFn = (...args: unknown[]) => unknown;
+const probe = new Database(':memory:');
+const statementPrototype = Object.getPrototypeOf(probe.prepare('SELECT 1')) as Record<'run' | 'get' | 'all', AnyFn>;
+probe.close();
+for (const method of ['run', 'get', 'all'] as const) {
+  const original = statementPrototype[method];
+  statementPrototype[method] = function (this: { source: string }, ...args: unknown[]) {
+    const t = performance.now();
+    try {
+      return original.apply(this, args);
+    } finally {
+      note(shortSql(this.source), performance.now() - t);
+    }
+  };
+}
 
 import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { startStandalone } from '../services/standalone/src/bootstrap';
@@ -93,11 +75,11 @@ async function main(): Promise<void> {
     let total = 0;
     console.log(`per created task (${tasks} tasks, each one turn):`);
     for (const [key, { n, ms }] of [...stats].sort((a, b) => b[1].ms - a[1].ms)) {
-      if (!key.startsWith('  ')) total += ms;
+      total += ms;
       console.log(`${(n / tasks).toFixed(2).padStart(6)} × ${(ms / n).toFixed(3).padStart(6)} ms  ${key}`);
     }
     console.log(
-      `PGlite time per task (top-level calls): ${(total / tasks).toFixed(2)} ms → at most ~${Math.floor(1000 / (total / tasks))} tasks/s on one event loop`,
+      `SQLite time per task (all statements): ${(total / tasks).toFixed(2)} ms → at most ~${Math.floor(1000 / (total / tasks))} tasks/s on one event loop`,
     );
     void model;
   } finally {

@@ -2,6 +2,15 @@
 # runs (api, orchestrator, sandbox, artifacts). One Dockerfile rather than four near-copies: the
 # services share every library, and the image differs only by its start command.
 #   docker build -f infra/docker/service.Dockerfile --build-arg SERVICE=api -t ats-api .
+# better-sqlite3 (the embedded event store) compiles its native addon during npm ci: the build
+# tools stay in this stage, the runtime image gets only node_modules.
+FROM node:20-bookworm-slim AS deps
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ \
+  && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+
 FROM node:20-bookworm-slim
 ARG SERVICE
 RUN test -n "$SERVICE" || (echo "--build-arg SERVICE=api|orchestrator|sandbox|artifacts is required" && false)
@@ -10,8 +19,8 @@ RUN test -n "$SERVICE" || (echo "--build-arg SERVICE=api|orchestrator|sandbox|ar
 RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap util-linux python3 \
   && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
+COPY --from=deps /app/node_modules ./node_modules
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY libs ./libs
 COPY services ./services

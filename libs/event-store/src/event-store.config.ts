@@ -8,8 +8,8 @@ import { createPostgresEventStore } from './postgres/postgres-event-store';
 /**
  * `EVENT_STORE=esdb` with `ESDB_URL` selects EventStoreDB (streams named `${ESDB_STREAM_PREFIX}…`,
  * default prefix `agentic.`); `EVENT_STORE=postgres` with `DATABASE_URL` selects PostgreSQL (tables
- * in `EVENT_STORE_SCHEMA`, default `public`); unset (or `embedded`) selects PGlite under
- * `${DATA_DIR}/eventstore`. Anything else fails, rather than silently writing to a local file
+ * in `EVENT_STORE_SCHEMA`, default `public`); unset (or `embedded`) selects SQLite in
+ * `${DATA_DIR}/eventstore/events.sqlite3`. Anything else fails, rather than silently writing to a local file
  * that other processes cannot see.
  */
 export async function createEventStoreFromConfig(

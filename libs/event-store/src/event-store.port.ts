@@ -50,7 +50,7 @@ export type Unsubscribe = () => void;
 
 /**
  * The append-only event store: the single source of truth of every task.
- * Adapters: embedded (PGlite under DATA_DIR) and PostgreSQL, sharing one SQL implementation, and
+ * Adapters: embedded (SQLite under DATA_DIR, embedded/), PostgreSQL (sql/ and postgres/) and
  * EventStoreDB (esdb/).
  */
 export interface EventStore {

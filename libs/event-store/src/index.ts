@@ -6,4 +6,3 @@ export * from './embedded/embedded-event-store';
 export * from './postgres/postgres-event-store';
 export * from './esdb/esdb-event-store';
 export * from './append-notifications';
-export { aheadOfQueuedStatements } from './statement-priority';

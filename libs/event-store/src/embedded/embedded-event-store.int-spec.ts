@@ -1,14 +1,16 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { access, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ExpectedRevisionConflictError } from '../event-store.errors';
 import { createEventStoreFromConfig } from '../event-store.config';
-import { aheadOfQueuedStatements } from '../statement-priority';
+import { StoredEvent } from '../event-store.port';
 import { describeEventStoreContract } from '../testing/event-store.contract';
-import { createEmbeddedEventStore } from './embedded-event-store';
+import { waitFor } from '../testing/wait-for';
+import { EVENTS_FILE, createEmbeddedEventStore } from './embedded-event-store';
 
 const tempDir = () => mkdtemp(join(tmpdir(), 'event-store-'));
 
-describeEventStoreContract('embedded (PGlite)', async () => {
+describeEventStoreContract('embedded (SQLite)', async () => {
   const dataDir = await tempDir();
   const store = await createEmbeddedEventStore({ dataDir }).catch(async (error: unknown) => {
     await rm(dataDir, { recursive: true, force: true });
@@ -24,50 +26,77 @@ describeEventStoreContract('embedded (PGlite)', async () => {
 });
 
 describe('embedded event store', () => {
-  it('keeps events under DATA_DIR/eventstore across close and reopen, and continues positions', async () => {
-    const dataDir = await tempDir();
-    try {
-      const first = await createEventStoreFromConfig({ DATA_DIR: dataDir });
-      const written = await first.appendToStream('task-1', [{ type: 'TaskCreated', data: { n: 1 }, schemaVersion: 1 }], 'no_stream');
-      await first.close();
+  let dir: string;
+  beforeEach(async () => (dir = await tempDir()));
+  afterEach(() => rm(dir, { recursive: true, force: true }));
 
-      const reopened = await createEmbeddedEventStore({ dataDir: join(dataDir, 'eventstore') });
-      try {
-        expect(await reopened.readAll()).toEqual(written.events);
-        const next = await reopened.appendToStream('task-1', [{ type: 'TaskStarted', data: {}, schemaVersion: 1 }], 1);
-        expect(next.events[0]).toMatchObject({ revision: 2, globalPosition: written.lastGlobalPosition + 1 });
-      } finally {
-        await reopened.close();
-      }
+  const event = (i: number) => ({ type: 'Counted', data: { i }, schemaVersion: 1 });
+
+  it('keeps events in DATA_DIR/eventstore/events.sqlite3 across close and reopen, and continues positions', async () => {
+    const first = await createEventStoreFromConfig({ DATA_DIR: dir });
+    const written = await first.appendToStream('task-1', [{ type: 'TaskCreated', data: { n: 1 }, schemaVersion: 1 }], 'no_stream');
+    await first.close();
+    await access(join(dir, 'eventstore', EVENTS_FILE));
+
+    const reopened = await createEmbeddedEventStore({ dataDir: join(dir, 'eventstore') });
+    try {
+      expect(await reopened.readAll()).toEqual(written.events);
+      const next = await reopened.appendToStream('task-1', [{ type: 'TaskStarted', data: {}, schemaVersion: 1 }], 1);
+      expect(next.events[0]).toMatchObject({ revision: 2, globalPosition: written.lastGlobalPosition + 1 });
     } finally {
-      await rm(dataDir, { recursive: true, force: true });
+      await reopened.close();
     }
-  }, 60_000);
+  });
 
-  it('gives timers a turn during a long queue of statements, and puts statements asked to go ahead before those waiting', async () => {
-    const dataDir = await tempDir();
-    const store = await createEmbeddedEventStore({ dataDir });
+  it('commits appends issued together as one group: a conflict fails only its own append, batches stay whole and in order', async () => {
+    const store = await createEmbeddedEventStore({ dataDir: dir });
     try {
-      const done: string[] = [];
-      let timerFired = false;
-      setTimeout(() => (timerFired = true), 0);
-      const queued = Array.from({ length: 50 }, (_, i) =>
-        store.appendToStream(`queued-${i}`, [{ type: 'X', data: {}, schemaVersion: 1 }], 'any').then(() => {
-          done.push(`queued-${i}`);
-          return timerFired;
-        }),
-      );
-      const ahead = aheadOfQueuedStatements(() => store.readStream('queued-0')).then(() => done.push('ahead'));
-      const timerSeenBeforeLast = (await Promise.all(queued)).at(-1);
-      await ahead;
+      const batches: (readonly StoredEvent[])[] = [];
+      store.onAppended((events) => batches.push(events));
+      const outcomes = await Promise.allSettled([
+        store.appendToStream('a', [event(1), event(2)], 'no_stream'),
+        store.appendToStream('a', [event(3)], 'no_stream'),
+        store.appendToStream('b', [event(4), event(5), event(6)], 'no_stream'),
+        store.appendToStream('a', [event(7)], 2),
+      ]);
 
-      expect(timerSeenBeforeLast).toBe(true);
-      // At most the statement already running when it was issued finishes before it.
-      expect(done.indexOf('ahead')).toBeLessThanOrEqual(1);
-      expect(done.filter((d) => d !== 'ahead')).toEqual(Array.from({ length: 50 }, (_, i) => `queued-${i}`));
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+      expect((outcomes[1] as PromiseRejectedResult).reason).toBeInstanceOf(ExpectedRevisionConflictError);
+      expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ actual: 2 });
+      const all = await store.readAll();
+      expect(all.map((e) => [e.globalPosition, e.streamId, e.revision, e.data])).toEqual([
+        [1, 'a', 1, { i: 1 }],
+        [2, 'a', 2, { i: 2 }],
+        [3, 'b', 1, { i: 4 }],
+        [4, 'b', 2, { i: 5 }],
+        [5, 'b', 3, { i: 6 }],
+        [6, 'a', 3, { i: 7 }],
+      ]);
+      await waitFor(() => batches.length === 3);
+      expect(batches.map((b) => b.map((e) => e.globalPosition))).toEqual([[1, 2], [3, 4, 5], [6]]);
     } finally {
       await store.close();
-      await rm(dataDir, { recursive: true, force: true });
     }
-  }, 60_000);
+  });
+
+  it('commits the appends already accepted when closed', async () => {
+    const store = await createEmbeddedEventStore({ dataDir: dir });
+    const pending = store.appendToStream('a', [event(1)], 'no_stream');
+    await store.close();
+    await expect(pending).resolves.toMatchObject({ nextExpectedRevision: 1 });
+
+    const reopened = await createEmbeddedEventStore({ dataDir: dir });
+    await expect(reopened.streamRevision('a')).resolves.toBe(1);
+    await reopened.close();
+  });
+
+  it('refuses a second store on the same directory while the first is open', async () => {
+    const store = await createEmbeddedEventStore({ dataDir: dir });
+    try {
+      await store.appendToStream('a', [event(1)], 'no_stream');
+      await expect(createEmbeddedEventStore({ dataDir: dir })).rejects.toThrow(/in use by another process/);
+    } finally {
+      await store.close();
+    }
+  });
 });

@@ -1,107 +1,67 @@
-import type { PGlite as PGliteDb } from '@electric-sql/pglite';
+import Database from 'better-sqlite3';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { EventStore } from '../event-store.port';
-import { ensureEventStoreSchema } from '../sql/event-store.schema';
-import { SqlClient, SqlQueryable } from '../sql/sql-client';
-import { SqlEventStore } from '../sql/sql-event-store';
-import { isAheadOfQueuedStatements } from '../statement-priority';
-import { ensurePgliteDatabase } from './create-pglite-database';
-
-// PGlite's CommonJS build loads Node built-ins with dynamic import(), which jest's module sandbox
-// rejects unless run with --experimental-vm-modules. Loading it through Node's own require keeps it
-// outside the sandbox, so every spec that starts the embedded store works; plain Node is unaffected.
-const nodeRequire = process.getBuiltinModule?.('node:module').createRequire(__filename) ?? require;
-const { PGlite } = nodeRequire('@electric-sql/pglite') as typeof import('@electric-sql/pglite');
+import { holdsPgliteDatabase, importPgliteDatabase } from './import-pglite-events';
+import { ensureSqliteEventsSchema } from './sqlite-schema';
+import { SqliteEventStore } from './sqlite-event-store';
 
 export interface EmbeddedEventStoreOptions {
-  /** Directory holding the PGlite database files; created (in a child process) when missing. */
+  /** Directory holding the store's SQLite file (events.sqlite3 and its -wal file); created when missing. */
   readonly dataDir: string;
 }
 
-/** The all-in-one mode's store: PostgreSQL compiled to WASM, in this process, on local files. */
+export const EVENTS_FILE = 'events.sqlite3';
+
+/** How long opening waits for a lock another connection holds before giving up. */
+const BUSY_TIMEOUT_MS = 2_000;
+
+/**
+ * Durability: WAL with synchronous=NORMAL. A COMMIT has written the transaction to the WAL file
+ * (reached the kernel) before the appends in it are acknowledged, so a kill -9 or crash of this
+ * process never loses an acknowledged append. The WAL is fsynced at each checkpoint (every ~4 MiB
+ * of WAL, and at close), not at each commit: a power loss or kernel crash can lose the appends
+ * acknowledged since the last checkpoint, never leave a half-written one, and the file stays
+ * consistent. FULL (an fsync per commit) measured 4–8 ms per COMMIT on this machine's disk, run on
+ * the event loop's thread, against ~0.05 ms for NORMAL (BENCHMARKS.md, "Embedded store").
+ */
+const SYNCHRONOUS = 'NORMAL';
+
+/**
+ * The all-in-one mode's store: SQLite (better-sqlite3) in this process, in `${dataDir}/events.sqlite3`.
+ * A directory holding a PGlite database from an earlier version is imported first, once.
+ */
 export async function createEmbeddedEventStore(options: EmbeddedEventStoreOptions): Promise<EventStore> {
-  await ensurePgliteDatabase(options.dataDir);
-  const db = new PGlite(options.dataDir);
-  await db.waitReady;
-  const client = new PgliteSqlClient(db);
+  await mkdir(options.dataDir, { recursive: true });
+  const file = join(options.dataDir, EVENTS_FILE);
+  if (await holdsPgliteDatabase(options.dataDir)) await importPgliteDatabase(options.dataDir, file);
+  const db = openEventsDatabase(file);
   try {
-    await ensureEventStoreSchema(client);
-    return await SqlEventStore.open({ client, dispose: () => client.run(() => db.close()) });
+    return new SqliteEventStore(db);
   } catch (error) {
-    await db.close();
+    db.close();
     throw error;
   }
 }
 
-/**
- * PGlite is a single connection: a query issued while a transaction is open would run inside
- * it. Every statement and transaction therefore waits its turn, in order, except that those
- * issued inside aheadOfQueuedStatements() go before the others waiting.
- */
-class PgliteSqlClient implements SqlClient {
-  private readonly queued: (() => Promise<void>)[] = [];
-  private readonly ahead: (() => Promise<void>)[] = [];
-  private draining = false;
-
-  constructor(private readonly db: PGliteDb) {}
-
-  query<Row>(text: string, params?: readonly unknown[]): Promise<Row[]> {
-    return this.run(() => rows<Row>(this.db, text, params));
-  }
-
-  transaction<T>(fn: (tx: SqlQueryable) => Promise<T>): Promise<T> {
-    return this.run(() => this.db.transaction((tx) => fn({ query: (text, params) => rows(tx, text, params) })));
-  }
-
-  run<T>(task: () => Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const job = async () => {
-        try {
-          resolve(await task());
-        } catch (error) {
-          reject(error);
-        }
-      };
-      (isAheadOfQueuedStatements() ? this.ahead : this.queued).push(job);
-      void this.drain();
-    });
-  }
-
-  /** Runs the waiting statements one at a time, those asked to go ahead first. */
-  private async drain(): Promise<void> {
-    if (this.draining) return;
-    this.draining = true;
-    try {
-      let sliceStart = performance.now();
-      for (;;) {
-        if (performance.now() - sliceStart >= SLICE_MS) {
-          await nextLoopTurn();
-          sliceStart = performance.now();
-        }
-        const job = this.ahead.shift() ?? this.queued.shift();
-        if (!job) return;
-        await job();
-      }
-    } finally {
-      this.draining = false;
+function openEventsDatabase(file: string): Database.Database {
+  const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
+  try {
+    // Exclusive before WAL: the lock is held for the connection's life, so a second process on the
+    // same DATA_DIR fails here instead of writing positions this one also hands out, and SQLite
+    // keeps the WAL index in memory rather than in a shared -shm file.
+    db.pragma('locking_mode = EXCLUSIVE');
+    db.pragma('journal_mode = WAL');
+    db.pragma(`synchronous = ${SYNCHRONOUS}`);
+    ensureSqliteEventsSchema(db);
+    return db;
+  } catch (error) {
+    db.close();
+    if ((error as { code?: string }).code === 'SQLITE_BUSY') {
+      throw new Error(`${file} is in use by another process: the embedded event store allows one process per DATA_DIR`, {
+        cause: error,
+      });
     }
+    throw error;
   }
-}
-
-/**
- * PGlite runs each statement synchronously (WebAssembly, synchronous file calls) and resolves it
- * as a microtask, so a queue of statements would otherwise run back to back without the event
- * loop ever polling: a burst of 200 appends (~0.5 s) let no socket be read or written, no timer
- * fire. The queue therefore gives the loop a turn once it has run for SLICE_MS, so pending I/O
- * (HTTP replies, SSE frames, webhook sends) waits at most about that long; see BENCHMARKS.md,
- * benchmark 8. Not before every statement: that costs a loop turn per statement for a gain
- * within the noise of that benchmark. (A turn before each once made the losing one of two
- * concurrent approvals answer 404: the executor took an empty tail read for a missing stream,
- * fixed in TaskCommandExecutor.load and tested in task-command.executor.int-spec.ts.)
- */
-const SLICE_MS = 2;
-
-const nextLoopTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-async function rows<Row>(db: Pick<PGliteDb, 'query'>, text: string, params?: readonly unknown[]): Promise<Row[]> {
-  return (await db.query<Row>(text, params ? [...params] : undefined)).rows;
 }

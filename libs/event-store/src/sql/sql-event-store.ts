@@ -38,7 +38,7 @@ interface EventRow {
 
 const COLUMNS = 'global_position, stream_id, revision, type, schema_version, data, metadata, recorded_at';
 
-/** The one EventStore implementation; adapters only supply a SqlClient (and notifications). */
+/** The PostgreSQL EventStore; its adapter supplies a SqlClient (and notifications). */
 export class SqlEventStore implements EventStore {
   private readonly feed: AppendedFeed;
   private closing?: Promise<void>;
@@ -68,8 +68,8 @@ export class SqlEventStore implements EventStore {
     let stored: StoredEvent[];
     try {
       const channel = this.options.notifyChannel;
-      // One statement is one implicit transaction: the embedded store (where per-statement
-      // overhead dominates) needs no BEGIN/COMMIT. PostgreSQL adds its NOTIFY in the same transaction.
+      // One statement is one implicit transaction, so no BEGIN/COMMIT round trips unless
+      // PostgreSQL's NOTIFY has to go in the same transaction.
       stored = channel
         ? await this.options.client.transaction(async (tx) => {
             const rows = await this.insert(tx, streamId, events, expected);

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { join } from 'node:path';
 import { SecretsUnavailableError, TaskSecrets, dataDirFromEnv, taskIdOf } from '@app/common';
-import { EVENT_STORE, EventStore, ExpectedRevisionConflictError, StoredEvent, aheadOfQueuedStatements } from '@app/event-store';
+import { EVENT_STORE, EventStore, ExpectedRevisionConflictError, StoredEvent } from '@app/event-store';
 import { ServiceMetrics } from '@app/metrics';
 import { ProjectionCheckpointFile } from '@app/read-models';
 import { RUNTIME_ENV } from '@app/runtime';
@@ -154,19 +154,9 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
       if (touches && id !== undefined && !touched.has(id)) touched.set(id, e.globalPosition);
     }
     const read = await Promise.all(
-      [...touched].map(async ([taskId, position]) => ({ taskId, position, outbox: await this.readOutboxAhead(taskId) })),
+      [...touched].map(async ([taskId, position]) => ({ taskId, position, outbox: await readWebhookOutbox(this.store, taskId) })),
     );
     for (const { taskId, position, outbox } of read) this.reconcile(taskId, outbox, position);
-  }
-
-  /**
-   * The reads and the claim that stand between an event and its message being sent go ahead of
-   * statements already waiting in the embedded store: when 100 tasks finish at once, they would
-   * otherwise wait behind the whole burst (BENCHMARKS.md, benchmark 8). They are few and small:
-   * two reads per touched task, one append per attempt.
-   */
-  private readOutboxAhead(taskId: string): Promise<WebhookOutbox> {
-    return aheadOfQueuedStatements(() => readWebhookOutbox(this.store, taskId));
   }
 
   /**
@@ -237,7 +227,7 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
     const found = known?.foundAt ?? this.scanned;
     // The last read of the outbox, when there was one: a stale one only makes the claim fail its
     // expected revision, and the message is then reconciled from a fresh read.
-    const outbox = known?.outbox ?? (await this.readOutboxAhead(taskId));
+    const outbox = known?.outbox ?? (await readWebhookOutbox(this.store, taskId));
     const message = outbox.messages.find((m) => m.id === messageId);
     if (!message) {
       this.pending.delete(messageId);
@@ -288,12 +278,10 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
       leaseUntil: new Date(now + this.config.timeoutMs + LEASE_MARGIN_MS).toISOString(),
     };
     try {
-      const appended = await aheadOfQueuedStatements(() =>
-        this.store.appendToStream(
-          webhookStreamId(taskId),
-          [{ type: WEBHOOK_ATTEMPT_STARTED, data: claim, schemaVersion: WEBHOOK_EVENT_SCHEMA_VERSION }],
-          outbox.deliveryRevision === 0 ? 'no_stream' : outbox.deliveryRevision,
-        ),
+      const appended = await this.store.appendToStream(
+        webhookStreamId(taskId),
+        [{ type: WEBHOOK_ATTEMPT_STARTED, data: claim, schemaVersion: WEBHOOK_EVENT_SCHEMA_VERSION }],
+        outbox.deliveryRevision === 0 ? 'no_stream' : outbox.deliveryRevision,
       );
       return appended.nextExpectedRevision;
     } catch (error) {
