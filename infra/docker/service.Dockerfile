@@ -2,20 +2,36 @@
 # runs (api, orchestrator, sandbox, artifacts). One Dockerfile rather than four near-copies: the
 # services share every library, and the image differs only by its start command.
 #   docker build -f infra/docker/service.Dockerfile --build-arg SERVICE=api -t ats-api .
-FROM node:20-bookworm-slim
+# Two stages: the first installs every dependency and compiles services/ and libs/ to dist/ (SWC,
+# scripts/build-services.js; the web console too for the api); the image keeps only that output
+# and the production dependencies, and runs it on plain Node.
+
+FROM node:20-bookworm-slim AS build
 ARG SERVICE
 RUN test -n "$SERVICE" || (echo "--build-arg SERVICE=api|orchestrator|sandbox|artifacts is required" && false)
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json ./
+COPY scripts/build-services.js scripts/build-console.js ./scripts/
+COPY libs ./libs
+COPY services ./services
+RUN node scripts/build-services.js --force && node scripts/build-console.js --force
+
+FROM node:20-bookworm-slim
+ARG SERVICE
 # The sandbox service needs bubblewrap (+ setpriv/prlimit from util-linux); the others do not run
 # untrusted code, but one base keeps the images alike.
 RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap util-linux python3 \
   && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json nest-cli.json ./
-COPY libs ./libs
-COPY services ./services
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist ./dist
+# The api serves the console's build from here (services/api/src/console/console-assets.ts).
+COPY --from=build /app/services/api/console/dist ./services/api/console/dist
 ENV SERVICE=${SERVICE} HOST=0.0.0.0 PORT=3000 HEALTH_PORT=3001 DATA_DIR=/data
 VOLUME /data
 HEALTHCHECK --interval=10s --timeout=3s --retries=6 CMD node -e "const p=process.env.SERVICE==='api'?process.env.PORT:process.env.HEALTH_PORT;fetch('http://127.0.0.1:'+p+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-CMD ["sh", "-c", "exec npm run start:$SERVICE"]
+# exec: node replaces the shell, so it is PID 1 and receives the container's SIGTERM itself.
+CMD ["sh", "-c", "exec node dist/services/$SERVICE/src/main.js"]
