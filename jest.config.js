@@ -11,6 +11,8 @@ const shared = {
   // Type errors are caught once by `npm run typecheck`; transpiling per file keeps jest fast.
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json', diagnostics: false }] },
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  // dist/ is the compiled build (scripts/build-services.js), holding a copy of package.json.
+  modulePathIgnorePatterns: ['<rootDir>/dist/'],
 };
 
 const slowTier = { setupFilesAfterEnv: ['<rootDir>/test/support/slow-tier-timeout.ts'] };

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # `npm run bench:distributed`: starts the servers the distributed mode needs (as npm test does),
-# then runs bench/distributed.ts, which starts the services as separate processes and measures them.
+# then runs bench/distributed.ts, which starts the services as separate processes (their compiled
+# dist/ build, made here first when stale, as `npm run start:<service>` does) and measures them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+node scripts/build-services.js
 servers_env="$(bash infra/dev/ensure-test-servers.sh)"
 set -a; eval "$servers_env"; set +a
 exec node -r ts-node/register/transpile-only -r tsconfig-paths/register bench/distributed.ts

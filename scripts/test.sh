@@ -34,6 +34,9 @@ echo "openapi lint: ok"
 
 # The console's build (rebuilt when stale), which the API serves and the browser tests load.
 node scripts/build-console.js
+# The services' compiled build (dist/, rebuilt when stale), which the tests that start the service
+# as a process run, as `npm start` does.
+node scripts/build-services.js
 
 servers_env="$(bash infra/dev/ensure-test-servers.sh)"
 set -a; eval "$servers_env"; set +a

@@ -1,5 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { compiledEntry } from '../../test/support/compiled-entry';
 import { sleep } from './timing';
 
 const ROOT = join(__dirname, '..', '..');
@@ -32,11 +33,11 @@ export async function startChildService(options: ChildServiceOptions): Promise<C
   const profiling = options.cpuProfDir
     ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfDir, '-r', join(__dirname, 'exit-on-sigterm.js')]
     : [];
-  const child = spawn(
-    process.execPath,
-    [...profiling, '-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', 'services/standalone/src/main.ts'],
-    { cwd: ROOT, env: { ...options.env, PORT: String(options.port) }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const child = spawn(process.execPath, [...profiling, compiledEntry('services/standalone/src/main.ts')], {
+    cwd: ROOT,
+    env: { ...options.env, PORT: String(options.port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const append = (chunk: Buffer) => {
     output = (output + chunk.toString('utf8')).slice(-65_536);

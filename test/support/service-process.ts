@@ -1,6 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { compiledEntry } from './compiled-entry';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -31,15 +32,15 @@ export function startServiceProcess(env: Record<string, string>, port: number): 
 }
 
 /**
- * Runs one service entry point (ts-node, as `npm run start:<service>` does) as a real child
- * process; ready when `healthUrl`/healthz answers, or else when its output contains `readyLine`.
+ * Runs one service entry point (its compiled form under dist/, as `npm run start:<service>` does)
+ * as a real child process; ready when `healthUrl`/healthz answers, or else when its output contains `readyLine`.
  */
 export async function startEntryProcess(
   entry: string,
   env: Record<string, string>,
   ready: { healthUrl?: string; readyLine?: string },
 ): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', entry], {
+  const child = spawn(process.execPath, [compiledEntry(entry)], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

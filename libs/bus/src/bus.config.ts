@@ -1,6 +1,5 @@
 import { MessageBus } from './bus.port';
 import { InProcessBus } from './in-process/in-process-bus';
-import { createNatsBus } from './nats/nats-bus';
 import { BUS_NAMESPACE, NamespacedBus } from './namespaced-bus';
 
 export type BusConfig =
@@ -32,6 +31,9 @@ export function busConfigFromEnv(env: NodeJS.ProcessEnv): BusConfig {
 
 export async function createBus(config: BusConfig): Promise<MessageBus> {
   if (config.kind === 'in-process') return new InProcessBus();
+  // Loaded only when chosen: NATS and Nest's microservices package would cost every all-in-one
+  // start a few hundred ms of CPU for a bus it never uses (BENCHMARKS.md, "Footprint").
+  const { createNatsBus } = await import('./nats/nats-bus');
   const bus = await createNatsBus({ servers: config.servers });
   return config.namespace ? new NamespacedBus(bus, config.namespace) : bus;
 }

@@ -1,11 +1,17 @@
 #!/usr/bin/env node
 'use strict';
-// The `ats` command (package.json "bin"). It runs the TypeScript source as `npm start` runs the
-// service: ts-node without type checking (npm run typecheck does that), through SWC, with the
-// one path alias the CLI uses. No build step, so `npx ats` works right after `npm ci`.
+// The `ats` command (package.json "bin"). It runs the CLI's compiled JavaScript under dist/, as
+// `npm start` runs the service, compiling it first when the sources are newer than the last build
+// (scripts/build-services.js: about a second, once), so `npx ats` works right after `npm ci` and
+// every later command starts on plain Node, with no TypeScript compiler loaded.
 const { join } = require('node:path');
 
-const root = join(__dirname, '..', '..', '..');
-require('ts-node').register({ transpileOnly: true, swc: true, project: join(root, 'tsconfig.json') });
-require('tsconfig-paths').register({ baseUrl: root, paths: { '@agentic-task-service/client': ['libs/client/src'] } });
-require('../src/main.ts');
+const { buildIfStale, compiledEntry } = require(join(__dirname, '..', '..', '..', 'scripts', 'build-services.js'));
+
+buildIfStale({ quiet: true }).then(
+  () => require(compiledEntry('libs/cli/src/main.ts')),
+  (error) => {
+    console.error(`ats: could not compile the CLI (scripts/build-services.js): ${error instanceof Error ? error.message : error}`);
+    process.exit(1);
+  },
+);

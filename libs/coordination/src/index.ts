@@ -1,4 +1,4 @@
 export * from './coordination.port';
 export * from './coordination.config';
 export * from './in-memory/in-memory-coordination-store';
-export * from './nats/nats-coordination-store';
+// The NATS store is left out: createCoordinationStore loads it when chosen.

@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { dataDirFromEnv } from '@app/common';
 import { LocalObjectStore } from './local/local-object-store';
-import { MinioObjectStore, MinioObjectStoreOptions } from './minio/minio-object-store';
+import type { MinioObjectStore as MinioObjectStoreClass, MinioObjectStoreOptions } from './minio/minio-object-store';
 import { ObjectStore } from './object-store.port';
 
 export type ObjectStoreConfig = { readonly kind: 'local'; readonly root: string } | ({ readonly kind: 'minio' } & MinioObjectStoreOptions);
@@ -40,8 +40,13 @@ export function createObjectStore(config: ObjectStoreConfig): ObjectStore {
   switch (config.kind) {
     case 'local':
       return new LocalObjectStore(config.root);
-    case 'minio':
+    case 'minio': {
+      // Loaded only when chosen: the MinIO client would cost every all-in-one start a few hundred
+      // ms of CPU for a store it never uses (BENCHMARKS.md, "Footprint").
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { MinioObjectStore } = require('./minio/minio-object-store') as { MinioObjectStore: typeof MinioObjectStoreClass };
       return new MinioObjectStore(config);
+    }
     default: {
       const _: never = config;
       throw new Error(`unknown object store ${JSON.stringify(_)}`);

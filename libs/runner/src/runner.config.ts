@@ -1,6 +1,6 @@
 import { DurableRunner, StepFunction, TurnOf } from './durable-runner.port';
 import { InProcessRunner } from './in-process/in-process-runner';
-import { TemporalRunner } from './temporal/temporal-runner';
+import type { TemporalRunner as TemporalRunnerClass } from './temporal/temporal-runner';
 
 export type RunnerConfig =
   | { readonly kind: 'in-process' }
@@ -37,6 +37,10 @@ export interface DurableRunnerDeps {
 
 export function createDurableRunner(config: RunnerConfig, { step, activeTaskIds, turnOf, onError }: DurableRunnerDeps): DurableRunner {
   if (config.kind === 'in-process') return new InProcessRunner(step, activeTaskIds, onError);
+  // Loaded only when chosen: the Temporal SDK (client, worker, protobufs) would cost every
+  // all-in-one start about half a second of CPU for a runner it never uses (BENCHMARKS.md, "Footprint").
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { TemporalRunner } = require('./temporal/temporal-runner') as { TemporalRunner: typeof TemporalRunnerClass };
   return new TemporalRunner(step, activeTaskIds, {
     address: config.address,
     namespace: config.namespace,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { createNatsBus, NatsBus } from '@app/bus';
+import { createNatsBus, NatsBus } from '@app/bus/nats/nats-bus';
 import { assertNatsAnswers, natsUrlForTests } from '@app/bus/testing/nats-server';
 import { AppendNotifications, createPostgresEventStore, EventStore, StoredEvent } from '@app/event-store';
 import { describeEventStoreContract } from '@app/event-store/testing/event-store.contract';

@@ -22,7 +22,9 @@ export function setupOpenApi(app: NestFastifyApplication): void {
   SwaggerModule.setup('api/docs', app, document, { ui: false, raw: ['json'], jsonDocumentUrl: 'api/docs-json' });
 
   const fastify = app.getHttpAdapter().getInstance();
-  const assetsDir = (createRequire(__filename)('swagger-ui-dist') as { getAbsoluteFSPath(): string }).getAbsoluteFSPath();
+  // The package's small absolute-path module, not its index: that one evaluates the whole Swagger
+  // UI bundle, a few hundred ms of every start (BENCHMARKS.md, "Footprint").
+  const assetsDir = (createRequire(__filename)('swagger-ui-dist/absolute-path.js') as () => string)();
   fastify.get('/api/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(UI_PAGE));
   for (const [file, type] of Object.entries(UI_ASSETS)) {
     fastify.get(`/api/docs/${file}`, async (_request, reply) => reply.type(type).send(await readFile(join(assetsDir, file))));

@@ -1,9 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpServerConfig, resolveHeaders } from '@app/task-domain';
 import type { McpStdioLauncher } from './mcp-stdio-launcher';
@@ -44,6 +42,13 @@ const MAX_LIST_PAGES = 8;
  * directory of its own that is removed when it closes.
  */
 export async function connectMcpServer(name: string, config: McpServerConfig, options: ConnectOptions): Promise<McpConnection> {
+  // Loaded at the first connection, not at start: the SDK and zod under it cost every start a few
+  // hundred ms of CPU otherwise, and most deployments configure no MCP server (BENCHMARKS.md, "Footprint").
+  const [{ Client }, { StdioClientTransport }, { StreamableHTTPClientTransport }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/stdio.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+  ]);
   let workDir: string | undefined;
   let stderr: StderrTail | undefined;
   let transport: Transport;

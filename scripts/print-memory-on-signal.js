@@ -1,0 +1,13 @@
+// Preloaded by scripts/measure-start-rss.sh (node -r): on SIGUSR2 the process prints one line of
+// process.memoryUsage() in MiB to stderr, so the footprint can be broken down (V8 heap, external
+// memory such as WASM and Buffers) without code in the service itself.
+process.on('SIGUSR2', () => {
+  const mib = (bytes) => Math.round(bytes / 1048576);
+  const { rss, heapTotal, heapUsed, external, arrayBuffers } = process.memoryUsage();
+  const fields = { rss, heapTotal, heapUsed, external, arrayBuffers };
+  process.stderr.write(
+    `memoryUsage MiB ${Object.entries(fields)
+      .map(([key, value]) => `${key}=${mib(value)}`)
+      .join(' ')}\n`,
+  );
+});
