@@ -1,6 +1,6 @@
 import { Controller, Get, Logger, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { FastifyReply } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { Readiness, ServiceMetrics, readinessBody } from '@app/metrics';
 
 /** Liveness, readiness and metrics: for orchestrators and Prometheus, so none of them needs an API key. */
