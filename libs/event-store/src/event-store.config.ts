@@ -1,16 +1,15 @@
 import { join } from 'node:path';
 import { createEmbeddedEventStore } from './embedded/embedded-event-store';
-import { createEsdbEventStore } from './esdb/esdb-event-store';
 import { AppendNotifications } from './append-notifications';
 import { EventStore } from './event-store.port';
-import { createPostgresEventStore } from './postgres/postgres-event-store';
 
 /**
  * `EVENT_STORE=esdb` with `ESDB_URL` selects EventStoreDB (streams named `${ESDB_STREAM_PREFIX}…`,
  * default prefix `agentic.`); `EVENT_STORE=postgres` with `DATABASE_URL` selects PostgreSQL (tables
  * in `EVENT_STORE_SCHEMA`, default `public`); unset (or `embedded`) selects SQLite in
  * `${DATA_DIR}/eventstore/events.sqlite3`. Anything else fails, rather than silently writing to a local file
- * that other processes cannot see.
+ * that other processes cannot see. The server adapters are loaded only when chosen: `pg` and the
+ * EventStoreDB client (gRPC) would cost every all-in-one start CPU and memory for nothing.
  */
 export async function createEventStoreFromConfig(
   env: NodeJS.ProcessEnv = process.env,
@@ -20,11 +19,13 @@ export async function createEventStoreFromConfig(
   const kind = env.EVENT_STORE || 'embedded';
   if (kind === 'esdb') {
     if (!env.ESDB_URL) throw new Error('EVENT_STORE=esdb needs ESDB_URL, a connection string such as esdb://127.0.0.1:2113?tls=false');
+    const { createEsdbEventStore } = await import('./esdb/esdb-event-store');
     return createEsdbEventStore({ connectionString: env.ESDB_URL, streamPrefix: env.ESDB_STREAM_PREFIX || undefined });
   }
   if (kind === 'postgres') {
     if (!env.DATABASE_URL) throw new Error('EVENT_STORE=postgres needs DATABASE_URL');
     const schema = env.EVENT_STORE_SCHEMA || 'public';
+    const { createPostgresEventStore } = await import('./postgres/postgres-event-store');
     return createPostgresEventStore({
       connectionString: env.DATABASE_URL,
       schema,

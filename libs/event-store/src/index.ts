@@ -3,6 +3,4 @@ export * from './event-store.tokens';
 export * from './event-store.errors';
 export * from './event-store.config';
 export * from './embedded/embedded-event-store';
-export * from './postgres/postgres-event-store';
-export * from './esdb/esdb-event-store';
 export * from './append-notifications';
