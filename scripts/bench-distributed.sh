@@ -4,7 +4,7 @@
 # dist/ build, made here first when stale, as `npm run start:<service>` does) and measures them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-node scripts/build-services.js
+node scripts/bundle-workflows.js
 servers_env="$(bash infra/dev/ensure-test-servers.sh)"
 set -a; eval "$servers_env"; set +a
 exec node -r ts-node/register/transpile-only -r tsconfig-paths/register bench/distributed.ts

@@ -35,8 +35,8 @@ echo "openapi lint: ok"
 # The console's build (rebuilt when stale), which the API serves and the browser tests load.
 node scripts/build-console.js
 # The services' compiled build (dist/, rebuilt when stale), which the tests that start the service
-# as a process run, as `npm start` does.
-node scripts/build-services.js
+# as a process run, as `npm start` does, and the Temporal workflow bundle the orchestrator loads.
+node scripts/bundle-workflows.js
 
 servers_env="$(bash infra/dev/ensure-test-servers.sh)"
 set -a; eval "$servers_env"; set +a

@@ -2,8 +2,8 @@
 # runs (api, orchestrator, sandbox, artifacts). One Dockerfile rather than four near-copies: the
 # services share every library, and the image differs only by its start command.
 #   docker build -f infra/docker/service.Dockerfile --build-arg SERVICE=api -t ats-api .
-# Three stages, as in standalone.Dockerfile: `build` compiles services/ and libs/ to dist/ (and the
-# web console, which the api serves), `prod-deps` installs the production dependencies only (both
+# Three stages, as in standalone.Dockerfile: `build` compiles services/ and libs/ to dist/ (with the
+# Temporal workflow bundle, and the web console, which the api serves), `prod-deps` installs the production dependencies only (both
 # with the toolchain better-sqlite3's native addon needs); the image keeps only their output and
 # runs it on plain Node.
 
@@ -18,10 +18,11 @@ COPY package.json package-lock.json ./
 FROM toolchain AS build
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
-COPY scripts/build-services.js scripts/build-console.js ./scripts/
+COPY scripts/build-services.js scripts/bundle-workflows.js scripts/build-console.js ./scripts/
 COPY libs ./libs
 COPY services ./services
-RUN node scripts/build-services.js --force && node scripts/build-console.js --force
+# The orchestrator's Temporal worker loads the pre-built workflow bundle (no webpack at run time).
+RUN node scripts/build-services.js --force && node scripts/bundle-workflows.js --force && node scripts/build-console.js --force
 
 FROM toolchain AS prod-deps
 RUN npm ci --omit=dev --no-audit --no-fund

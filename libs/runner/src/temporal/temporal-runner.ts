@@ -1,5 +1,14 @@
 import { Client, Connection, WorkflowExecutionDescription, WorkflowNotFoundError } from '@temporalio/client';
-import { NativeConnection, Runtime, Worker, WorkflowBundleWithSourceMap, bundleWorkflowCode } from '@temporalio/worker';
+import {
+  NativeConnection,
+  Runtime,
+  Worker,
+  WorkflowBundleOption,
+  WorkflowBundleWithSourceMap,
+  bundleWorkflowCode,
+} from '@temporalio/worker';
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { AGENT_WORKFLOW_ID_PREFIX, agentTurnWorkflow, agentTurnWorkflowId, wakeSignal } from '@app/workflows';
 import { DurableRunner, StepFunction, TurnOf } from '../durable-runner.port';
 import { createActivities } from './activities';
@@ -30,10 +39,19 @@ export interface TemporalRunnerOptions {
 const DESCRIBE_BATCH = 16;
 
 const WORKFLOWS_PATH = require.resolve('../../../workflows/src/agent-turn.workflow');
-let sharedBundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+/** Where scripts/bundle-workflows.js puts the bundle of the compiled workflows (only under dist/). */
+const PREBUILT_BUNDLE = join(__dirname, '..', '..', '..', '..', 'workflow-bundle', 'agent-turn.workflow.js');
+let sharedBundle: Promise<WorkflowBundleOption> | undefined;
 
-/** Bundling takes seconds, so every runner in the process shares one bundle. */
-function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+/**
+ * The bundle built with the compiled code when there is one not older than the workflow module
+ * it was made from (a stale one is never run); otherwise bundled here, once per process: webpack
+ * in the service costs seconds of CPU and memory it keeps (ts-node, jest, a missing bundle).
+ */
+function workflowBundle(): Promise<WorkflowBundleOption> {
+  if (existsSync(PREBUILT_BUNDLE) && statSync(PREBUILT_BUNDLE).mtimeMs >= statSync(WORKFLOWS_PATH).mtimeMs) {
+    return Promise.resolve({ codePath: PREBUILT_BUNDLE });
+  }
   // Webpack's report goes to Temporal's logger, at the level the process installed for it.
   sharedBundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: Runtime.instance().logger }).catch((error) => {
     sharedBundle = undefined;

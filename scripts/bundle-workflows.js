@@ -1,0 +1,42 @@
+// Bundles the Temporal workflow code (libs/workflows, compiled under dist/) once, at build time,
+// into dist/workflow-bundle/agent-turn.workflow.js, which the orchestrator's Temporal worker loads
+// as it is (libs/runner/src/temporal/temporal-runner.ts). Bundling at every worker start instead
+// runs webpack in the service process: ~5 s of CPU and ~150 MiB of RSS it never gives back
+// (BENCHMARKS.md, "Footprint"). Temporal recommends pre-bundling for production for the same reason.
+//
+// Run as a script it bundles only when stale (no bundle, or the compiled workflow module is newer
+// than it, as after any rebuild of dist/ by build-services.js, which it runs first); `--force`
+// bundles anyway. The runner makes the same check and bundles in process when the file is missing
+// or stale, so a stale bundle is never run, only slower to start.
+const { existsSync, mkdirSync, renameSync, statSync, writeFileSync } = require('node:fs');
+const { dirname, join } = require('node:path');
+const { buildIfStale, OUT_DIR } = require('./build-services');
+
+const WORKFLOWS_MODULE = join(OUT_DIR, 'libs', 'workflows', 'src', 'agent-turn.workflow.js');
+const BUNDLE = join(OUT_DIR, 'workflow-bundle', 'agent-turn.workflow.js');
+
+const isStale = () => !existsSync(BUNDLE) || statSync(WORKFLOWS_MODULE).mtimeMs > statSync(BUNDLE).mtimeMs;
+
+async function bundleIfStale({ force = false, quiet = false } = {}) {
+  await buildIfStale({ quiet: true });
+  if (!force && !isStale()) return false;
+  const started = Date.now();
+  const { bundleWorkflowCode, DefaultLogger } = require('@temporalio/worker');
+  // Webpack's report is noise here; its errors still reject bundleWorkflowCode.
+  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_MODULE, logger: new DefaultLogger('WARN') });
+  mkdirSync(dirname(BUNDLE), { recursive: true });
+  const temporary = `${BUNDLE}.${process.pid}.tmp`;
+  writeFileSync(temporary, code);
+  renameSync(temporary, BUNDLE);
+  if (!quiet) console.error(`bundled the Temporal workflows into ${BUNDLE} in ${Date.now() - started} ms`);
+  return true;
+}
+
+module.exports = { bundleIfStale, BUNDLE };
+
+if (require.main === module) {
+  bundleIfStale({ force: process.argv.includes('--force') }).catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
