@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { benchApproveLatency } from './approve-latency';
 import { benchCreateLatency } from './create-latency';
+import { benchFootprint } from './footprint';
 import { InProcessService } from './lib/in-process-service';
 import { machineFacts } from './lib/machine';
 import { benchMovedBounds } from './moved-bounds';
@@ -16,8 +17,8 @@ import { benchWebhookLatency } from './webhook-latency';
 // table on stdout and in .bench/latest.md. Exit code 0, or 1 when a measurement failed.
 //
 // Environment: BENCH_RATE (create rate, default 500), BENCH_DURATION_S (measured seconds, 10),
-// BENCH_ONLY (comma list of create,sse,replay,sandbox,approve,bounds,webhook,webhook-append), BENCH_CPU_PROF (directory: profile the child of
-// benchmark 1 with --cpu-prof), BENCH_PACED=0 (skip the evenly paced supplementary run),
+// BENCH_ONLY (comma list of create,sse,replay,sandbox,approve,bounds,webhook,webhook-append,footprint), BENCH_CPU_PROF (directory: profile the children of
+// benchmarks 1 and 9 with --cpu-prof), BENCH_PACED=0 (skip the evenly paced supplementary run),
 // BENCH_CHILD_ENV (JSON object of extra variables for benchmark 1's child, for comparison runs).
 
 const ROOT = join(__dirname, '..');
@@ -36,7 +37,7 @@ const log = (line: string): void => void process.stderr.write(`[bench] ${line}\n
 async function main(): Promise<number> {
   const rate = envNumber('BENCH_RATE', 500);
   const durationS = envNumber('BENCH_DURATION_S', 10);
-  const only = (process.env.BENCH_ONLY ?? 'create,sse,replay,sandbox,approve,bounds,webhook,webhook-append')
+  const only = (process.env.BENCH_ONLY ?? 'create,sse,replay,sandbox,approve,bounds,webhook,webhook-append,footprint')
     .split(',')
     .map((s) => s.trim());
   const results: BenchResults = { startedAt: new Date().toISOString(), machine: machineFacts(), failures: {}, skipped: [] };
@@ -139,6 +140,22 @@ async function main(): Promise<number> {
       results.failures['8b. webhook dispatcher cost per append'] = describe(error);
     }
   } else results.skipped.push('8b. webhook dispatcher cost per append');
+
+  if (only.includes('footprint')) {
+    try {
+      mutable.footprint = await benchFootprint({
+        concurrency: 20,
+        tasksPerBatch: 5_000,
+        batches: 2,
+        idleAfterStartS: 10,
+        idleAfterBatchS: 5,
+        cpuProfDir: process.env.BENCH_CPU_PROF || undefined,
+        log,
+      });
+    } catch (error) {
+      results.failures['9. footprint (issue 19)'] = describe(error);
+    }
+  } else results.skipped.push('9. footprint (issue 19)');
 
   const report = renderReport(results);
   process.stdout.write(`\n${report}\n`);

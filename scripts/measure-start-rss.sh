@@ -37,7 +37,7 @@ cpu_ms=$(awk '{ print ($14 + $15) * 10 }' "/proc/$pid/stat")
 sleep 10
 rss=$(awk '/VmRSS/ { print int($2 / 1024) }' "/proc/$pid/status")
 peak=$(awk '/VmHWM/ { print int($2 / 1024) }' "/proc/$pid/status")
-kill -USR2 "$pid"
+kill -WINCH "$pid"
 sleep 0.5
 echo "$runner: healthz after $(((ready - start) / 1000000)) ms (${cpu_ms} ms CPU); RSS ${rss} MiB, peak ${peak} MiB (10 s after /healthz)"
 grep -o 'memoryUsage MiB.*' "$log" | tail -1

@@ -26,6 +26,10 @@ export interface ChildServiceOptions {
   /** When set, the child runs with --cpu-prof into this directory (written on exit). */
   readonly cpuProfDir?: string;
   readonly bootTimeoutMs?: number;
+  /** Extra node options before the entry point (e.g. `-r` a preload script). */
+  readonly nodeArgs?: readonly string[];
+  /** How often /healthz is polled while booting (the resolution of a start-time figure). */
+  readonly healthPollMs?: number;
 }
 
 /** Runs the all-in-one service (`npm start`'s entry point) as a child process and waits for /healthz. */
@@ -33,7 +37,7 @@ export async function startChildService(options: ChildServiceOptions): Promise<C
   const profiling = options.cpuProfDir
     ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfDir, '-r', join(__dirname, 'exit-on-sigterm.js')]
     : [];
-  const child = spawn(process.execPath, [...profiling, compiledEntry('services/standalone/src/main.ts')], {
+  const child = spawn(process.execPath, [...profiling, ...(options.nodeArgs ?? []), compiledEntry('services/standalone/src/main.ts')], {
     cwd: ROOT,
     env: { ...options.env, PORT: String(options.port) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -73,7 +77,7 @@ export async function startChildService(options: ChildServiceOptions): Promise<C
       await stop(1_000);
       throw new Error(`service did not answer /healthz within ${options.bootTimeoutMs ?? 90_000} ms:\n${output}`);
     }
-    await sleep(100);
+    await sleep(options.healthPollMs ?? 100);
   }
   return { url, child, output: () => output, stop };
 }

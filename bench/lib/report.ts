@@ -2,6 +2,7 @@ import type { ApproveLatencyFigures } from '../approve-latency';
 import type { SandboxFigures } from '../sandbox';
 import { MOVED_BOUND_TARGETS, MovedBoundsFigures } from '../moved-bounds';
 import type { CreateLatencyFigures } from '../create-latency';
+import type { FootprintFigures, MemorySample } from '../footprint';
 import type { ReplayFigures } from '../replay';
 import type { SseFanoutFigures } from '../sse-fanout';
 import type { AppendCostFigures } from '../webhook-append-cost';
@@ -19,6 +20,7 @@ export interface BenchResults {
   readonly bounds?: MovedBoundsFigures;
   readonly webhook?: WebhookLatencyFigures;
   readonly webhookAppend?: AppendCostFigures;
+  readonly footprint?: FootprintFigures;
   /** Benchmark name → error message, for the ones that failed. */
   readonly failures: Record<string, string>;
   readonly skipped: string[];
@@ -232,6 +234,7 @@ export function renderReport(r: BenchResults): string {
       );
     }
   }
+  if (r.footprint) rows.push(...footprintRows(r.footprint));
   for (const [bench, message] of Object.entries(r.failures))
     rows.push([bench, 'FAILED', message.replace(/\|/g, '\\|').replace(/\n/g, ' '), '', '**no**']);
   for (const bench of r.skipped) rows.push([bench, 'skipped (BENCH_ONLY)', '', '', '']);
@@ -248,4 +251,71 @@ export function renderReport(r: BenchResults): string {
     ...rows.map((row) => `| ${row.join(' | ')} |`),
     '',
   ].join('\n');
+}
+
+/** Issue 19's targets (embedded mode, 2 cores). */
+export const FOOTPRINT_TARGETS = {
+  startMs: 1_500,
+  idleRssMiB: 150,
+  loadedRssMiB: 250,
+  rssDriftFraction: 0.1,
+  tasksPerS: 1_000,
+  createP99Ms: 50,
+};
+
+function footprintRows(f: FootprintFigures): Row[] {
+  const t = FOOTPRINT_TARGETS;
+  const name = `9. footprint and closed-loop creation, embedded, ${f.concurrency} workers (issue 19)`;
+  const memory = (m: MemorySample): string =>
+    `${m.rssMiB} MiB (peak ${m.peakMiB}` +
+    (m.usage ? `; heap ${m.usage.heapUsed}/${m.usage.heapTotal}, external ${m.usage.external}, arrayBuffers ${m.usage.arrayBuffers}` : '') +
+    ')';
+  const rows: Row[] = [
+    [
+      name,
+      'spawn → /healthz 200 (CPU time used)',
+      `${ms(f.startMs)} (${f.startCpuMs} ms CPU)`,
+      `≤ ${t.startMs} ms`,
+      met(f.startMs <= t.startMs),
+    ],
+    [
+      name,
+      `RSS ${f.idleAfterStartS} s after start, fresh DATA_DIR (load ${f.loadAtStart})`,
+      memory(f.afterStart),
+      `≤ ${t.idleRssMiB} MiB`,
+      met(f.afterStart.rssMiB <= t.idleRssMiB),
+    ],
+  ];
+  let created = 0;
+  for (const [i, b] of f.batches.entries()) {
+    created += b.tasks;
+    const label = `batch ${i + 1} (${b.tasks} tasks, load ${b.loadAtEnd} at its end)`;
+    const drift = i > 0 ? Math.abs(b.memory.rssMiB - f.batches[0].memory.rssMiB) / f.batches[0].memory.rssMiB : 0;
+    const rssTarget = i > 0 ? `≤ ${t.loadedRssMiB} MiB, within ${t.rssDriftFraction * 100} % of batch 1` : `≤ ${t.loadedRssMiB} MiB`;
+    rows.push(
+      [
+        name,
+        `${label}: RSS after ${created} tasks and ${f.idleAfterBatchS} s idle (no GC forced)`,
+        memory(b.memory) + (i > 0 ? `, ${(drift * 100).toFixed(1)} % from batch 1` : ''),
+        rssTarget,
+        met(b.memory.rssMiB <= t.loadedRssMiB && drift <= t.rssDriftFraction),
+      ],
+      [
+        name,
+        `${label}: tasks created with their turn completed per second`,
+        `${b.completedPerS.toFixed(1)} /s (${b.wallS.toFixed(1)} s)`,
+        `≥ ${t.tasksPerS} /s`,
+        met(b.completedPerS >= t.tasksPerS),
+      ],
+      [
+        name,
+        `${label}: POST latency p50 / p99 / max`,
+        `${ms(b.createLatency.p50)} / ${ms(b.createLatency.p99)} / ${ms(b.createLatency.max)}`,
+        `p99 ≤ ${t.createP99Ms} ms`,
+        met(b.createLatency.p99 <= t.createP99Ms),
+      ],
+      [name, `${label}: status polls per task; model calls`, `${b.pollsPerTask.toFixed(2)}; ${b.modelCalls}`, '', ''],
+    );
+  }
+  return rows;
 }
