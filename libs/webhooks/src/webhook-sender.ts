@@ -1,5 +1,5 @@
 import { AddressRefusedError, checkDestination, guardedLookup } from '@app/common';
-import { Agent, Dispatcher, request } from 'undici';
+import type * as Undici from 'undici';
 import { signWebhook } from './sign';
 import { drainBounded } from './response-drain';
 import { AttemptOutcome } from './webhook-attempt';
@@ -18,6 +18,12 @@ export interface WebhookMessage {
   readonly body: string;
 }
 
+interface Connections {
+  readonly request: typeof Undici.request;
+  readonly guarded: Undici.Agent;
+  readonly allowListed: Undici.Agent;
+}
+
 /** The most response bytes read: a receiver's answer is only its status; more is not worth reading. */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
 
@@ -29,21 +35,14 @@ const ALLOW_SETTING = 'WEBHOOK_ALLOW_HOSTS';
  * at most WEBHOOK_TIMEOUT_MS in all. It never throws for a failed attempt: it says why in the record.
  */
 export class WebhookSender {
-  // Sockets of `guarded` were all opened through the guarded lookup, so pooling them is safe.
-  private readonly guarded: Agent;
-  private readonly allowListed: Agent;
+  private connections?: Connections;
+  private closed = false;
 
   constructor(
     private readonly settings: WebhookSenderSettings,
     private readonly signingKey: Uint8Array,
     private readonly now: () => Date = () => new Date(),
-  ) {
-    // Each phase gets the whole bound; the deadline in `send` bounds their sum. No redirect
-    // interceptor is installed (undici's default), so a 3xx comes back as an answer.
-    const timeouts = { headersTimeout: settings.timeoutMs, bodyTimeout: settings.timeoutMs };
-    this.guarded = new Agent({ ...timeouts, connect: { timeout: settings.timeoutMs, lookup: guardedLookup(ALLOW_SETTING) } });
-    this.allowListed = new Agent({ ...timeouts, connect: { timeout: settings.timeoutMs } });
-  }
+  ) {}
 
   async send(message: WebhookMessage): Promise<AttemptOutcome> {
     const startedAt = this.now();
@@ -52,9 +51,12 @@ export class WebhookSender {
       attempt: { at: startedAt.toISOString(), ...result, durationMs: Math.round(performance.now() - started) },
       delivered: result.error === undefined,
     });
-    let dispatcher: Dispatcher;
+    let dispatcher: Undici.Dispatcher;
+    let request: typeof Undici.request;
     try {
-      dispatcher = this.dispatcherFor(message.url);
+      const connections = await this.connectionsFor(message.url);
+      ({ request } = connections);
+      dispatcher = this.dispatcherFor(message.url, connections);
     } catch (error) {
       return outcome({ error: (error as Error).message });
     }
@@ -81,15 +83,42 @@ export class WebhookSender {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.guarded.close(), this.allowListed.close()]);
+    this.closed = true;
+    if (this.connections) await Promise.all([this.connections.guarded.close(), this.connections.allowListed.close()]);
   }
 
-  private dispatcherFor(url: URL): Dispatcher {
+  /**
+   * undici and the two agents, made at the first attempt: loading undici costs every start about
+   * 0.1 s of CPU, and most services never send a webhook (BENCHMARKS.md, "Footprint").
+   */
+  private async connectionsFor(url: URL): Promise<Connections> {
+    this.refuseUncallable(url);
+    if (!this.connections) {
+      const { Agent, request } = await import('undici');
+      if (this.closed) throw new Error('the webhook sender is closed');
+      // Each phase gets the whole bound; the deadline in `send` bounds their sum. No redirect
+      // interceptor is installed (undici's default), so a 3xx comes back as an answer.
+      const { timeoutMs } = this.settings;
+      const timeouts = { headersTimeout: timeoutMs, bodyTimeout: timeoutMs };
+      // Sockets of `guarded` were all opened through the guarded lookup, so pooling them is safe.
+      this.connections ??= {
+        request,
+        guarded: new Agent({ ...timeouts, connect: { timeout: timeoutMs, lookup: guardedLookup(ALLOW_SETTING) } }),
+        allowListed: new Agent({ ...timeouts, connect: { timeout: timeoutMs } }),
+      };
+    }
+    return this.connections;
+  }
+
+  private refuseUncallable(url: URL): void {
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
       throw new Error(`refused: ${url.protocol} URLs are not called; only http and https`);
     // Creates refuse such URLs already; credentials would travel in the clear next to our signature.
     if (url.username !== '' || url.password !== '') throw new Error('refused: URLs with credentials (user:password@) are not called');
-    return checkDestination(url, this.settings.allowHosts, ALLOW_SETTING).allowListed ? this.allowListed : this.guarded;
+  }
+
+  private dispatcherFor(url: URL, connections: Connections): Undici.Dispatcher {
+    return checkDestination(url, this.settings.allowHosts, ALLOW_SETTING).allowListed ? connections.allowListed : connections.guarded;
   }
 
   private timedOut(): string {

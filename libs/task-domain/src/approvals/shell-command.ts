@@ -1,4 +1,4 @@
-import { ShNode, syntax } from 'mvdan-sh';
+import type { ShNode, ShParser, syntax as shSyntax } from 'mvdan-sh';
 
 // What a `shell` tool call would run, read with a real shell parser (mvdan/sh) rather than
 // regular expressions, so quoted separators are not separators and every nested command is seen.
@@ -63,11 +63,34 @@ const REFUSED_NODES: Readonly<Record<string, string>> = {
   Assign: 'a variable assignment',
 };
 
-const parser = syntax.NewParser();
-const redirectOps = learnRedirectOps();
+type Syntax = typeof shSyntax;
+
+interface ShellParsing {
+  readonly syntax: Syntax;
+  readonly parser: ShParser;
+  readonly redirectOps: ReadonlyMap<number, 'input' | 'dup' | 'output'>;
+}
+
+let parsing: ShellParsing | undefined;
+
+/**
+ * The parser, loaded at the first analysis: mvdan-sh (mvdan/sh compiled to JavaScript) costs every
+ * start about 0.15 s of CPU and ~10 MiB of heap, and only `proceed_always` on a `shell` call needs it
+ * (BENCHMARKS.md, "Footprint"). Synchronous because the decider that asks is.
+ */
+function shellParsing(): ShellParsing {
+  if (!parsing) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { syntax } = require('mvdan-sh') as { syntax: Syntax };
+    const parser = syntax.NewParser();
+    parsing = { syntax, parser, redirectOps: learnRedirectOps(syntax, parser) };
+  }
+  return parsing;
+}
 
 export function analyseShellCommand(command: unknown): ShellAnalysis {
   if (typeof command !== 'string' || command.trim() === '') return refuse('no command');
+  const { syntax, parser, redirectOps } = shellParsing();
   let file: ShNode;
   try {
     file = parser.Parse(command, 'command');
@@ -80,9 +103,9 @@ export function analyseShellCommand(command: unknown): ShellAnalysis {
     if (!node || refusal) return false;
     const type = syntax.NodeType(node);
     if (type in REFUSED_NODES) refusal = REFUSED_NODES[type];
-    else if (type === 'Redirect') refusal = redirectRefusal(node);
+    else if (type === 'Redirect') refusal = redirectRefusal(node, redirectOps, syntax);
     else if (type === 'CallExpr') {
-      const result = programOf(node);
+      const result = programOf(node, syntax);
       if (typeof result === 'string') programs.add(result);
       else refusal = result.reason;
     }
@@ -93,31 +116,31 @@ export function analyseShellCommand(command: unknown): ShellAnalysis {
   return { vouchable: true, programs: [...programs].sort() };
 }
 
-function programOf(call: ShNode): string | { reason: string } {
+function programOf(call: ShNode, syntax: Syntax): string | { reason: string } {
   const args = call.Args as { length: number; [i: number]: ShNode };
   if ((call.Assigns as { length: number }).length > 0) return { reason: REFUSED_NODES.Assign };
-  const name = literal(args[0]);
+  const name = literal(args[0], syntax);
   if (name === undefined) return { reason: 'a program name that is not a plain word' };
   if (NEVER_VOUCHED.has(name)) return { reason: `\`${name}\` runs code that its name does not vouch for` };
   const risky = RISKY_ARGS[name];
   for (let i = 1; risky && i < args.length; i++) {
-    const arg = literal(args[i]);
+    const arg = literal(args[i], syntax);
     if (arg !== undefined && risky.has(arg)) return { reason: `\`${name} ${arg}\`` };
   }
   return name;
 }
 
-function redirectRefusal(redirect: ShNode): string | undefined {
+function redirectRefusal(redirect: ShNode, redirectOps: ShellParsing['redirectOps'], syntax: Syntax): string | undefined {
   const op = redirectOps.get(redirect.Op as number);
   if (op === 'input') return undefined;
-  const target = literal(redirect.Word as ShNode | undefined);
+  const target = literal(redirect.Word as ShNode | undefined, syntax);
   if (op === 'dup' && target !== undefined && /^(\d+|-)$/.test(target)) return undefined; // 2>&1
   if (target === '/dev/null') return undefined;
   return 'output redirection';
 }
 
 /** The word's text when it is one plain literal (no quotes, no expansions), else undefined. */
-function literal(word: ShNode | undefined): string | undefined {
+function literal(word: ShNode | undefined, syntax: Syntax): string | undefined {
   if (!word) return undefined;
   const parts = word.Parts as { length: number; [i: number]: ShNode };
   if (parts.length !== 1 || syntax.NodeType(parts[0]) !== 'Lit') return undefined;
@@ -128,7 +151,7 @@ function literal(word: ShNode | undefined): string | undefined {
  * The parser numbers redirection operators internally; rather than hard-coding its numbers,
  * learn them once by parsing one example of each.
  */
-function learnRedirectOps(): Map<number, 'input' | 'dup' | 'output'> {
+function learnRedirectOps(syntax: Syntax, parser: ShParser): Map<number, 'input' | 'dup' | 'output'> {
   const examples: Array<[string, 'input' | 'dup' | 'output']> = [
     ['c < f', 'input'],
     ['c <& 3', 'input'],

@@ -18,8 +18,9 @@ const UI_ASSETS: Record<string, string> = {
  * rather than through @fastify/static, whose ESM-only dependencies jest cannot load.
  */
 export function setupOpenApi(app: NestFastifyApplication): void {
-  const document = buildOpenApiDocument(app);
-  SwaggerModule.setup('api/docs', app, document, { ui: false, raw: ['json'], jsonDocumentUrl: 'api/docs-json' });
+  // A factory: SwaggerModule builds the document at the first /api/docs-json request and keeps it,
+  // instead of every start scanning every controller and DTO for it (BENCHMARKS.md, "Footprint").
+  SwaggerModule.setup('api/docs', app, () => buildOpenApiDocument(app), { ui: false, raw: ['json'], jsonDocumentUrl: 'api/docs-json' });
 
   const fastify = app.getHttpAdapter().getInstance();
   // The package's small absolute-path module, not its index: that one evaluates the whole Swagger

@@ -3,7 +3,7 @@ import { chown, lchown, lstat, mkdir, readdir, rename, rm } from 'node:fs/promis
 import { basename, dirname, join, posix } from 'node:path';
 import { PassThrough, Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import * as tar from 'tar';
+import type * as Tar from 'tar';
 import { NoFollowDir } from '../workspace/no-follow-dir';
 import { tarWithoutFollowing } from '../workspace/no-follow-tar';
 import { ArchiveBounds, FileOwner, SnapshotOptions } from './sandbox-provider.port';
@@ -63,7 +63,9 @@ export async function restoreDirectory(target: string, archive: Readable, bounds
   );
   try {
     const links: SymlinkEntry[] = [];
-    await pipeline(archive, byteLimit(bounds.maxBytes, 'snapshot'), extractor(scratch, bounds.maxBytes * RESTORE_EXPANSION, links));
+    // Loaded at the first restore: tar costs every start ~20 ms of CPU (BENCHMARKS.md, "Footprint").
+    const tar = await import('tar');
+    await pipeline(archive, byteLimit(bounds.maxBytes, 'snapshot'), extractor(tar, scratch, bounds.maxBytes * RESTORE_EXPANSION, links));
     await placeSymlinks(scratch, links);
     if (owner) await chownTree(scratch, owner);
     const hadTarget = await lstat(target).then(
@@ -88,7 +90,7 @@ interface SymlinkEntry {
   readonly target: string;
 }
 
-function extractor(cwd: string, maxUnpacked: number, links: SymlinkEntry[]): NodeJS.WritableStream {
+function extractor(tar: typeof Tar, cwd: string, maxUnpacked: number, links: SymlinkEntry[]): NodeJS.WritableStream {
   let unpacked = 0;
   const stream = tar.x({
     cwd,

@@ -3,7 +3,7 @@ import { chmod, chown, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import * as yauzl from 'yauzl';
+import type * as yauzl from 'yauzl';
 import { AppError, PayloadTooLargeError, ValidationError } from '@app/common';
 import type { FileOwner } from '../provider/sandbox-provider.port';
 import { moveInto } from './move-into';
@@ -104,11 +104,13 @@ function openEntry(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<Readable> {
   return new Promise((resolve, reject) => zip.openReadStream(entry, (error, stream) => (error ? reject(error) : resolve(stream))));
 }
 
-function openZip(path: string, label: string): Promise<yauzl.ZipFile> {
+async function openZip(path: string, label: string): Promise<yauzl.ZipFile> {
+  // Loaded at the first ZIP upload: most starts never see one (BENCHMARKS.md, "Footprint").
+  const { open } = await import('yauzl');
   // Backslashes become `/` (old Windows archives) before the names are checked; sizes are verified while inflating.
   const options: yauzl.Options = { lazyEntries: true, autoClose: false, strictFileNames: false, validateEntrySizes: true };
   return new Promise((resolve, reject) =>
-    yauzl.open(path, options, (error, zip) => {
+    open(path, options, (error, zip) => {
       if (!error) return resolve(zip);
       reject(
         (error as NodeJS.ErrnoException).syscall

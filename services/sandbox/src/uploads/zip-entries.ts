@@ -1,4 +1,4 @@
-import * as yauzl from 'yauzl';
+import type * as yauzl from 'yauzl';
 import { PayloadTooLargeError, ValidationError } from '@app/common';
 import { UploadLimits } from './upload-limits';
 

@@ -1,4 +1,5 @@
-import { Header, HeaderData, Pax } from 'tar';
+import type * as Tar from 'tar';
+import type { HeaderData } from 'tar';
 import { NoFollowDir, NoFollowEntry } from './no-follow-dir';
 
 const BLOCK = 512;
@@ -10,6 +11,12 @@ export const TAR_MAX_DEPTH = 256;
 export type OnSkipped = (path: string, why: string) => void;
 
 /**
+ * tar's header encoders, loaded at the first archive: the package costs every start ~20 ms of CPU
+ * and most starts take no snapshot (BENCHMARKS.md, "Footprint").
+ */
+let encoders: Pick<typeof Tar, 'Header' | 'Pax'> | undefined;
+
+/**
  * The tar stream (POSIX ustar, PAX headers for long names) of everything under `root`: folders,
  * regular files and symlinks (stored as links). It reads the workspace the way the artifact
  * scanner does, through NoFollowDir, so no link is ever followed and no FIFO, socket or device is
@@ -18,6 +25,7 @@ export type OnSkipped = (path: string, why: string) => void;
  * with zeros to the size its header announced, so the archive always stays well formed.
  */
 export async function* tarWithoutFollowing(root: string, onSkipped: OnSkipped = () => undefined): AsyncGenerator<Buffer> {
+  encoders ??= await import('tar');
   const dir = await NoFollowDir.open(root);
   try {
     // The root itself comes first: an empty workspace still makes an archive with an entry, which tar requires.
@@ -91,6 +99,8 @@ async function* file(parent: NoFollowDir, entry: NoFollowEntry, path: string): A
 }
 
 function header(data: HeaderData): Buffer {
+  if (!encoders) throw new Error('tar headers are encoded only inside tarWithoutFollowing, which loads tar first');
+  const { Header, Pax } = encoders;
   const h = new Header(data);
   const needsPax = h.encode();
   if (!h.block) throw new Error(`could not encode a tar header for ${JSON.stringify(data.path)}`);

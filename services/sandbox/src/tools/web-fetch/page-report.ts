@@ -2,7 +2,6 @@ import type { IncomingMessage } from 'node:http';
 import { ToolFailure } from '../tool.errors';
 import { BodyPrefix, readBoundedBody } from './bounded-body';
 import { contentKind, ContentKind, decodeText, mimeType, sniffKind } from './content-type';
-import { htmlToMarkdown } from './html-to-markdown';
 import { WebFetchConfig } from './web-fetch.config';
 
 /** An error page only needs enough text to say what went wrong. */
@@ -34,7 +33,7 @@ export async function reportPage(url: URL, response: IncomingMessage, config: We
   const body = await readBoundedBody(response, config.maxBytes);
   if (kind === 'unknown') kind = sniffKind(body.bytes);
   if (kind === 'binary') return notText();
-  const { title, text } = readableText(body, contentType, kind, url);
+  const { title, text } = await readableText(body, contentType, kind, url);
   const notes = body.truncated ? [`[truncated: the page is larger than ${config.maxBytes} bytes]`] : [];
   const limit = ok ? config.maxOutputChars : Math.min(ERROR_EXCERPT_CHARS, config.maxOutputChars);
   return { ok, output: [header(title), cut(text, limit), ...notes].join('\n\n') };
@@ -50,9 +49,12 @@ function describeResponse(url: URL, response: IncomingMessage, title: string): s
   return lines.join('\n');
 }
 
-function readableText(body: BodyPrefix, contentType: string, kind: ContentKind, url: URL): { title: string; text: string } {
+async function readableText(body: BodyPrefix, contentType: string, kind: ContentKind, url: URL): Promise<{ title: string; text: string }> {
   const decoded = decodeText(body.bytes, contentType, kind, body.truncated);
   if (kind !== 'html') return { title: '', text: decoded };
+  // Loaded at the first HTML page: linkedom, Readability and turndown cost every start about
+  // 0.3 s of CPU and several MiB of heap for a tool many tasks never call (BENCHMARKS.md, "Footprint").
+  const { htmlToMarkdown } = await import('./html-to-markdown');
   const { title, markdown } = htmlToMarkdown(decoded, url);
   return { title, text: markdown };
 }
