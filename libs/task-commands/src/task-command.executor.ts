@@ -44,6 +44,18 @@ export class TaskCommandExecutor {
   ) {}
 
   /**
+   * The events are committed by now: an observer that throws (metrics) must not turn the
+   * command into a failure the caller would retry, so it is reported and the command stands.
+   */
+  private tellAppended(history: readonly StoredEvent[], appended: readonly StoredEvent[]): void {
+    try {
+      this.onAppended?.(history, appended);
+    } catch (error) {
+      console.error('task command executor: an onAppended observer failed', error);
+    }
+  }
+
+  /**
    * A concurrent append makes the append fail with ExpectedRevisionConflictError; `retries`
    * re-decides on the fresh state, which is correct for every task command because the decider
    * re-checks its rules.
@@ -78,7 +90,7 @@ export class TaskCommandExecutor {
           revision,
         );
         const next = this.cache.extend(streamId, appended.events, foldStored);
-        this.onAppended?.(history, appended.events);
+        this.tellAppended(history, appended.events);
         return { state: next?.state ?? events.reduce(evolve, state), events: appended.events, position: appended.lastGlobalPosition };
       } catch (error) {
         if (!(error instanceof ExpectedRevisionConflictError)) throw error;
