@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { DistributedDeployment, startDistributedDeployment } from '../test/support/distributed-deployment';
 import { MachineFacts, machineFacts } from './lib/machine';
+import { readStreamEvents } from './lib/read-stream-events';
 import { SseRecorder } from './lib/sse-recorder';
 import { Summary, summarize } from './lib/stats';
 import { sleep, waitUntil, withTimeout } from './lib/timing';
@@ -162,7 +163,7 @@ async function benchSteps(d: DistributedDeployment, model: ScriptedOpenAiServer)
     try {
       await client.open();
       await waitUntil('the turn to end', async () => (await getTask(d.apiUrls[0], id)).status === 'completed', WAIT_MS * 2);
-      const events = await readEvents(d.apiUrls[1], id);
+      const events = await readStreamEvents(d.apiUrls[1], id, auth(), WAIT_MS);
       const started = client.receivedAt.get(events.find((e) => e.event === 'status')!.id)!;
       const done = client.receivedAt.get(events.find((e) => e.event === 'done')!.id)!;
       const toolMs = events.filter((e) => e.event === 'tool_result').reduce((n, e) => n + Number(e.data.durationMs ?? 0), 0);
@@ -220,26 +221,6 @@ async function createTask(base: string, body: Record<string, unknown>): Promise<
 }
 
 /** The whole stream as parsed blocks (it ends after the turn's done). */
-async function readEvents(base: string, id: string): Promise<{ id: number; event: string; data: Record<string, any> }[]> {
-  const res = await withTimeout(
-    'read stream',
-    fetch(`${base}/api/v1/tasks/${id}/stream?after=0`, { headers: auth() }).then((r) => r.text()),
-    WAIT_MS,
-  );
-  return res
-    .split('\n\n')
-    .map((block) =>
-      Object.fromEntries(
-        block
-          .split('\n')
-          .filter((l) => /^(id|event|data):/.test(l))
-          .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()]),
-      ),
-    )
-    .filter((b) => b.id)
-    .map((b) => ({ id: Number(b.id), event: b.event, data: JSON.parse(b.data).data }));
-}
-
 main().then(
   () => process.exit(0),
   (error: unknown) => {

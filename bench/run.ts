@@ -10,6 +10,7 @@ import { BenchResults, renderReport } from './lib/report';
 import { benchReplay } from './replay';
 import { benchSandbox } from './sandbox';
 import { benchSseFanout } from './sse-fanout';
+import { benchStepOverhead } from './step-overhead';
 import { benchWebhookAppendCost } from './webhook-append-cost';
 import { benchWebhookLatency } from './webhook-latency';
 
@@ -17,7 +18,7 @@ import { benchWebhookLatency } from './webhook-latency';
 // table on stdout and in .bench/latest.md. Exit code 0, or 1 when a measurement failed.
 //
 // Environment: BENCH_RATE (create rate, default 500), BENCH_DURATION_S (measured seconds, 10),
-// BENCH_ONLY (comma list of create,sse,replay,sandbox,approve,bounds,webhook,webhook-append,footprint), BENCH_CPU_PROF (directory: profile the children of
+// BENCH_ONLY (comma list of create,sse,replay,sandbox,approve,bounds,webhook,webhook-append,footprint,step), BENCH_CPU_PROF (directory: profile the children of
 // benchmarks 1 and 9 with --cpu-prof), BENCH_PACED=0 (skip the evenly paced supplementary run),
 // BENCH_CHILD_ENV (JSON object of extra variables for benchmark 1's child, for comparison runs).
 
@@ -37,7 +38,7 @@ const log = (line: string): void => void process.stderr.write(`[bench] ${line}\n
 async function main(): Promise<number> {
   const rate = envNumber('BENCH_RATE', 500);
   const durationS = envNumber('BENCH_DURATION_S', 10);
-  const only = (process.env.BENCH_ONLY ?? 'create,sse,replay,sandbox,approve,bounds,webhook,webhook-append,footprint')
+  const only = (process.env.BENCH_ONLY ?? 'create,sse,replay,sandbox,approve,bounds,webhook,webhook-append,footprint,step')
     .split(',')
     .map((s) => s.trim());
   const results: BenchResults = { startedAt: new Date().toISOString(), machine: machineFacts(), failures: {}, skipped: [] };
@@ -156,6 +157,14 @@ async function main(): Promise<number> {
       results.failures['9. footprint (issue 19)'] = describe(error);
     }
   } else results.skipped.push('9. footprint (issue 19)');
+
+  if (only.includes('step')) {
+    try {
+      mutable.step = await benchStepOverhead({ tasks: 20, stepsPerTask: 10, warmupTasks: 2, log });
+    } catch (error) {
+      results.failures['10. agent overhead per step'] = describe(error);
+    }
+  } else results.skipped.push('10. agent overhead per step');
 
   const report = renderReport(results);
   process.stdout.write(`\n${report}\n`);

@@ -5,6 +5,7 @@ import type { CreateLatencyFigures } from '../create-latency';
 import type { FootprintFigures, MemorySample } from '../footprint';
 import type { ReplayFigures } from '../replay';
 import type { SseFanoutFigures } from '../sse-fanout';
+import type { StepOverheadFigures } from '../step-overhead';
 import type { AppendCostFigures } from '../webhook-append-cost';
 import type { WebhookLatencyFigures } from '../webhook-latency';
 import type { MachineFacts } from './machine';
@@ -21,6 +22,7 @@ export interface BenchResults {
   readonly webhook?: WebhookLatencyFigures;
   readonly webhookAppend?: AppendCostFigures;
   readonly footprint?: FootprintFigures;
+  readonly step?: StepOverheadFigures;
   /** Benchmark name → error message, for the ones that failed. */
   readonly failures: Record<string, string>;
   readonly skipped: string[];
@@ -235,6 +237,21 @@ export function renderReport(r: BenchResults): string {
     }
   }
   if (r.footprint) rows.push(...footprintRows(r.footprint));
+  if (r.step) {
+    const name = `10. agent overhead per step, embedded, ${r.step.tasks} tasks of ${r.step.stepsPerTask} list_files steps (issue 19)`;
+    const s = r.step;
+    rows.push(
+      [name, 'turn wall time per step p50 / p99', `${ms(s.stepWall.p50)} / ${ms(s.stepWall.p99)}`, '', ''],
+      [name, 'scripted model server time per request p50', ms(s.modelServerMs.p50), '', ''],
+      [
+        name,
+        'overhead per step (wall − tool durationMs − model server time) p50 / p99',
+        `${ms(s.stepOverhead.p50)} / ${ms(s.stepOverhead.p99)}`,
+        'p50 ≤ 2 ms',
+        met(s.stepOverhead.p50 <= 2),
+      ],
+    );
+  }
   for (const [bench, message] of Object.entries(r.failures))
     rows.push([bench, 'FAILED', message.replace(/\|/g, '\\|').replace(/\n/g, ' '), '', '**no**']);
   for (const bench of r.skipped) rows.push([bench, 'skipped (BENCH_ONLY)', '', '', '']);

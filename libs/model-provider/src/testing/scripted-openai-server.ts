@@ -55,6 +55,8 @@ export interface ScriptedOpenAiServer {
   readonly requests: ChatCompletionsBody[];
   /** Their headers, same order as `requests`. */
   readonly headers: IncomingHttpHeaders[];
+  /** Milliseconds each answered chat-completions request spent in this server (arrival → reply written), in order of completion. */
+  readonly timings: number[];
   /** Queues replies; each request takes the next one, then `defaultReply` once they run out. */
   script(...replies: ScriptedReply[]): void;
   close(): Promise<void>;
@@ -69,9 +71,14 @@ export async function startScriptedOpenAiServer(options: ScriptedOpenAiServerOpt
   const queue: ScriptedReply[] = [];
   const requests: ChatCompletionsBody[] = [];
   const headers: IncomingHttpHeaders[] = [];
+  const timings: number[] = [];
   const defaultReply = options.defaultReply ?? { text: 'ok' };
 
   const server = createServer((req, res) => {
+    const arrivedAt = performance.now();
+    res.once('finish', () => {
+      if (req.url?.endsWith('/v1/chat/completions')) timings.push(performance.now() - arrivedAt);
+    });
     void handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) sendJson(res, 500, { error: { message: `scripted server: ${String(error)}` } });
       else res.destroy();
@@ -108,6 +115,7 @@ export async function startScriptedOpenAiServer(options: ScriptedOpenAiServerOpt
     url: `http://127.0.0.1:${port}/v1`,
     requests,
     headers,
+    timings,
     script: (...replies) => void queue.push(...replies),
     close: () =>
       new Promise<void>((resolve, reject) => {
