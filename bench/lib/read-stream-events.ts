@@ -3,7 +3,7 @@ import { withTimeout } from './timing';
 export interface ReplayedEvent {
   readonly id: number;
   readonly event: string;
-  readonly data: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  readonly data: Record<string, any>;
 }
 
 /** A finished task's whole history, replayed over its SSE stream (which ends after `done`). */
