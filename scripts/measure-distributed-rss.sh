@@ -3,7 +3,8 @@
 # service (artifacts, sandbox, orchestrator, api) against the servers named by DATABASE_URL,
 # NATS_URL, TEMPORAL_ADDRESS and MINIO_* (as infra/dev/ensure-test-servers.sh prints them), waits
 # for each one's /healthz 200, idles 10 s, prints each process's VmRSS and VmHWM in MiB, and stops
-# them. Uses its own event-store schema, subject prefix, bucket and task queue, like the tests.
+# them. Each one's main-thread breakdown (process.memoryUsage() on SIGWINCH, scripts/print-memory-on-signal.js)
+# follows its RSS. Uses its own event-store schema, subject prefix, bucket and task queue, like the tests.
 # Usage: scripts/measure-distributed-rss.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,7 +24,7 @@ for service in artifacts sandbox orchestrator api; do
   if [ "$service" = api ]; then port_env=(PORT="$port"); else port_env=(HEALTH_PORT="$port"); fi
   data_dir="$root/$service"
   [ "$service" = sandbox ] && data_dir="$root/sandbox-volume"
-  env "${port_env[@]}" DATA_DIR="$data_dir" node "dist/services/$service/src/main.js" >"$root/$service.log" 2>&1 &
+  env "${port_env[@]}" DATA_DIR="$data_dir" node -r ./scripts/print-memory-on-signal.js "dist/services/$service/src/main.js" >"$root/$service.log" 2>&1 &
   pids+=($!)
   start=$(date +%s%N)
   for _ in $(seq 1 300); do
@@ -39,5 +40,8 @@ i=0
 for service in artifacts sandbox orchestrator api; do
   pid="${pids[$i]}"
   i=$((i + 1))
-  echo "$service: RSS $(awk '/VmRSS/ { print int($2 / 1024) }' "/proc/$pid/status") MiB, peak $(awk '/VmHWM/ { print int($2 / 1024) }' "/proc/$pid/status") MiB (10 s after all are up)"
+  kill -WINCH "$pid"
+  sleep 0.2
+  breakdown="$(grep -a 'memoryUsage MiB' "$root/$service.log" | tail -1 | sed 's/^memoryUsage MiB //')"
+  echo "$service: RSS $(awk '/VmRSS/ { print int($2 / 1024) }' "/proc/$pid/status") MiB, peak $(awk '/VmHWM/ { print int($2 / 1024) }' "/proc/$pid/status") MiB (10 s after all are up; main thread: $breakdown)"
 done
