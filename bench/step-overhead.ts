@@ -23,6 +23,8 @@ export interface StepOverheadOptions {
   readonly tasks: number;
   readonly stepsPerTask: number;
   readonly warmupTasks: number;
+  /** When set, the child runs with --cpu-prof into this directory. */
+  readonly cpuProfDir?: string;
   readonly log: (line: string) => void;
 }
 
@@ -47,6 +49,7 @@ export async function benchStepOverhead(options: StepOverheadOptions): Promise<S
   try {
     service = await startChildService({
       port: await freePort(),
+      cpuProfDir: options.cpuProfDir,
       env: {
         PATH: process.env.PATH ?? '',
         DATA_DIR: dataDir,
@@ -84,7 +87,7 @@ async function measure(
     const client = new SseRecorder(`${url}/api/v1/tasks/${id}/stream?after=0`, auth());
     try {
       await client.open();
-      await waitUntil('the turn to end', async () => (await getJson(url, `/api/v1/tasks/${id}`)).status === 'completed', TASK_TIMEOUT_MS);
+      await waitUntil('the turn to end', async () => (await getJson(url, `/api/v1/tasks/${id}`)).status === 'completed', TASK_TIMEOUT_MS, 100);
       const events = await readStreamEvents(url, id, auth(), TASK_TIMEOUT_MS);
       const status = events.find((e) => e.event === 'status');
       const done = events.find((e) => e.event === 'done');
