@@ -160,7 +160,13 @@ async function main(): Promise<number> {
 
   if (only.includes('step')) {
     try {
-      mutable.step = await benchStepOverhead({ tasks: 20, stepsPerTask: 10, warmupTasks: 2, log });
+      mutable.step = await benchStepOverhead({
+        tasks: 20,
+        stepsPerTask: 10,
+        warmupTasks: 2,
+        cpuProfDir: process.env.BENCH_CPU_PROF || undefined,
+        log,
+      });
     } catch (error) {
       results.failures['10. agent overhead per step'] = describe(error);
     }
