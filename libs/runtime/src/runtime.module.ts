@@ -8,6 +8,7 @@ import { ProjectionCheckpointFile, SnapshotState, TaskViewsStore } from '@app/re
 import { TaskCommandExecutor, decidePolicyFromEnv } from '@app/task-commands';
 import { OBJECT_STORE, ObjectStore, createObjectStore, objectStoreConfigFromEnv } from '@app/object-store';
 import { Readiness, ServiceMetrics, instrumentBus, instrumentEventStore, instrumentModelProvider, recordTaskEvents } from '@app/metrics';
+import { traceBus, traceModelProvider } from '@app/tracing';
 import { RUNTIME_ENV } from './runtime.tokens';
 import { busAppendNotifications, liveNotificationsFromEnv } from './bus-append-notifications';
 
@@ -87,12 +88,12 @@ export class RuntimeModule {
         {
           provide: MESSAGE_BUS,
           inject: [ServiceMetrics],
-          useFactory: async (metrics: ServiceMetrics) => instrumentBus(await createBusFromConfig(env), metrics),
+          useFactory: async (metrics: ServiceMetrics) => traceBus(instrumentBus(await createBusFromConfig(env), metrics)),
         },
         {
           provide: MODEL_PROVIDER,
           inject: [ServiceMetrics],
-          useFactory: (metrics: ServiceMetrics) => instrumentModelProvider(createModelProviderFromEnv(env), metrics),
+          useFactory: (metrics: ServiceMetrics) => traceModelProvider(instrumentModelProvider(createModelProviderFromEnv(env), metrics)),
         },
         { provide: OBJECT_STORE, useFactory: () => createObjectStore(objectStoreConfigFromEnv(env)) },
         { provide: SecretVault, useValue: new SecretVault() },
