@@ -62,6 +62,27 @@ describe('Traces of the distributed mode', () => {
     return spans.filter((s) => s.parentSpanId !== '' && !ids.has(s.parentSpanId));
   };
 
+  /**
+   * The trace under the API's `root` request span, once it is whole: the turn's workflow span
+   * (exported when the turn ends), the spans named `expected`, and every span's parent received.
+   */
+  const wholeTrace = async (root: string, expected: string[]): Promise<ReceivedSpan[]> => {
+    const request = await pollDeployment(d, `the span of ${root}`, async () =>
+      receiver.spans.find((s) => s.service === 'api' && s.name === root),
+    );
+    return pollDeployment(
+      d,
+      `the whole trace of ${root}`,
+      async () => {
+        const spans = receiver.spans.filter((s) => s.traceId === request.traceId);
+        const whole = ['RunWorkflow:agentTurnWorkflow', ...expected].every((name) => spans.some((s) => s.name === name));
+        return whole && incomplete(spans).length === 0 ? spans : undefined;
+      },
+      60_000,
+    );
+  };
+  let firstTurn: { taskId: string; traceId: string } | undefined;
+
   it('traces one turn from the HTTP request to the model call and the tool run, parented, without message text or secrets', async () => {
     model.script({ toolCalls: [{ name: 'write_file', arguments: { path: 'downloads/t.md', content: FILE_CONTENT } }] }, { text: 'Done.' });
     const id = (await api('/api/v1/tasks', { message: PROMPT, secrets: { API_TOKEN: SECRET } })).data.id as string;
@@ -69,20 +90,8 @@ describe('Traces of the distributed mode', () => {
       (await api(`/api/v1/tasks/${id}`)).data.status === 'completed' ? true : undefined,
     );
 
-    const create = await pollDeployment(d, 'the span of the create request', async () =>
-      receiver.spans.find((s) => s.service === 'api' && s.name === 'POST /api/v1/tasks'),
-    );
-    // The workflow's span ends (and is exported) with the turn; the trace is whole once every parent has arrived.
-    const trace = await pollDeployment(
-      d,
-      'the whole trace of the turn',
-      async () => {
-        const spans = receiver.spans.filter((s) => s.traceId === create.traceId);
-        const whole = spans.some((s) => s.name === 'tool.run') && spans.some((s) => s.name === 'RunWorkflow:agentTurnWorkflow');
-        return whole && incomplete(spans).length === 0 ? spans : undefined;
-      },
-      60_000,
-    );
+    const trace = await wholeTrace('POST /api/v1/tasks', ['model.call', 'tool.run']);
+    firstTurn = { taskId: id, traceId: trace[0].traceId };
 
     // The artifacts service hears the turn's append notices too.
     expect([...new Set(trace.map((s) => s.service))]).toEqual(expect.arrayContaining(['api', 'orchestrator', 'sandbox']));
@@ -119,5 +128,20 @@ describe('Traces of the distributed mode', () => {
     // No attribute of any span received (every trace, every service) quotes the prompt, the tool's arguments or the secret.
     const everything = JSON.stringify(receiver.spans);
     for (const text of [PROMPT, SECRET, FILE_CONTENT]) expect(everything).not.toContain(text);
+  });
+
+  it('traces the next turn of the task, started by a follow-up message, as a trace of its own', async () => {
+    const { taskId, traceId } = firstTurn!;
+    model.script({ text: 'Again.' });
+    await api(`/api/v1/tasks/${taskId}/messages`, { message: `${PROMPT} again` });
+    await pollDeployment(d, 'the second turn to complete', async () =>
+      (await api(`/api/v1/tasks/${taskId}`)).data.status === 'completed' ? true : undefined,
+    );
+    const trace = await wholeTrace('POST /api/v1/tasks/:id/messages', ['model.call']);
+    expect(trace[0].traceId).not.toBe(traceId);
+    expect(trace.filter((s) => s.parentSpanId === '').map((s) => s.name)).toEqual(['POST /api/v1/tasks/:id/messages']);
+    expect(trace.find((s) => s.name === 'RunWorkflow:agentTurnWorkflow')?.attributes.workflowId).toMatch(/-turn-2$/);
+    expect(trace.filter((s) => s.name === 'agent.step').every((s) => s.attributes['task.turn'] === '2')).toBe(true);
+    expect(JSON.stringify(receiver.spans)).not.toContain(PROMPT);
   });
 });
