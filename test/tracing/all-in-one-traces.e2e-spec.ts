@@ -39,7 +39,7 @@ describe('Tracing in the all-in-one process', () => {
   afterEach(async () => {
     await service?.stop();
     service = undefined;
-    await rm(dataDir, { recursive: true, force: true });
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
   afterAll(async () => {
     await model.close();

@@ -1,6 +1,6 @@
 import { Server, createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import * as protobuf from 'protobufjs';
 
 /** One received span, flattened: ids as hex, attributes (span and events') as plain values. */
@@ -40,12 +40,22 @@ function plainAttributes(pairs: Decoded[] | undefined): Record<string, unknown> 
   return Object.fromEntries((pairs ?? []).map((kv) => [kv.key, plainValue(kv.value)]));
 }
 
+/** Where the official OTLP definitions are vendored (proto/opentelemetry/README.md); their imports are relative to it. */
+const PROTO_ROOT = join(__dirname, '..', '..', '..', 'proto');
+
+/** The export request and response types, imports resolved under PROTO_ROOT as `protoc -I` would. */
+async function loadTraceService(): Promise<protobuf.Root> {
+  const root = new protobuf.Root();
+  root.resolvePath = (_origin, target) => (isAbsolute(target) ? target : join(PROTO_ROOT, target));
+  return root.load(join(PROTO_ROOT, 'opentelemetry/proto/collector/trace/v1/trace_service.proto'));
+}
+
 /**
  * An OTLP/HTTP trace receiver (POST /v1/traces, application/x-protobuf), what a collector is to
- * the services: it decodes each export with the OTLP message definitions and keeps the spans.
+ * the services: it decodes each export with the official OTLP definitions and keeps the spans.
  */
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
-  const root = await protobuf.load(join(__dirname, 'otlp-traces.proto'));
+  const root = await loadTraceService();
   const Request = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest');
   const Response = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse');
   const spans: ReceivedSpan[] = [];
