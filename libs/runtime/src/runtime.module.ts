@@ -2,7 +2,7 @@ import { DynamicModule, Global, Inject, Injectable, Logger, Module, OnApplicatio
 import { join } from 'node:path';
 import { SecretVault, SecretsKeyring, TaskSecrets, dataDirFromEnv, loadSecretsKeyring } from '@app/common';
 import { EVENT_STORE, EventStore, createEventStoreFromConfig } from '@app/event-store';
-import { MESSAGE_BUS, MessageBus, createBusFromConfig } from '@app/bus';
+import { MESSAGE_BUS, MessageBus, busConfigFromEnv, createBus } from '@app/bus';
 import { MODEL_PROVIDER, createModelProviderFromEnv, describeModelConfig } from '@app/model-provider';
 import { ProjectionCheckpointFile, SnapshotState, TaskViewsStore } from '@app/read-models';
 import { TaskCommandExecutor, decidePolicyFromEnv } from '@app/task-commands';
@@ -88,7 +88,10 @@ export class RuntimeModule {
         {
           provide: MESSAGE_BUS,
           inject: [ServiceMetrics],
-          useFactory: async (metrics: ServiceMetrics) => traceBus(instrumentBus(await createBusFromConfig(env), metrics)),
+          useFactory: async (metrics: ServiceMetrics) => {
+            const config = busConfigFromEnv(env);
+            return traceBus(instrumentBus(await createBus(config), metrics), config.kind);
+          },
         },
         {
           provide: MODEL_PROVIDER,

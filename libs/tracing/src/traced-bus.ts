@@ -2,15 +2,15 @@ import { SpanKind } from '@opentelemetry/api';
 import type { MessageBus } from '@app/bus';
 import { ATTR, inSpan, inSpanSync, inTrace } from './spans';
 
-const attributes = (subject: string) => ({ [ATTR.messagingSystem]: 'nats', [ATTR.subject]: subject });
-
 /**
  * The bus with a span per request, handled request, published and received fact, each only
  * inside a trace already under way (a turn's): the background traffic of the services (append
  * notices of other work, polls) makes no traces of its own. The adapter carries the context
- * between processes (NATS headers); payloads never become attributes.
+ * between processes (NATS headers); payloads never become attributes. `system` names the adapter
+ * (`nats`, `in-process`).
  */
-export function traceBus(bus: MessageBus): MessageBus {
+export function traceBus(bus: MessageBus, system: string): MessageBus {
+  const attributes = (subject: string) => ({ [ATTR.messagingSystem]: system, [ATTR.subject]: subject });
   return {
     request: <Req, Res>(subject: string, payload: Req, options?: { timeoutMs?: number }): Promise<Res> =>
       inTrace()
