@@ -15,6 +15,9 @@ const KEY = 'traces-key';
 const PROMPT = 'prompt-text-that-must-stay-out-of-spans';
 const SECRET = 'secret-value-that-must-stay-out-of-spans';
 const FILE_CONTENT = 'tool-argument-that-must-stay-out-of-spans';
+const HEADERS = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
+/** The trace id a caller of the API sends in its own `traceparent`. */
+const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 
 describe('Traces of the distributed mode', () => {
   let receiver: OtlpReceiver;
@@ -50,7 +53,7 @@ describe('Traces of the distributed mode', () => {
   const api = async (path: string, json?: unknown) => {
     const res = await fetch(`${d.apiUrls[0]}${path}`, {
       method: json === undefined ? 'GET' : 'POST',
-      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      headers: HEADERS,
       body: json === undefined ? undefined : JSON.stringify(json),
     });
     return (await res.json()) as any;
@@ -143,5 +146,35 @@ describe('Traces of the distributed mode', () => {
     expect(trace.find((s) => s.name === 'RunWorkflow:agentTurnWorkflow')?.attributes.workflowId).toMatch(/-turn-2$/);
     expect(trace.filter((s) => s.name === 'agent.step').every((s) => s.attributes['task.turn'] === '2')).toBe(true);
     expect(JSON.stringify(receiver.spans)).not.toContain(PROMPT);
+  });
+
+  it('keeps a tool run released by an approval in the trace of its turn, which continues the caller traceparent; the approval is a trace of its own', async () => {
+    model.script({ toolCalls: [{ name: 'write_file', arguments: { path: 'downloads/a.md', content: FILE_CONTENT } }] }, { text: 'Done.' });
+    const created = await fetch(`${d.apiUrls[0]}/api/v1/tasks`, {
+      method: 'POST',
+      // A caller's own trace: the turn continues it rather than starting one.
+      headers: { ...HEADERS, traceparent: `00-${CALLER_TRACE}-00f067aa0ba902b7-01` },
+      body: JSON.stringify({ message: PROMPT, autoExecute: false }),
+    });
+    const id = ((await created.json()) as any).data.id as string;
+    const callId = await pollDeployment(
+      d,
+      'the approval request',
+      async () => (await api(`/api/v1/tasks/${id}`)).data.pendingApprovals[0]?.callId,
+    );
+    await api(`/api/v1/tasks/${id}/tools/${callId}/approve`, { outcome: 'proceed_once' });
+    await pollDeployment(d, 'the task to complete', async () =>
+      (await api(`/api/v1/tasks/${id}`)).data.status === 'completed' ? true : undefined,
+    );
+
+    const toolRun = await pollDeployment(d, 'the tool run', async () =>
+      receiver.spans.find((s) => s.name === 'tool.run' && s.attributes['task.id'] === id),
+    );
+    expect(toolRun.traceId).toBe(CALLER_TRACE);
+    const approval = await pollDeployment(d, 'the span of the approval', async () =>
+      receiver.spans.find((s) => s.name === 'POST /api/v1/tasks/:id/tools/:callId/approve'),
+    );
+    expect(approval.traceId).not.toBe(CALLER_TRACE);
+    expect(approval.parentSpanId).toBe('');
   });
 });
