@@ -104,4 +104,17 @@ describe('Tracing in the all-in-one process', () => {
     expect(trace.filter((s) => s.parentSpanId !== '' && !ids.has(s.parentSpanId))).toEqual([]);
     expect(trace.find((s) => s.name === 'tool.run')?.attributes).toMatchObject({ 'task.id': id, 'tool.name': 'write_file' });
   });
+
+  it('exports the spans still batched when the process is stopped (SIGTERM)', async () => {
+    // A batch delay far past the test: only the shutdown can send them.
+    service = await startServiceProcess(
+      env({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '600000' }),
+      await freePort(),
+    );
+    const id = await runTaskWithToolCall();
+    expect(receiver.spans.filter((s) => s.attributes['task.id'] === id)).toEqual([]);
+    await service.stop();
+    service = undefined;
+    expect(receiver.spans.filter((s) => s.name === 'tool.run' && s.attributes['task.id'] === id)).toHaveLength(1);
+  });
 });
