@@ -15,7 +15,9 @@ const { buildIfStale, OUT_DIR } = require('./build-services');
 const WORKFLOWS_MODULE = join(OUT_DIR, 'libs', 'workflows', 'src', 'agent-turn.workflow.js');
 const BUNDLE = join(OUT_DIR, 'workflow-bundle', 'agent-turn.workflow.js');
 
-const isStale = () => !existsSync(BUNDLE) || statSync(WORKFLOWS_MODULE).mtimeMs > statSync(BUNDLE).mtimeMs;
+/** No bundle, or one older than the compiled workflows or than this script (what it puts in the bundle). */
+const isStale = () =>
+  !existsSync(BUNDLE) || Math.max(statSync(WORKFLOWS_MODULE).mtimeMs, statSync(__filename).mtimeMs) > statSync(BUNDLE).mtimeMs;
 
 async function bundleIfStale({ force = false, quiet = false } = {}) {
   await buildIfStale({ quiet: true });
@@ -23,7 +25,13 @@ async function bundleIfStale({ force = false, quiet = false } = {}) {
   const started = Date.now();
   const { bundleWorkflowCode, DefaultLogger } = require('@temporalio/worker');
   // Webpack's report is noise here; its errors still reject bundleWorkflowCode.
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_MODULE, logger: new DefaultLogger('WARN') });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_MODULE,
+    // Temporal's OpenTelemetry workflow interceptors (libs/runner/src/temporal/temporal-tracing.ts): a
+    // pre-built bundle must hold them, the worker's interceptor options cannot add them to it.
+    workflowInterceptorModules: [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')],
+    logger: new DefaultLogger('WARN'),
+  });
   mkdirSync(dirname(BUNDLE), { recursive: true });
   const temporary = `${BUNDLE}.${process.pid}.tmp`;
   writeFileSync(temporary, code);

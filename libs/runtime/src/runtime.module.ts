@@ -2,12 +2,13 @@ import { DynamicModule, Global, Inject, Injectable, Logger, Module, OnApplicatio
 import { join } from 'node:path';
 import { SecretVault, SecretsKeyring, TaskSecrets, dataDirFromEnv, loadSecretsKeyring } from '@app/common';
 import { EVENT_STORE, EventStore, createEventStoreFromConfig } from '@app/event-store';
-import { MESSAGE_BUS, MessageBus, createBusFromConfig } from '@app/bus';
+import { MESSAGE_BUS, MessageBus, busConfigFromEnv, createBus } from '@app/bus';
 import { MODEL_PROVIDER, createModelProviderFromEnv, describeModelConfig } from '@app/model-provider';
 import { ProjectionCheckpointFile, SnapshotState, TaskViewsStore } from '@app/read-models';
 import { TaskCommandExecutor, decidePolicyFromEnv } from '@app/task-commands';
 import { OBJECT_STORE, ObjectStore, createObjectStore, objectStoreConfigFromEnv } from '@app/object-store';
 import { Readiness, ServiceMetrics, instrumentBus, instrumentEventStore, instrumentModelProvider, recordTaskEvents } from '@app/metrics';
+import { traceBus, traceModelProvider } from '@app/tracing';
 import { RUNTIME_ENV } from './runtime.tokens';
 import { busAppendNotifications, liveNotificationsFromEnv } from './bus-append-notifications';
 
@@ -87,12 +88,15 @@ export class RuntimeModule {
         {
           provide: MESSAGE_BUS,
           inject: [ServiceMetrics],
-          useFactory: async (metrics: ServiceMetrics) => instrumentBus(await createBusFromConfig(env), metrics),
+          useFactory: async (metrics: ServiceMetrics) => {
+            const config = busConfigFromEnv(env);
+            return traceBus(instrumentBus(await createBus(config), metrics), config.kind);
+          },
         },
         {
           provide: MODEL_PROVIDER,
           inject: [ServiceMetrics],
-          useFactory: (metrics: ServiceMetrics) => instrumentModelProvider(createModelProviderFromEnv(env), metrics),
+          useFactory: (metrics: ServiceMetrics) => traceModelProvider(instrumentModelProvider(createModelProviderFromEnv(env), metrics)),
         },
         { provide: OBJECT_STORE, useFactory: () => createObjectStore(objectStoreConfigFromEnv(env)) },
         { provide: SecretVault, useValue: new SecretVault() },

@@ -2,6 +2,7 @@ import { DynamicModule, INestApplicationContext, Logger, LogLevel, Module, Type 
 import { NestFactory } from '@nestjs/core';
 import { createServer } from 'node:http';
 import { Readiness, ServiceMetrics, readinessBody } from '@app/metrics';
+import { startTracing, stopTracingOnClose } from '@app/tracing';
 import { logLevelsFromEnv } from './log-levels';
 import { RuntimeModule } from './runtime.module';
 
@@ -17,6 +18,8 @@ export interface WorkerServiceOptions {
  */
 export async function startWorkerService(name: string, serviceModule: Type<unknown>, options: WorkerServiceOptions = {}) {
   const env = options.env ?? process.env;
+  // Before the app: its providers (the Temporal worker) look for the running SDK as they start.
+  const tracing = await startTracing(name, env);
   @Module({})
   class WorkerRootModule {
     static forRoot(): DynamicModule {
@@ -27,6 +30,7 @@ export async function startWorkerService(name: string, serviceModule: Type<unkno
     logger: options.logLevels ?? logLevelsFromEnv(env),
   });
   app.enableShutdownHooks();
+  stopTracingOnClose(app, tracing);
   const port = Number(env.HEALTH_PORT ?? 0);
   if (port > 0) serveHealth(app, port, env.HOST ?? '127.0.0.1');
   new Logger(name).log(`${name} service running (bus: ${env.BUS ?? 'in-process'}, event store: ${env.EVENT_STORE ?? 'embedded'})`);

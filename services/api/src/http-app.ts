@@ -8,6 +8,7 @@ import { CONNECT_REFUSED, MAX_PARAM_LENGTH, refusedByHttp } from './errors/frame
 import { useBodyParsers } from './http/body-parsers';
 import { releaseMultipartParserOnFinish } from './http/multipart-stall';
 import { recordRequestMetrics } from './http/request-metrics';
+import { traceRequests } from './http/request-spans';
 import { setupOpenApi } from './openapi/openapi';
 import { serveConsole } from './console/serve-console';
 
@@ -60,6 +61,7 @@ const timeoutCheckInterval = (config: ApiConfig): number => Math.max(1, Math.min
 /** Body parsers, plugins, the OpenAPI document (served at /api/docs, JSON at /api/docs-json) and the web console (/console). */
 export async function configureHttpApp(app: NestFastifyApplication, config: ApiConfig): Promise<void> {
   recordRequestMetrics(app);
+  traceRequests(app);
   useBodyParsers(app, config.uploadMaxBytes);
   // One file over UPLOAD_MAX_FILES is let through so that the parser's own check refuses it: at
   // busboy's limit it would destroy the file still being written, mid-pipe.

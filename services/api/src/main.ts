@@ -3,6 +3,7 @@ import { DynamicModule, Logger, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { RuntimeModule, logLevelsFromEnv } from '@app/runtime';
+import { startTracing, stopTracingOnClose } from '@app/tracing';
 import { ApiConfig } from './api.config';
 import { ApiModule } from './api.module';
 import { configureHttpApp, createFastifyAdapter } from './http-app';
@@ -20,9 +21,11 @@ class ApiRootModule {
 async function main(): Promise<void> {
   const env = process.env;
   const config = new ApiConfig(env);
+  const tracing = await startTracing('api', env);
   const app = await NestFactory.create<NestFastifyApplication>(ApiRootModule.forRoot(env), createFastifyAdapter(config), {
     logger: logLevelsFromEnv(env),
   });
+  stopTracingOnClose(app, tracing);
   await configureHttpApp(app, config);
   const host = env.HOST ?? '127.0.0.1';
   await app.listen(config.port, host);

@@ -5,6 +5,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ApiConfig } from '../../api/src/api.config';
 import { configureHttpApp, createFastifyAdapter } from '../../api/src/http-app';
 import { logLevelsFromEnv } from '@app/runtime';
+import { startTracing, stopTracingOnClose } from '@app/tracing';
 import { StandaloneModule } from './standalone.module';
 
 export interface StartOptions {
@@ -19,9 +20,11 @@ export interface StartOptions {
 export async function startStandalone(options: StartOptions = {}): Promise<{ app: NestFastifyApplication; url: string }> {
   const env = options.env ?? process.env;
   const config = new ApiConfig(env);
+  const tracing = await startTracing('agentic-task-service', env);
   const app = await NestFactory.create<NestFastifyApplication>(StandaloneModule.forRoot(env), createFastifyAdapter(config), {
     logger: options.logLevels ?? logLevelsFromEnv(env),
   });
+  stopTracingOnClose(app, tracing);
   await configureHttpApp(app, config);
   await app.listen(options.port ?? config.port, options.host ?? env.HOST ?? '127.0.0.1');
   const address = app.getHttpServer().address();

@@ -2,12 +2,14 @@
 // that connection's state (command and fact subscriptions, requests awaiting replies), the drain on
 // close and the reconnect watcher; split apart, each piece would need the others' internals.
 import { Logger, LoggerService } from '@nestjs/common';
+import type { NatsContext } from '@nestjs/microservices';
 import { DebugEvents, Events, NatsConnection, Subscription, connect } from 'nats';
 import { Observable, catchError, defer, throwError, timeout } from 'rxjs';
 import { BusTimeoutError, BusUnavailableError, DEFAULT_REQUEST_TIMEOUT_MS, MessageBus, NoHandlerError, Unsubscribe } from '../bus.port';
 import { BusNatsClient } from './bus-nats.client';
 import { BusNatsServer } from './bus-nats.server';
 import { ReconnectBackoff, ReconnectBackoffOptions } from './reconnect-backoff';
+import { inTraceOf, withTraceHeaders } from './trace-headers';
 import { fromWireError, toWireError } from './wire-error';
 
 /**
@@ -122,7 +124,7 @@ export class NatsBus implements MessageBus {
     if (!this.connected) return Promise.reject(new BusUnavailableError(subject, 'the NATS connection is down (reconnecting)'));
     const timeoutMs = options?.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     const reply$ = this.client
-      .send<Res, Req>(subject, payload)
+      .send<Res>(subject, withTraceHeaders(payload))
       .pipe(timeout({ first: timeoutMs, with: () => throwError(() => new BusTimeoutError(subject, timeoutMs)) }));
     return new Promise<Res>((resolve, reject) => {
       let reply: Res | undefined;
@@ -153,7 +155,7 @@ export class NatsBus implements MessageBus {
     this.assertOpen(subject, this.facts, 'facts');
     let entry = this.commands.get(subject);
     if (!entry) {
-      this.server.addHandler(subject, async (data: unknown) => this.dispatch(subject, data), false);
+      this.server.addHandler(subject, async (data: unknown, ctx?: NatsContext) => this.dispatch(subject, data, ctx), false);
       const sub = this.connection.subscribe(subject, { queue: this.queue, callback: this.server.subscriptionCallback(subject) });
       entry = { sub, handlers: [], next: 0 };
       this.commands.set(subject, entry);
@@ -176,7 +178,7 @@ export class NatsBus implements MessageBus {
       this.logger.warn(`fact on ${subject} dropped: the NATS connection is down (reconnecting)`);
       return;
     }
-    this.client.emit(subject, payload).subscribe({
+    this.client.emit(subject, withTraceHeaders(payload)).subscribe({
       error: (error: unknown) =>
         this.logger.error(`fact on ${subject} not published: ${error instanceof Error ? error.message : String(error)}`),
     });
@@ -186,7 +188,7 @@ export class NatsBus implements MessageBus {
     this.assertOpen(subject, this.commands, 'commands');
     let entry = this.facts.get(subject);
     if (!entry) {
-      this.server.addHandler(subject, async (data: unknown) => this.fanOut(subject, data), true);
+      this.server.addHandler(subject, async (data: unknown, ctx?: NatsContext) => this.fanOut(subject, data, ctx), true);
       const sub = this.connection.subscribe(subject, { callback: this.server.subscriptionCallback(subject) });
       entry = { sub, subscribers: new Set() };
       this.facts.set(subject, entry);
@@ -238,24 +240,24 @@ export class NatsBus implements MessageBus {
     if ((await withDeadline(drained, this.drainTimeoutMs)) === 'timeout') await this.connection.close();
   }
 
-  private dispatch(subject: string, data: unknown): Observable<unknown> {
+  private dispatch(subject: string, data: unknown, ctx?: NatsContext): Observable<unknown> {
     return defer(() => {
       const entry = this.commands.get(subject);
       if (!entry?.handlers.length) throw new NoHandlerError(subject);
       const handler = entry.handlers[entry.next++ % entry.handlers.length];
-      const run = Promise.resolve(handler(data));
+      const run = Promise.resolve(inTraceOf(ctx?.getHeaders(), () => handler(data)));
       this.running.add(run);
       void run.catch(() => undefined).finally(() => this.running.delete(run));
       return run;
     }).pipe(catchError((error: unknown) => throwError(() => toWireError(error))));
   }
 
-  private fanOut(subject: string, data: unknown): void {
+  private fanOut(subject: string, data: unknown, ctx?: NatsContext): void {
     const subscribers = [...(this.facts.get(subject)?.subscribers ?? [])];
     for (const subscriber of subscribers) {
       try {
         // Each subscriber gets its own copy, as it would from another process.
-        subscriber(subscribers.length > 1 ? structuredClone(data) : data);
+        inTraceOf(ctx?.getHeaders(), () => subscriber(subscribers.length > 1 ? structuredClone(data) : data));
       } catch (error) {
         this.logger.error(`a subscriber of ${subject} failed: ${error instanceof Error ? error.message : String(error)}`);
       }

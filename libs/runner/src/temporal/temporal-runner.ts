@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { AGENT_WORKFLOW_ID_PREFIX, agentTurnWorkflow, agentTurnWorkflowId, wakeSignal } from '@app/workflows';
 import { DurableRunner, StepFunction, TurnOf } from '../durable-runner.port';
 import { createActivities } from './activities';
+import { WORKFLOW_TRACING_INTERCEPTORS, temporalTracing } from './temporal-tracing';
 
 export interface TemporalRunnerOptions {
   /** host:port of the Temporal frontend. */
@@ -53,7 +54,11 @@ function workflowBundle(): Promise<WorkflowBundleOption> {
     return Promise.resolve({ codePath: PREBUILT_BUNDLE });
   }
   // Webpack's report goes to Temporal's logger, at the level the process installed for it.
-  sharedBundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: Runtime.instance().logger }).catch((error) => {
+  sharedBundle ??= bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    workflowInterceptorModules: [WORKFLOW_TRACING_INTERCEPTORS],
+    logger: Runtime.instance().logger,
+  }).catch((error) => {
     sharedBundle = undefined;
     throw error;
   });
@@ -213,6 +218,7 @@ export class TemporalRunner implements DurableRunner {
   private async connectAndRun(): Promise<Started> {
     const { address } = this.options;
     const bundle = await (this.options.workflowBundle ?? workflowBundle());
+    const tracing = await temporalTracing();
     const connection = await Connection.connect({ address });
     let nativeConnection: NativeConnection | undefined;
     try {
@@ -224,13 +230,21 @@ export class TemporalRunner implements DurableRunner {
         workflowBundle: bundle,
         activities: createActivities({ step: this.countedStep, onError: this.onError, heartbeatIntervalMs: this.heartbeatIntervalMs }),
         maxHeartbeatThrottleInterval: this.heartbeatIntervalMs,
+        interceptors: { activity: tracing.activityInterceptors },
+        sinks: tracing.sinks,
       });
       this.workerError = undefined;
       const running = worker.run().catch((error: unknown) => {
         this.workerError = error;
         this.onError('*', error);
       });
-      return { worker, running, client: new Client({ connection, namespace: this.namespace }), connection, nativeConnection };
+      return {
+        worker,
+        running,
+        client: new Client({ connection, namespace: this.namespace, interceptors: { workflow: tracing.clientInterceptors } }),
+        connection,
+        nativeConnection,
+      };
     } catch (error) {
       await nativeConnection?.close().catch(() => undefined);
       await connection.close().catch(() => undefined);

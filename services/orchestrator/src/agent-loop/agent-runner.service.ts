@@ -10,6 +10,7 @@ import { RUNTIME_ENV } from '@app/runtime';
 import { TaskCommandExecutor } from '@app/task-commands';
 import { agentLoopConfigFromEnv } from './agent-loop.config';
 import { AgentStep } from './agent-step';
+import { traceStep } from './traced-step';
 import { TurnAdmission } from './turn-admission';
 import { turnOf } from './turn-of';
 
@@ -41,7 +42,7 @@ export class AgentRunnerService implements OnApplicationBootstrap, OnApplication
     if (config.maxRunningTurnsPerTenant !== undefined) this.admission = new TurnAdmission(views, config.maxRunningTurnsPerTenant);
     const step = new AgentStep(commands, model, bus, secrets, config, this.admission);
     this.runner = createDurableRunner(runnerConfigFromEnv(env), {
-      step: step.run,
+      step: traceStep(step.run),
       activeTaskIds: () => this.views.activeTaskIds(),
       turnOf: async (taskId) => turnOf((await commands.load(taskId)).state),
       onError: (taskId, error) =>

@@ -11,6 +11,7 @@ import {
 import { EVENT_STORE, EventStore, StoredEvent } from '@app/event-store';
 import { MESSAGE_BUS, MessageBus, Unsubscribe } from '@app/bus';
 import { ServiceMetrics, secondsSince } from '@app/metrics';
+import { ATTR, inSpan } from '@app/tracing';
 import { ToolDefinition } from '@app/model-provider';
 import { TaskCommandExecutor } from '@app/task-commands';
 import { ExistingTask } from '@app/task-domain';
@@ -147,13 +148,18 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
     );
   }
 
-  private async executeHere(req: ExecuteToolRequest): Promise<ExecuteToolReply> {
-    const startedAt = performance.now();
-    const reply = await this.executeKnownHere(req);
+  private executeHere(req: ExecuteToolRequest): Promise<ExecuteToolReply> {
     // MCP tools are named by each task's own servers: one label for them all keeps the series bounded.
     const tool = this.toolbox.isBuiltIn(req.toolName) ? req.toolName : this.toolbox.knows(req.toolName) ? 'mcp' : 'unknown';
-    this.metrics.toolRunDuration.observe({ tool, status: reply.status }, secondsSince(startedAt));
-    return reply;
+    // The span names the tool, never its arguments or output (they can hold anything, secrets too).
+    const attributes = { [ATTR.taskId]: req.taskId, [ATTR.toolCallId]: req.callId, [ATTR.toolName]: tool };
+    return inSpan('tool.run', { attributes }, async (span) => {
+      const startedAt = performance.now();
+      const reply = await this.executeKnownHere(req);
+      this.metrics.toolRunDuration.observe({ tool, status: reply.status }, secondsSince(startedAt));
+      span.setAttribute(ATTR.toolStatus, reply.status);
+      return reply;
+    });
   }
 
   private async executeKnownHere(req: ExecuteToolRequest): Promise<ExecuteToolReply> {

@@ -1,0 +1,5 @@
+export * from './tracing.config';
+export * from './start-tracing';
+export * from './spans';
+export * from './traced-bus';
+export * from './traced-model-provider';

@@ -1,0 +1,13 @@
+/**
+ * Tracing is on when OTEL_EXPORTER_OTLP_ENDPOINT is set (the OTLP/HTTP base URL of a collector,
+ * e.g. http://127.0.0.1:4318); spans go to `<endpoint>/v1/traces` as protobuf. Unset: off, and no
+ * SDK module is loaded. OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, when set, is the full URL instead.
+ */
+export function otlpTracesUrlFromEnv(env: NodeJS.ProcessEnv): string | undefined {
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  if (!base) return undefined;
+  const full = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
+  const url = full || `${base.replace(/\/+$/, '')}/v1/traces`;
+  if (!/^https?:\/\//.test(url)) throw new Error(`OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL, got "${base}"`);
+  return url;
+}
