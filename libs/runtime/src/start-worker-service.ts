@@ -1,7 +1,9 @@
 import { DynamicModule, INestApplicationContext, Logger, LogLevel, Module, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { createServer } from 'node:http';
+import { shutdownTimeoutMsFromEnv } from '@app/common';
 import { Readiness, ServiceMetrics, readinessBody } from '@app/metrics';
+import { closeOnShutdownSignals } from './graceful-shutdown';
 import { logLevelsFromEnv } from './log-levels';
 import { RuntimeModule } from './runtime.module';
 
@@ -13,7 +15,8 @@ export interface WorkerServiceOptions {
 /**
  * Boots one service that has no HTTP side (orchestrator, sandbox, artifacts) as its own process
  * for the distributed mode: the shared ports from configuration plus the service's module. It
- * talks to the others only over the bus and the stores; SIGTERM/SIGINT close it cleanly.
+ * talks to the others only over the bus and the stores. SIGTERM/SIGINT close it within
+ * SHUTDOWN_TIMEOUT_MS: it stops taking work, lets what runs finish or hands it back, and exits 0.
  */
 export async function startWorkerService(name: string, serviceModule: Type<unknown>, options: WorkerServiceOptions = {}) {
   const env = options.env ?? process.env;
@@ -23,10 +26,11 @@ export async function startWorkerService(name: string, serviceModule: Type<unkno
       return { module: WorkerRootModule, imports: [RuntimeModule.forRoot(env), serviceModule] };
     }
   }
+  const shutdownTimeoutMs = shutdownTimeoutMsFromEnv(env);
   const app = await NestFactory.createApplicationContext(WorkerRootModule.forRoot(), {
     logger: options.logLevels ?? logLevelsFromEnv(env),
   });
-  app.enableShutdownHooks();
+  closeOnShutdownSignals(app, { name, timeoutMs: shutdownTimeoutMs });
   const port = Number(env.HEALTH_PORT ?? 0);
   if (port > 0) serveHealth(app, port, env.HOST ?? '127.0.0.1');
   new Logger(name).log(`${name} service running (bus: ${env.BUS ?? 'in-process'}, event store: ${env.EVENT_STORE ?? 'embedded'})`);
@@ -70,10 +74,12 @@ function serveHealth(app: INestApplicationContext, port: number, host: string): 
     );
   });
   server.listen(port, host);
+  // Open while the service closes, so that /readyz can say 503 to the balancer meanwhile.
   const close = app.close.bind(app);
   app.close = async () => {
-    server.close();
     await close();
+    server.close();
+    server.closeAllConnections();
   };
 }
 

@@ -8,6 +8,7 @@ import { CONNECT_REFUSED, MAX_PARAM_LENGTH, refusedByHttp } from './errors/frame
 import { useBodyParsers } from './http/body-parsers';
 import { releaseMultipartParserOnFinish } from './http/multipart-stall';
 import { recordRequestMetrics } from './http/request-metrics';
+import { OpenStreams } from './events-stream/open-streams';
 import { setupOpenApi } from './openapi/openapi';
 import { serveConsole } from './console/serve-console';
 
@@ -57,8 +58,13 @@ export function createFastifyAdapter(config: ApiConfig): FastifyAdapter {
  */
 const timeoutCheckInterval = (config: ApiConfig): number => Math.max(1, Math.min(1_000, Math.floor(config.httpHeadersTimeoutMs / 4)));
 
-/** Body parsers, plugins, the OpenAPI document (served at /api/docs, JSON at /api/docs-json) and the web console (/console). */
+/**
+ * Body parsers, plugins, the OpenAPI document (served at /api/docs, JSON at /api/docs-json), the
+ * web console (/console), and how the server closes. The entry points install the signal handler
+ * (closeOnShutdownSignals): tests that run the app in their own process close it themselves.
+ */
 export async function configureHttpApp(app: NestFastifyApplication, config: ApiConfig): Promise<void> {
+  closeStreamsOnClose(app);
   recordRequestMetrics(app);
   useBodyParsers(app, config.uploadMaxBytes);
   // One file over UPLOAD_MAX_FILES is let through so that the parser's own check refuses it: at
@@ -68,7 +74,26 @@ export async function configureHttpApp(app: NestFastifyApplication, config: ApiC
   await app.register(multipart, {
     limits: { fileSize: config.uploadMaxBytes, files, fields: 20, fieldSize: 1_048_576, parts: files + 20 },
   });
-  app.enableShutdownHooks();
   setupOpenApi(app);
   await serveConsole(app);
+}
+
+/** How often a closing server drops connections that have gone idle since the last look. */
+const IDLE_SWEEP_MS = 100;
+
+/**
+ * When the server closes (Fastify's preClose: it already answers new requests 503 and is about
+ * to stop listening) every open SSE stream is ended with a comment telling its client to
+ * reconnect, and connections are dropped as soon as they idle: a request in flight finishes,
+ * but its kept-alive connection would otherwise hold the close up until its keep-alive timeout.
+ */
+function closeStreamsOnClose(app: NestFastifyApplication): void {
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.addHook('preClose', (done) => {
+    app.get(OpenStreams, { strict: false }).endAll();
+    const server = fastify.server;
+    const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
+    server.once('close', () => clearInterval(sweep));
+    done();
+  });
 }

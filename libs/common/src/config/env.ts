@@ -20,3 +20,15 @@ export function boolFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: bool
 export function dataDirFromEnv(env: NodeJS.ProcessEnv): string {
   return env.DATA_DIR?.trim() || './data';
 }
+
+/** Default of SHUTDOWN_TIMEOUT_MS. */
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+
+/**
+ * SHUTDOWN_TIMEOUT_MS: the longest a process takes from SIGTERM to its exit (README "Operating
+ * it"). At least a second: below that no step or request could finish, and the bound would only
+ * turn every shutdown into a forced one.
+ */
+export function shutdownTimeoutMsFromEnv(env: NodeJS.ProcessEnv): number {
+  return intFromEnv(env, 'SHUTDOWN_TIMEOUT_MS', DEFAULT_SHUTDOWN_TIMEOUT_MS, { min: 1_000 });
+}

@@ -104,9 +104,16 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
     this.leases.startRenewing((taskId) => this.stopCommandsOf(taskId));
   }
 
+  /**
+   * Takes no more calls, lets the running ones finish and answer (the process's
+   * SHUTDOWN_TIMEOUT_MS bounds the wait), and only then gives the leases up: released earlier,
+   * another instance could take a task over while its command still runs here.
+   */
   async onModuleDestroy(): Promise<void> {
     clearInterval(this.sweepTimer);
     this.unsubscribes.forEach((u) => u());
+    if (this.running.size > 0) this.logger.log(`stopping with ${this.running.size} tool call(s) running: letting them finish`);
+    await Promise.allSettled([...this.calls.values()]);
     await this.sweeping;
     await this.toolbox.closeAll();
     await this.leases.stop();
