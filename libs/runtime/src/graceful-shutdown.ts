@@ -21,11 +21,17 @@ const SIGNALS = ['SIGTERM', 'SIGINT'] as const;
  * ends the process as killed rather than with a status a supervisor can read.
  */
 export function closeOnShutdownSignals(app: INestApplicationContext, options: GracefulShutdownOptions): void {
+  const shutdown = shutdownHandler(app, options);
+  for (const signal of SIGNALS) process.on(signal, shutdown);
+}
+
+/** What closeOnShutdownSignals runs on each signal, by itself for tests. */
+export function shutdownHandler(app: INestApplicationContext, options: GracefulShutdownOptions): (signal: string) => void {
   const exit = options.exit ?? ((code: number) => process.exit(code));
   const logger = new Logger(options.name);
   let startedAt: number | undefined;
 
-  const shutdown = (signal: string) => {
+  return (signal: string) => {
     if (startedAt !== undefined) {
       logger.error(`${signal} during shutdown: exiting now`);
       return exit(1);
@@ -50,7 +56,6 @@ export function closeOnShutdownSignals(app: INestApplicationContext, options: Gr
       },
     );
   };
-  for (const signal of SIGNALS) process.on(signal, shutdown);
 }
 
 /** /readyz answers 503 naming `shutdown` from now on: no balancer sends this instance anything new. */
