@@ -1,9 +1,10 @@
 import { readFile, writeFile } from 'node:fs/promises';
+import { Client as TemporalClient, Connection } from '@temporalio/client';
 import { join } from 'node:path';
 import { ChatCompletionsBody, ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { BalancedStream, followBalanced } from '../support/balanced-sse-client';
 import { DistributedDeployment, ServiceInstance, startDistributedDeployment } from '../support/distributed-deployment';
-import { readHistory } from '../support/distributed-reads';
+import { pollDeployment, readHistory } from '../support/distributed-reads';
 
 // README "Operating it": SIGTERM drains a process within SHUTDOWN_TIMEOUT_MS and exits 0, so a
 // rolling restart of every service, one process at a time, loses nothing. Tasks keep running
@@ -18,6 +19,16 @@ const SHUTDOWN_TIMEOUT_MS = 8_000;
 const STEPS = 3;
 const MODEL_DELAY_MS = 400;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** SIGTERM, and how the process ended: its exit code or signal, and how long it took. */
+async function terminate(instance: ServiceInstance): Promise<{ code: number | null; signal: string | null; ms: number }> {
+  const child = instance.process.child;
+  const startedAt = Date.now();
+  const exited = new Promise<[number | null, string | null]>((resolve) => child.once('exit', (code, signal) => resolve([code, signal])));
+  child.kill('SIGTERM');
+  const [code, signal] = await exited;
+  return { code, signal, ms: Date.now() - startedAt };
+}
 
 /** The model of every task: STEPS commands, one after another, then a final answer. */
 function agentReply(body: ChatCompletionsBody) {
@@ -133,5 +144,73 @@ describe('A rolling restart (SIGTERM to each process in turn) while tasks run (d
     process.stdout.write(
       `rolling restart: ${tasks.length} tasks, ${resumed.length} stream resumes, stopped busy: ${busy.join(', ')}; exits ${exits.map((e) => `${e.instance} ${e.ms} ms`).join(', ')}\n`,
     );
+  });
+
+  it('hands a step that outlasts the grace time back to another worker: exit 0 in time, nothing lost or run twice', async () => {
+    // SHUTDOWN_TIMEOUT_MS 8 s leaves a step 5 s to finish. This one's model call is held past
+    // that, so the stopping worker must cancel it and Temporal retry it on the other worker.
+    const connection = await Connection.connect({ address: d.sharedEnv.TEMPORAL_ADDRESS });
+    try {
+      const temporal = new TemporalClient({ connection, namespace: d.sharedEnv.TEMPORAL_NAMESPACE || 'default' });
+      let held = false;
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      model.script(
+        { toolCalls: [{ name: 'shell', arguments: { command: 'echo ran >> once.log; echo ran' } }] },
+        async () => {
+          held = true;
+          await released;
+          return { text: 'never delivered: its worker handed the step back' };
+        },
+        { text: 'Finished on the other worker.' },
+      );
+      const requestsBefore = model.requests.length;
+      const res = await fetch(`${d.apiUrls[0]}/api/v1/tasks`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ message: 'outlast the grace time' }),
+      });
+      const id = ((await res.json()) as { data: { id: string } }).data.id;
+      await pollDeployment(d, 'the held model call', async () => (held ? true : undefined));
+      const workflow = temporal.workflow.getHandle(`agent-${id}-turn-1`);
+      const [inFlight] = (await workflow.describe()).raw.pendingActivities ?? [];
+      const orchestrators = d.instances.filter((i) => i.service === 'orchestrator');
+      const victim = orchestrators.find((i) => inFlight.lastWorkerIdentity!.startsWith(`${i.process.child.pid}@`))!;
+      expect(victim).toBeDefined();
+
+      const exit = await terminate(victim);
+      release();
+      expect(exit).toMatchObject({ code: 0, signal: null });
+      // It waited out the grace time (the step did not finish), then left well inside the bound.
+      expect(exit.ms).toBeGreaterThanOrEqual(SHUTDOWN_TIMEOUT_MS - 3_000);
+      expect(exit.ms).toBeLessThan(SHUTDOWN_TIMEOUT_MS);
+      const exitedAt = Date.now();
+      const history = await readHistory(d.apiUrls[0], KEY, id);
+      // Handed back, the step is retried at once: a killed worker's waits out the 10 s heartbeat timeout.
+      const completedAfterMs = Date.now() - exitedAt;
+      expect(completedAfterMs).toBeLessThan(5_000);
+      process.stdout.write(`handed back: worker exited 0 after ${exit.ms} ms, task completed ${completedAfterMs} ms later\n`);
+      expect(history.map((e) => e.id)).toEqual(history.map((_, i) => i + 1));
+      expect(history.map((e) => e.event)).toEqual([
+        'message',
+        'status',
+        'usage',
+        'tool_call',
+        'tool_started',
+        'tool_result',
+        'usage',
+        'content',
+        'done',
+      ]);
+      expect(history.at(-1)!.data.status).toBe('completed');
+      expect(history.find((e) => e.event === 'content')!.data.text).toBe('Finished on the other worker.');
+      expect(await readFile(join(d.sandboxVolume, 'workspaces', id, 'once.log'), 'utf8')).toBe('ran\n');
+      const requests = model.requests.slice(requestsBefore);
+      expect(requests).toHaveLength(3);
+      expect(requests[2].messages).toEqual(requests[1].messages);
+      await d.restart(victim);
+    } finally {
+      await connection.close();
+    }
   });
 });
