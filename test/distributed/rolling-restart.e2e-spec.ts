@@ -213,4 +213,36 @@ describe('A rolling restart (SIGTERM to each process in turn) while tasks run (d
       await connection.close();
     }
   });
+
+  it('stops a command that outlasts the grace time on a sandbox shutting down: exit 0 in time, the task goes on', async () => {
+    model.script(
+      { toolCalls: [{ name: 'shell', arguments: { command: 'echo started > long.log; sleep 60; echo finished >> long.log' } }] },
+      { text: 'The command was stopped; carrying on.' },
+    );
+    const res = await fetch(`${d.apiUrls[0]}/api/v1/tasks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'run something long' }),
+    });
+    const id = ((await res.json()) as { data: { id: string } }).data.id;
+    const log = join(d.sandboxVolume, 'workspaces', id, 'long.log');
+    await pollDeployment(d, 'the long command to start', async () => ((await readFile(log, 'utf8').catch(() => '')) ? true : undefined));
+    const sandbox = d.instances.find((i) => i.service === 'sandbox')!;
+
+    const exit = await terminate(sandbox);
+    expect(exit).toMatchObject({ code: 0, signal: null });
+    expect(exit.ms).toBeGreaterThanOrEqual(SHUTDOWN_TIMEOUT_MS - 3_000);
+    expect(exit.ms).toBeLessThan(SHUTDOWN_TIMEOUT_MS);
+    expect(sandbox.process.output()).toMatch(/stopping 1 tool call\(s\) still running after 5000 ms/);
+    await d.restart(sandbox);
+
+    const history = await readHistory(d.apiUrls[0], KEY, id);
+    expect(history.map((e) => e.id)).toEqual(history.map((_, i) => i + 1));
+    const results = history.filter((e) => e.event === 'tool_result');
+    expect(results).toHaveLength(1);
+    expect(results[0].data.status).not.toBe('success');
+    expect(history.at(-1)).toMatchObject({ event: 'done', data: { status: 'completed' } });
+    expect(await readFile(log, 'utf8')).toBe('started\n');
+    process.stdout.write(`sandbox stopped a long command: exited 0 after ${exit.ms} ms; tool_result ${JSON.stringify(results[0].data)}\n`);
+  });
 });

@@ -1,4 +1,4 @@
-import { shutdownTimeoutMsFromEnv } from '@app/common';
+import { shutdownGraceMs, shutdownTimeoutMsFromEnv } from '@app/common';
 import { DurableRunner, StepFunction, TurnOf } from './durable-runner.port';
 import { InProcessRunner } from './in-process/in-process-runner';
 import type { TemporalRunner as TemporalRunnerClass } from './temporal/temporal-runner';
@@ -36,8 +36,6 @@ export function runnerConfigFromEnv(env: NodeJS.ProcessEnv): RunnerConfig {
     shutdownGraceMs: shutdownGraceMs(shutdownTimeoutMsFromEnv(env)),
   };
 }
-
-const shutdownGraceMs = (timeoutMs: number): number => Math.max(Math.floor(timeoutMs / 2), timeoutMs - 3_000);
 
 export interface DurableRunnerDeps {
   readonly step: StepFunction;

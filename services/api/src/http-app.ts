@@ -29,6 +29,10 @@ export function createFastifyAdapter(config: ApiConfig): FastifyAdapter {
     // Fastify sets Node's requestTimeout from its own option (its default 0 would turn it off);
     // `http` repeats it because Node checks headersTimeout against it when creating the server.
     requestTimeout: config.httpRequestTimeoutMs,
+    // A request arriving on a kept-alive connection while the server closes is served (its
+    // connection closed after the answer) rather than answered Fastify's own 503 body, which is
+    // not this API's error envelope; /readyz already tells the balancer to send nothing more.
+    return503OnClosing: false,
     http: {
       // Node would answer a request without Host with a bare 400: let it through, refused below.
       requireHostHeader: false,

@@ -32,3 +32,10 @@ export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 export function shutdownTimeoutMsFromEnv(env: NodeJS.ProcessEnv): number {
   return intFromEnv(env, 'SHUTDOWN_TIMEOUT_MS', DEFAULT_SHUTDOWN_TIMEOUT_MS, { min: 1_000 });
 }
+
+/**
+ * Of SHUTDOWN_TIMEOUT_MS, how long work in flight (an agent step, a tool command) may go on
+ * finishing: all but the last 3 s, or half when that is more. The rest is for the work stopped
+ * then to report back and the connections to close, inside the bound.
+ */
+export const shutdownGraceMs = (timeoutMs: number): number => Math.max(Math.floor(timeoutMs / 2), timeoutMs - 3_000);
