@@ -229,7 +229,14 @@ describe('A rolling restart (SIGTERM to each process in turn) while tasks run (d
     await pollDeployment(d, 'the long command to start', async () => ((await readFile(log, 'utf8').catch(() => '')) ? true : undefined));
     const sandbox = d.instances.find((i) => i.service === 'sandbox')!;
 
-    const exit = await terminate(sandbox);
+    const exiting = terminate(sandbox);
+    // While it drains, its /readyz tells a balancer to send it nothing.
+    const drainingStatus = await pollDeployment(d, 'the draining sandbox to answer /readyz 503', async () => {
+      const res = await fetch(`${sandbox.healthUrl}/readyz`).catch(() => undefined);
+      return res?.status === 503 ? ((await res.json()) as { dependencies: Record<string, string> }) : undefined;
+    });
+    expect(drainingStatus.dependencies).toMatchObject({ shutdown: 'down' });
+    const exit = await exiting;
     expect(exit).toMatchObject({ code: 0, signal: null });
     expect(exit.ms).toBeGreaterThanOrEqual(SHUTDOWN_TIMEOUT_MS - 3_000);
     expect(exit.ms).toBeLessThan(SHUTDOWN_TIMEOUT_MS);

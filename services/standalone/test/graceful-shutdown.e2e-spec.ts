@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,7 +43,7 @@ async function terminate(service: ServiceProcess): Promise<{ code: number | null
   return { code, signal, ms: Date.now() - startedAt };
 }
 
-describe('The all-in-one service on SIGTERM with a stream open and a step in flight', () => {
+describe('The all-in-one service on SIGTERM', () => {
   let dataDir: string;
   let model: ScriptedOpenAiServer;
   beforeAll(async () => {
@@ -114,5 +115,36 @@ describe('The all-in-one service on SIGTERM with a stream open and a step in fli
     } finally {
       await second.stop();
     }
+  });
+
+  it('finishes a request in flight at SIGTERM before it exits 0', async () => {
+    const env = { DATA_DIR: dataDir, API_KEYS: KEY, LLM_BASE_URL: model.url, LLM_MODEL: 'scripted', LLM_MAX_RETRIES: '0' };
+    model.script({ text: 'done' });
+    const service = await startServiceProcess(env, await freePort());
+    // A create whose body is still arriving when the signal comes.
+    const body = JSON.stringify({ message: 'sent slowly' });
+    const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = request(
+        `${service.url}/api/v1/tasks`,
+        { method: 'POST', headers: { ...auth, 'content-type': 'application/json', 'content-length': String(body.length) } },
+        (res) => {
+          let text = '';
+          res.on('data', (chunk) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode!, text }));
+        },
+      );
+      req.on('error', reject);
+      req.write(body.slice(0, 5));
+      setTimeout(() => {
+        service.child.kill('SIGTERM');
+        setTimeout(() => req.end(body.slice(5)), 500);
+      }, 300);
+    });
+    const exited = new Promise<number | null>((resolve) => service.child.once('exit', (code) => resolve(code)));
+    const { status, text } = await answer;
+    expect(status).toBe(201);
+    expect(JSON.parse(text)).toMatchObject({ success: true, data: { status: 'pending' } });
+    expect(await exited).toBe(0);
+    expect(service.output()).toMatch(/SIGTERM: shutting down[\s\S]*shut down in \d+ ms/);
   });
 });
