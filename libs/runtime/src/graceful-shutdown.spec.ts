@@ -27,12 +27,29 @@ describe('shutdownHandler', () => {
     const { app, readiness, close, finishClose } = fakeApp();
     const exit = jest.fn();
     shutdownHandler(app, { name: 'test', timeoutMs: 10_000, exit })('SIGTERM');
-    expect(close).toHaveBeenCalledTimes(1);
     expect(await readiness.report()).toMatchObject({ ready: false, dependencies: { eventStore: 'up', shutdown: 'down' } });
     await flush();
+    expect(close).toHaveBeenCalledTimes(1);
     expect(exit).not.toHaveBeenCalled();
     finishClose();
     await flush();
+    expect(exit).toHaveBeenCalledWith(0);
+  });
+
+  it('closes what takes work (the HTTP server) first, then the app', async () => {
+    const { app, close, finishClose } = fakeApp();
+    const order: string[] = [];
+    close.mockImplementation(async () => void order.push('app'));
+    const exit = jest.fn();
+    let finishHttp!: () => void;
+    const closeFirst = () => new Promise<void>((resolve) => (finishHttp = resolve)).then(() => void order.push('http'));
+    shutdownHandler(app, { name: 'test', timeoutMs: 10_000, exit, closeFirst })('SIGTERM');
+    await flush();
+    expect(close).not.toHaveBeenCalled();
+    finishHttp();
+    finishClose();
+    await flush();
+    expect(order).toEqual(['http', 'app']);
     expect(exit).toHaveBeenCalledWith(0);
   });
 
@@ -58,6 +75,7 @@ describe('shutdownHandler', () => {
     handler('SIGTERM');
     handler('SIGINT');
     expect(exitFirst).toHaveBeenCalledWith(1);
+    await flush();
     expect(first.close).toHaveBeenCalledTimes(1);
     first.finishClose();
 

@@ -6,6 +6,12 @@ export interface GracefulShutdownOptions {
   readonly name: string;
   /** SHUTDOWN_TIMEOUT_MS: from the signal to the exit, forced when it runs out. */
   readonly timeoutMs: number;
+  /**
+   * Stops taking work before the app closes: the HTTP server (it stops listening, ends its
+   * streams and lets the requests in flight finish while every service is still there to answer
+   * them). Nest would close it only after the modules' destroy hooks.
+   */
+  readonly closeFirst?: () => Promise<void>;
   /** Tests replace the exit; the default is process.exit. */
   readonly exit?: (code: number) => void;
 }
@@ -43,18 +49,21 @@ export function shutdownHandler(app: INestApplicationContext, options: GracefulS
       exit(1);
     }, options.timeoutMs);
     markNotReady(app);
-    app.close().then(
-      () => {
-        clearTimeout(deadline);
-        logger.log(`shut down in ${Date.now() - startedAt!} ms`);
-        exit(0);
-      },
-      (error: unknown) => {
-        clearTimeout(deadline);
-        logger.error(`shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
-        exit(1);
-      },
-    );
+    const closeFirst = options.closeFirst ?? (() => Promise.resolve());
+    closeFirst()
+      .then(() => app.close())
+      .then(
+        () => {
+          clearTimeout(deadline);
+          logger.log(`shut down in ${Date.now() - startedAt!} ms`);
+          exit(0);
+        },
+        (error: unknown) => {
+          clearTimeout(deadline);
+          logger.error(`shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
+          exit(1);
+        },
+      );
   };
 }
 

@@ -26,7 +26,7 @@ async function main(): Promise<void> {
     logger: logLevelsFromEnv(env),
   });
   await configureHttpApp(app, config);
-  closeOnShutdownSignals(app, { name: 'Api', timeoutMs: shutdownTimeoutMs });
+  closeOnShutdownSignals(app, { name: 'Api', timeoutMs: shutdownTimeoutMs, closeFirst: () => app.getHttpAdapter().close() });
   const host = env.HOST ?? '127.0.0.1';
   await app.listen(config.port, host);
   new Logger('Api').log(`api service listening on http://${host}:${config.port}`);

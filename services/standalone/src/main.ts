@@ -6,7 +6,7 @@ import { startStandalone } from './bootstrap';
 async function main(): Promise<void> {
   const timeoutMs = shutdownTimeoutMsFromEnv(process.env);
   const { app } = await startStandalone();
-  closeOnShutdownSignals(app, { name: 'Standalone', timeoutMs });
+  closeOnShutdownSignals(app, { name: 'Standalone', timeoutMs, closeFirst: () => app.getHttpAdapter().close() });
 }
 
 main().catch((error: unknown) => {
