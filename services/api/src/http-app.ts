@@ -86,10 +86,11 @@ export async function configureHttpApp(app: NestFastifyApplication, config: ApiC
 const IDLE_SWEEP_MS = 100;
 
 /**
- * When the server closes (Fastify's preClose: it already answers new requests 503 and is about
- * to stop listening) every open SSE stream is ended with a comment telling its client to
- * reconnect, and connections are dropped as soon as they idle: a request in flight finishes,
- * but its kept-alive connection would otherwise hold the close up until its keep-alive timeout.
+ * When the server closes (Fastify's preClose: it is about to stop listening, and answers each
+ * request with `Connection: close`) every open SSE stream is ended with a comment telling its
+ * client to reconnect (one opened later is ended at once), and connections are dropped as soon
+ * as they idle: a request in flight finishes, but its kept-alive connection would otherwise
+ * hold the close up until its keep-alive timeout.
  */
 function closeStreamsOnClose(app: NestFastifyApplication): void {
   const fastify = app.getHttpAdapter().getInstance();
