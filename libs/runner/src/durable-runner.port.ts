@@ -27,7 +27,13 @@ export interface DurableRunner {
   abort(taskId: string): void;
   /** Resolves when no step runs for any task (tests and benchmarks). */
   idle(): Promise<void>;
+  /**
+   * Stops taking work. The steps running here are aborted (in-process: `start()` resumes them
+   * from the events) or, on Temporal, may finish for the grace time and are then handed back.
+   */
   stop(): Promise<void>;
+  /** The steps running in this process now (shutdown logs); absent when the runner cannot tell. */
+  stepsRunning?(): number;
   /** Resolves once the runner's server answers (readiness); absent when it has none. */
   ping?(): Promise<void>;
 }

@@ -1,16 +1,26 @@
+import { shutdownGraceMs, shutdownTimeoutMsFromEnv } from '@app/common';
 import { DurableRunner, StepFunction, TurnOf } from './durable-runner.port';
 import { InProcessRunner } from './in-process/in-process-runner';
 import type { TemporalRunner as TemporalRunnerClass } from './temporal/temporal-runner';
 
 export type RunnerConfig =
   | { readonly kind: 'in-process' }
-  | { readonly kind: 'temporal'; readonly address: string; readonly namespace: string; readonly taskQueue: string };
+  | {
+      readonly kind: 'temporal';
+      readonly address: string;
+      readonly namespace: string;
+      readonly taskQueue: string;
+      /** How long a step may finish on a worker shutting down (TemporalRunnerOptions.shutdownGraceMs). */
+      readonly shutdownGraceMs: number;
+    };
 
 /**
  * `RUNNER=in-process` (default) runs the agent loops in this process. `RUNNER=temporal` runs them
  * as Temporal workflows on `TEMPORAL_ADDRESS` (required), namespace `TEMPORAL_NAMESPACE`
  * (default `default`), task queue `TEMPORAL_TASK_QUEUE` (default `agent-loop`). Anything else
- * fails, rather than silently running loops no other process can see.
+ * fails, rather than silently running loops no other process can see. On shutdown a running
+ * step gets all of SHUTDOWN_TIMEOUT_MS but the last 3 s (at least half of it) to finish: the
+ * rest is for the cancelled ones to report back and the connections to close.
  */
 export function runnerConfigFromEnv(env: NodeJS.ProcessEnv): RunnerConfig {
   const kind = env.RUNNER?.trim() || 'in-process';
@@ -23,6 +33,7 @@ export function runnerConfigFromEnv(env: NodeJS.ProcessEnv): RunnerConfig {
     address,
     namespace: env.TEMPORAL_NAMESPACE?.trim() || 'default',
     taskQueue: env.TEMPORAL_TASK_QUEUE?.trim() || 'agent-loop',
+    shutdownGraceMs: shutdownGraceMs(shutdownTimeoutMsFromEnv(env)),
   };
 }
 
@@ -45,6 +56,7 @@ export function createDurableRunner(config: RunnerConfig, { step, activeTaskIds,
     address: config.address,
     namespace: config.namespace,
     taskQueue: config.taskQueue,
+    shutdownGraceMs: config.shutdownGraceMs,
     turnOf,
     onError,
   });

@@ -4,3 +4,4 @@ export * from './start-worker-service';
 export * from './bus-append-notifications';
 export * from './log-levels';
 export * from './object-store-readiness';
+export * from './graceful-shutdown';

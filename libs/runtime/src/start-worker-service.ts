@@ -1,8 +1,10 @@
 import { DynamicModule, INestApplicationContext, Logger, LogLevel, Module, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { createServer } from 'node:http';
+import { shutdownTimeoutMsFromEnv } from '@app/common';
 import { Readiness, ServiceMetrics, readinessBody } from '@app/metrics';
 import { startTracing, stopTracingOnClose } from '@app/tracing';
+import { closeOnShutdownSignals } from './graceful-shutdown';
 import { logLevelsFromEnv } from './log-levels';
 import { RuntimeModule } from './runtime.module';
 
@@ -14,7 +16,8 @@ export interface WorkerServiceOptions {
 /**
  * Boots one service that has no HTTP side (orchestrator, sandbox, artifacts) as its own process
  * for the distributed mode: the shared ports from configuration plus the service's module. It
- * talks to the others only over the bus and the stores; SIGTERM/SIGINT close it cleanly.
+ * talks to the others only over the bus and the stores. SIGTERM/SIGINT close it within
+ * SHUTDOWN_TIMEOUT_MS: it stops taking work, lets what runs finish or hands it back, and exits 0.
  */
 export async function startWorkerService(name: string, serviceModule: Type<unknown>, options: WorkerServiceOptions = {}) {
   const env = options.env ?? process.env;
@@ -26,11 +29,12 @@ export async function startWorkerService(name: string, serviceModule: Type<unkno
       return { module: WorkerRootModule, imports: [RuntimeModule.forRoot(env), serviceModule] };
     }
   }
+  const shutdownTimeoutMs = shutdownTimeoutMsFromEnv(env);
   const app = await NestFactory.createApplicationContext(WorkerRootModule.forRoot(), {
     logger: options.logLevels ?? logLevelsFromEnv(env),
   });
-  app.enableShutdownHooks();
   stopTracingOnClose(app, tracing);
+  closeOnShutdownSignals(app, { name, timeoutMs: shutdownTimeoutMs });
   const port = Number(env.HEALTH_PORT ?? 0);
   if (port > 0) serveHealth(app, port, env.HOST ?? '127.0.0.1');
   new Logger(name).log(`${name} service running (bus: ${env.BUS ?? 'in-process'}, event store: ${env.EVENT_STORE ?? 'embedded'})`);
@@ -74,10 +78,12 @@ function serveHealth(app: INestApplicationContext, port: number, host: string): 
     );
   });
   server.listen(port, host);
+  // Open while the service closes, so that /readyz can say 503 to the balancer meanwhile.
   const close = app.close.bind(app);
   app.close = async () => {
-    server.close();
     await close();
+    server.close();
+    server.closeAllConnections();
   };
 }
 

@@ -11,6 +11,7 @@ import { ArtifactsHttpController } from './artifacts/artifacts.http.controller';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { ApiKeyRegistry } from './auth/api-key-registry';
 import { AppExceptionFilter } from './errors/app-exception.filter';
+import { OpenStreams } from './events-stream/open-streams';
 import { TaskEventFeed } from './events-stream/task-event-feed';
 import { TaskStreamHttpController } from './events-stream/task-stream.http.controller';
 import { HealthController } from './health/health.controller';
@@ -62,6 +63,7 @@ import { RedeliverWebhookHttpController } from './tasks/redeliver-webhook/redeli
     RateLimitGuard,
     TaskAccess,
     TaskEventFeed,
+    OpenStreams,
     CreateTaskHandler,
     CancelTaskHandler,
     SendFollowUpHandler,

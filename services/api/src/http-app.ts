@@ -9,6 +9,7 @@ import { useBodyParsers } from './http/body-parsers';
 import { releaseMultipartParserOnFinish } from './http/multipart-stall';
 import { recordRequestMetrics } from './http/request-metrics';
 import { traceRequests } from './http/request-spans';
+import { OpenStreams } from './events-stream/open-streams';
 import { setupOpenApi } from './openapi/openapi';
 import { serveConsole } from './console/serve-console';
 
@@ -29,6 +30,10 @@ export function createFastifyAdapter(config: ApiConfig): FastifyAdapter {
     // Fastify sets Node's requestTimeout from its own option (its default 0 would turn it off);
     // `http` repeats it because Node checks headersTimeout against it when creating the server.
     requestTimeout: config.httpRequestTimeoutMs,
+    // A request arriving on a kept-alive connection while the server closes is served (its
+    // connection closed after the answer) rather than answered Fastify's own 503 body, which is
+    // not this API's error envelope; /readyz already tells the balancer to send nothing more.
+    return503OnClosing: false,
     http: {
       // Node would answer a request without Host with a bare 400: let it through, refused below.
       requireHostHeader: false,
@@ -58,8 +63,13 @@ export function createFastifyAdapter(config: ApiConfig): FastifyAdapter {
  */
 const timeoutCheckInterval = (config: ApiConfig): number => Math.max(1, Math.min(1_000, Math.floor(config.httpHeadersTimeoutMs / 4)));
 
-/** Body parsers, plugins, the OpenAPI document (served at /api/docs, JSON at /api/docs-json) and the web console (/console). */
+/**
+ * Body parsers, plugins, the OpenAPI document (served at /api/docs, JSON at /api/docs-json), the
+ * web console (/console), and how the server closes. The entry points install the signal handler
+ * (closeOnShutdownSignals): tests that run the app in their own process close it themselves.
+ */
 export async function configureHttpApp(app: NestFastifyApplication, config: ApiConfig): Promise<void> {
+  closeStreamsOnClose(app);
   recordRequestMetrics(app);
   traceRequests(app);
   useBodyParsers(app, config.uploadMaxBytes);
@@ -70,7 +80,27 @@ export async function configureHttpApp(app: NestFastifyApplication, config: ApiC
   await app.register(multipart, {
     limits: { fileSize: config.uploadMaxBytes, files, fields: 20, fieldSize: 1_048_576, parts: files + 20 },
   });
-  app.enableShutdownHooks();
   setupOpenApi(app);
   await serveConsole(app);
+}
+
+/** How often a closing server drops connections that have gone idle since the last look. */
+const IDLE_SWEEP_MS = 100;
+
+/**
+ * When the server closes (Fastify's preClose: it is about to stop listening, and answers each
+ * request with `Connection: close`) every open SSE stream is ended with a comment telling its
+ * client to reconnect (one opened later is ended at once), and connections are dropped as soon
+ * as they idle: a request in flight finishes, but its kept-alive connection would otherwise
+ * hold the close up until its keep-alive timeout.
+ */
+function closeStreamsOnClose(app: NestFastifyApplication): void {
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.addHook('preClose', (done) => {
+    app.get(OpenStreams, { strict: false }).endAll();
+    const server = fastify.server;
+    const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
+    server.once('close', () => clearInterval(sweep));
+    done();
+  });
 }

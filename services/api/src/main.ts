@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import { DynamicModule, Logger, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { RuntimeModule, logLevelsFromEnv } from '@app/runtime';
+import { shutdownTimeoutMsFromEnv } from '@app/common';
+import { RuntimeModule, closeOnShutdownSignals, logLevelsFromEnv } from '@app/runtime';
 import { startTracing, stopTracingOnClose } from '@app/tracing';
 import { ApiConfig } from './api.config';
 import { ApiModule } from './api.module';
@@ -22,11 +23,13 @@ async function main(): Promise<void> {
   const env = process.env;
   const config = new ApiConfig(env);
   const tracing = await startTracing('api', env);
+  const shutdownTimeoutMs = shutdownTimeoutMsFromEnv(env);
   const app = await NestFactory.create<NestFastifyApplication>(ApiRootModule.forRoot(env), createFastifyAdapter(config), {
     logger: logLevelsFromEnv(env),
   });
   stopTracingOnClose(app, tracing);
   await configureHttpApp(app, config);
+  closeOnShutdownSignals(app, { name: 'Api', timeoutMs: shutdownTimeoutMs, closeFirst: () => app.getHttpAdapter().close() });
   const host = env.HOST ?? '127.0.0.1';
   await app.listen(config.port, host);
   new Logger('Api').log(`api service listening on http://${host}:${config.port}`);

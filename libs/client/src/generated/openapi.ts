@@ -210,7 +210,7 @@ export interface paths {
         };
         /**
          * Follow a task over Server-Sent Events
-         * @description Replays the latest turn from its start, then follows live, and ends after that turn's `done`. `Last-Event-ID` or `?after=<id>` resumes right after that event (`after=0`: the whole history). Opened when no turn runs, it sends what follows `after` and ends. Keep-alive comments every 15 s.
+         * @description Replays the latest turn from its start, then follows live, and ends after that turn's `done`. `Last-Event-ID` or `?after=<id>` resumes right after that event (`after=0`: the whole history). Opened when no turn runs, it sends what follows `after` and ends. Keep-alive comments every 15 s. An instance shutting down ends its streams with the comment `: shutting down, reconnect with Last-Event-ID`.
          */
         get: operations["streamTask"];
         put?: never;

@@ -20,3 +20,22 @@ export function boolFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: bool
 export function dataDirFromEnv(env: NodeJS.ProcessEnv): string {
   return env.DATA_DIR?.trim() || './data';
 }
+
+/** Default of SHUTDOWN_TIMEOUT_MS. */
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+
+/**
+ * SHUTDOWN_TIMEOUT_MS: the longest a process takes from SIGTERM to its exit (README "Operating
+ * it"). At least a second: below that no step or request could finish, and the bound would only
+ * turn every shutdown into a forced one.
+ */
+export function shutdownTimeoutMsFromEnv(env: NodeJS.ProcessEnv): number {
+  return intFromEnv(env, 'SHUTDOWN_TIMEOUT_MS', DEFAULT_SHUTDOWN_TIMEOUT_MS, { min: 1_000 });
+}
+
+/**
+ * Of SHUTDOWN_TIMEOUT_MS, how long work in flight (an agent step, a tool command) may go on
+ * finishing: all but the last 3 s, or half when that is more. The rest is for the work stopped
+ * then to report back and the connections to close, inside the bound.
+ */
+export const shutdownGraceMs = (timeoutMs: number): number => Math.max(Math.floor(timeoutMs / 2), timeoutMs - 3_000);

@@ -15,6 +15,8 @@ export interface ActivityDeps {
    * activity resumes after the last step that was recorded, never redoing one.
    */
   readonly maxBatchMs?: number;
+  /** True once the worker shuts down: a batch ends after its running step, handing the rest back. */
+  readonly stopping?: () => boolean;
 }
 
 /** Default for ActivityDeps.maxBatchMs. */
@@ -25,6 +27,7 @@ export function createActivities({
   onError = () => undefined,
   heartbeatIntervalMs = 1000,
   maxBatchMs = STEP_BATCH_MS,
+  stopping = () => false,
 }: ActivityDeps): AgentTurnActivities {
   return {
     async step({ taskId, turn }: AgentTurn) {
@@ -37,7 +40,7 @@ export function createActivities({
           const outcome = await step(taskId, context.cancellationSignal, turn);
           // The turn was cancelled while the step ran: report it as such, not as a result.
           if (context.cancellationSignal.aborted) throw new CancelledFailure('step aborted');
-          if (outcome !== 'continue' || Date.now() - startedAt >= maxBatchMs) return outcome;
+          if (outcome !== 'continue' || stopping() || Date.now() - startedAt >= maxBatchMs) return outcome;
         }
       } catch (error) {
         if (context.cancellationSignal.aborted) throw new CancelledFailure('step aborted');

@@ -32,6 +32,12 @@ export interface TemporalRunnerOptions {
   readonly pollIntervalMs?: number;
   /** Defaults to the workflow module next to its source; a pre-built bundle skips bundling. */
   readonly workflowBundle?: WorkflowBundleWithSourceMap;
+  /**
+   * On stop(), how long steps running here may go on before they are cancelled (and retried by
+   * another worker); meanwhile the worker takes no new step, and a batch of steps ends after the
+   * one that runs. Default 0: cancelled at once.
+   */
+  readonly shutdownGraceMs?: number;
   /** A step that failed (retried by Temporal), a client call that failed, or the worker itself (`*`). */
   readonly onError?: (taskId: string, error: unknown) => void;
 }
@@ -199,6 +205,10 @@ export class TemporalRunner implements DurableRunner {
     }
   }
 
+  stepsRunning(): number {
+    return this.stepsInFlight;
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     const started = this.started ?? (await this.starting?.catch(() => undefined));
@@ -207,8 +217,9 @@ export class TemporalRunner implements DurableRunner {
     this.starting = undefined;
     this.open.clear();
     if (!started) return;
-    // Steps still running see their signal abort (shutdownGraceTime 0) and finish; Temporal
-    // retries a step that did not, on the next worker of the queue.
+    // The worker polls no more. A step still running may finish for shutdownGraceMs (its batch
+    // ends with it, so the workflow hands the next step to another worker); then it sees its
+    // signal abort, and Temporal retries it on the next worker of the queue.
     if (started.worker.getState() === 'RUNNING') started.worker.shutdown();
     await started.running;
     await started.connection.close();
@@ -228,10 +239,16 @@ export class TemporalRunner implements DurableRunner {
         namespace: this.namespace,
         taskQueue: this.taskQueue,
         workflowBundle: bundle,
-        activities: createActivities({ step: this.countedStep, onError: this.onError, heartbeatIntervalMs: this.heartbeatIntervalMs }),
+        activities: createActivities({
+          step: this.countedStep,
+          onError: this.onError,
+          heartbeatIntervalMs: this.heartbeatIntervalMs,
+          stopping: () => this.stopped,
+        }),
         maxHeartbeatThrottleInterval: this.heartbeatIntervalMs,
         interceptors: { activity: tracing.activityInterceptors },
         sinks: tracing.sinks,
+        shutdownGraceTime: this.options.shutdownGraceMs ?? 0,
       });
       this.workerError = undefined;
       const running = worker.run().catch((error: unknown) => {

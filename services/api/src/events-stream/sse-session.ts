@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import type { EventStore, StoredEvent } from '@app/event-store';
 import { DONE_KIND } from '@app/task-domain';
+import type { EndableStream, OpenStreams } from './open-streams';
 import { streamEventOf } from './stream-event';
 import type { TaskEventFeed } from './task-event-feed';
 
@@ -15,6 +16,12 @@ export interface SseSessionOptions {
 }
 
 const REPLAY_PAGE = 1000;
+
+/**
+ * The last thing a stream sends when its instance shuts down: a comment (no event) saying why it
+ * ends, and how soon to come back. The client resumes with the id of the last event it got.
+ */
+export const SHUTDOWN_FRAME = ': shutting down, reconnect with Last-Event-ID\nretry: 1000\n\n';
 const logger = new Logger('SseSession');
 
 /** The headers of every stream, and of the answer to a HEAD of one. */
@@ -60,18 +67,20 @@ function frameOf(stored: StoredEvent): Frame {
  * just before it and is logged: the client has every event up to there, and resuming from its
  * last id meets the same event again rather than skipping it.
  */
-export class SseSession {
+export class SseSession implements EndableStream {
   private lastSent: number;
   private buffer: StoredEvent[] = [];
   private pumping = false;
   private closed = false;
   private readonly unsubscribe: () => void;
+  private forget: () => void = () => undefined;
   private readonly keepAlive: NodeJS.Timeout;
 
   constructor(
     private readonly res: ServerResponse,
     private readonly store: EventStore,
     feed: TaskEventFeed,
+    openStreams: OpenStreams,
     private readonly options: SseSessionOptions,
   ) {
     this.lastSent = options.after;
@@ -81,9 +90,11 @@ export class SseSession {
     });
     this.keepAlive = setInterval(() => this.write(': keep-alive\n\n'), options.keepAliveMs);
     res.on('close', () => this.close());
+    this.forget = openStreams.add(this);
   }
 
   async start(): Promise<void> {
+    if (this.closed) return; // opened as the instance began to shut down
     this.res.writeHead(200, SSE_HEADERS);
     this.write(': stream open\n\n');
     this.pumping = true;
@@ -164,6 +175,19 @@ export class SseSession {
     if (!this.closed) this.res.write(text);
   }
 
+  /**
+   * Ends the stream between two events (each is one write, so the client never holds half of
+   * one) with SHUTDOWN_FRAME, and closes the connection: kept alive, it would hold the server's
+   * close up, and a client reusing it would meet an instance that takes no more requests.
+   */
+  endForShutdown(): void {
+    if (this.closed) return;
+    if (!this.res.headersSent) this.res.writeHead(200, SSE_HEADERS);
+    this.res.write(SHUTDOWN_FRAME);
+    this.res.end(() => this.res.socket?.end());
+    this.close();
+  }
+
   private fail(error: unknown): void {
     const reason = error instanceof Error ? error.message : String(error);
     if (!this.closed) logger.error(`stream ${this.options.streamId} ended after event ${this.lastSent}: ${reason}`);
@@ -181,5 +205,6 @@ export class SseSession {
     this.closed = true;
     clearInterval(this.keepAlive);
     this.unsubscribe();
+    this.forget();
   }
 }

@@ -10,6 +10,7 @@ import { ApiConfig } from '../api.config';
 import { ApiKeyGuard } from '../auth/api-key.guard';
 import { Tenant } from '../auth/tenant.decorator';
 import { TaskAccess } from '../tasks/task-access';
+import { OpenStreams } from './open-streams';
 import { SSE_HEADERS, SseSession } from './sse-session';
 import { TaskEventFeed } from './task-event-feed';
 
@@ -26,6 +27,7 @@ export class TaskStreamHttpController {
     private readonly config: ApiConfig,
     @Inject(EVENT_STORE) private readonly store: EventStore,
     private readonly metrics: ServiceMetrics,
+    private readonly openStreams: OpenStreams,
   ) {}
 
   @Get(':id/stream')
@@ -34,7 +36,8 @@ export class TaskStreamHttpController {
     description:
       "Replays the latest turn from its start, then follows live, and ends after that turn's `done`. " +
       '`Last-Event-ID` or `?after=<id>` resumes right after that event (`after=0`: the whole history). ' +
-      'Opened when no turn runs, it sends what follows `after` and ends. Keep-alive comments every 15 s.',
+      'Opened when no turn runs, it sends what follows `after` and ends. Keep-alive comments every 15 s. ' +
+      'An instance shutting down ends its streams with the comment `: shutting down, reconnect with Last-Event-ID`.',
   })
   @ApiProduces('text/event-stream')
   @ApiQuery({
@@ -68,7 +71,7 @@ export class TaskStreamHttpController {
     if (reply.request.method === 'HEAD') return void reply.raw.writeHead(200, SSE_HEADERS).end();
     this.metrics.sseConnections.inc();
     reply.raw.once('close', () => this.metrics.sseConnections.dec());
-    const session = new SseSession(reply.raw, this.store, this.feed, {
+    const session = new SseSession(reply.raw, this.store, this.feed, this.openStreams, {
       streamId: taskStreamId(id),
       after,
       untilTurn: isTurnActive(view.status) ? view.turn : undefined,

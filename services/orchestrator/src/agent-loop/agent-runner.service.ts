@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { TaskSecrets, taskIdOf } from '@app/common';
 import { MESSAGE_BUS, MessageBus } from '@app/bus';
 import { EVENT_STORE, EventStore, StoredEvent } from '@app/event-store';
@@ -22,7 +22,7 @@ const ENDING_EVENTS = new Set(['TaskCancelled']);
 const SLOT_FREEING_EVENTS = new Set(['TurnCompleted', 'TaskFailed', 'TaskCancelled']);
 
 @Injectable()
-export class AgentRunnerService implements OnApplicationBootstrap, OnApplicationShutdown {
+export class AgentRunnerService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('AgentRunner');
   private readonly runner: DurableRunner;
   private readonly admission?: TurnAdmission;
@@ -62,8 +62,14 @@ export class AgentRunnerService implements OnApplicationBootstrap, OnApplication
     await this.runner.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /**
+   * Before any service's shutdown hook: the steps the runner lets finish still need the bus and
+   * the event store, which RuntimeModule closes in its own.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
     this.unsubscribe?.();
+    const running = this.runner.stepsRunning?.() ?? 0;
+    if (running > 0) this.logger.log(`stopping with ${running} step(s) running: they finish or are handed back to another worker`);
     await this.runner.stop();
   }
 

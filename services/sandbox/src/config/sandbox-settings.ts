@@ -1,4 +1,4 @@
-import { intFromEnv } from '@app/common';
+import { intFromEnv, shutdownGraceMs, shutdownTimeoutMsFromEnv } from '@app/common';
 import { SearchConfig, searchConfigFromEnv } from '@app/search-provider';
 import { SandboxConfig, sandboxConfigFromEnv } from '../provider/sandbox.config';
 import { SessionLimits } from '../sessions/sandbox-sessions';
@@ -19,6 +19,8 @@ export interface SandboxSettings {
   readonly webFetch: WebFetchConfig;
   /** Absent when no search provider is configured: then there is no `web_search` tool. */
   readonly search?: SearchConfig;
+  /** On shutdown, how long running calls may go on before they are stopped (part of SHUTDOWN_TIMEOUT_MS). */
+  readonly shutdownGraceMs: number;
 }
 
 export function sandboxSettingsFromEnv(env: NodeJS.ProcessEnv): SandboxSettings {
@@ -34,6 +36,7 @@ export function sandboxSettingsFromEnv(env: NodeJS.ProcessEnv): SandboxSettings 
     mcp: mcpSettingsFromEnv(env),
     webFetch: webFetchConfigFromEnv(env),
     search: searchConfigFromEnv(env),
+    shutdownGraceMs: shutdownGraceMs(shutdownTimeoutMsFromEnv(env)),
   };
 }
 

@@ -105,12 +105,34 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
     this.leases.startRenewing((taskId) => this.stopCommandsOf(taskId));
   }
 
+  /**
+   * Takes no more calls and lets the running ones finish and answer for the shutdown grace time;
+   * those still running then are stopped (as a cancel stops them) and answer so. Only then are
+   * the leases given up: released earlier, another instance could take a task over while its
+   * command still ran here.
+   */
   async onModuleDestroy(): Promise<void> {
     clearInterval(this.sweepTimer);
     this.unsubscribes.forEach((u) => u());
+    await this.finishRunningCalls();
     await this.sweeping;
     await this.toolbox.closeAll();
     await this.leases.stop();
+  }
+
+  private async finishRunningCalls(): Promise<void> {
+    if (this.running.size === 0) return;
+    const graceMs = this.settings.shutdownGraceMs;
+    this.logger.log(`stopping with ${this.running.size} tool call(s) running: letting them finish (at most ${graceMs} ms)`);
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), graceMs)));
+    const settled = Promise.allSettled([...this.calls.values()]);
+    const late = (await Promise.race([settled, grace])) === 'late';
+    clearTimeout(timer);
+    if (!late) return;
+    this.logger.warn(`stopping ${this.running.size} tool call(s) still running after ${graceMs} ms`);
+    for (const { controller } of this.running.values()) controller.abort();
+    await settled;
   }
 
   async definitions(req: ListToolsRequest): Promise<ToolDefinition[]> {
