@@ -1,12 +1,15 @@
 import { DynamicModule, INestApplicationContext, Logger, LogLevel, Module, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { createServer } from 'node:http';
+import { SecretVault } from '@app/common';
 import { Readiness, ServiceMetrics, readinessBody } from '@app/metrics';
-import { logLevelsFromEnv } from './log-levels';
+import { leastSevereOf } from './logging/log-level';
+import { ServiceLogger } from './logging/service-logger';
 import { RuntimeModule } from './runtime.module';
 
 export interface WorkerServiceOptions {
   readonly env?: NodeJS.ProcessEnv;
+  /** Overrides LOG_LEVEL: every level to print. */
   readonly logLevels?: LogLevel[];
 }
 
@@ -23,9 +26,10 @@ export async function startWorkerService(name: string, serviceModule: Type<unkno
       return { module: WorkerRootModule, imports: [RuntimeModule.forRoot(env), serviceModule] };
     }
   }
-  const app = await NestFactory.createApplicationContext(WorkerRootModule.forRoot(), {
-    logger: options.logLevels ?? logLevelsFromEnv(env),
-  });
+  const logger = new ServiceLogger({ service: name, env, level: options.logLevels && leastSevereOf(options.logLevels) });
+  const app = await NestFactory.createApplicationContext(WorkerRootModule.forRoot(), { logger });
+  const vault = app.get(SecretVault);
+  logger.redactTaskSecretsWith((taskId, text) => vault.redact(taskId, text));
   app.enableShutdownHooks();
   const port = Number(env.HEALTH_PORT ?? 0);
   if (port > 0) serveHealth(app, port, env.HOST ?? '127.0.0.1');

@@ -7,6 +7,7 @@ import { AppExceptionFilter } from './errors/app-exception.filter';
 import { CONNECT_REFUSED, MAX_PARAM_LENGTH, refusedByHttp } from './errors/framework-errors';
 import { useBodyParsers } from './http/body-parsers';
 import { releaseMultipartParserOnFinish } from './http/multipart-stall';
+import { logRequestContext, requestIdOf } from './http/request-log-context';
 import { recordRequestMetrics } from './http/request-metrics';
 import { setupOpenApi } from './openapi/openapi';
 import { serveConsole } from './console/serve-console';
@@ -21,7 +22,9 @@ export function createFastifyAdapter(config: ApiConfig): FastifyAdapter {
   const errors = new AppExceptionFilter();
   const options: FastifyHttpOptions<Server> = {
     bodyLimit: config.uploadMaxBytes,
+    // Fastify's own request logging stays off: ours (request-log-context) goes through the service's logger.
     logger: false,
+    genReqId: requestIdOf,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: (error, request, reply) => errors.respond(error, request, reply),
     clientErrorHandler: (error, socket) => errors.respondOnSocket(error, socket),
@@ -38,6 +41,7 @@ export function createFastifyAdapter(config: ApiConfig): FastifyAdapter {
   };
   const adapter = new FastifyAdapter(options);
   const fastify = adapter.getInstance();
+  logRequestContext(fastify);
   // An Expect other than 100-continue: Node's bare 417 unless it is handed on as a request.
   fastify.server.on('checkExpectation', (request, response) => fastify.server.emit('request', request, response));
   fastify.server.on('connect', (_request, socket) => errors.respondOnSocket(CONNECT_REFUSED, socket));

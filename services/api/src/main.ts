@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import { DynamicModule, Logger, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { RuntimeModule, logLevelsFromEnv } from '@app/runtime';
+import { SecretVault } from '@app/common';
+import { RuntimeModule, ServiceLogger } from '@app/runtime';
 import { ApiConfig } from './api.config';
 import { ApiModule } from './api.module';
 import { configureHttpApp, createFastifyAdapter } from './http-app';
@@ -20,9 +21,10 @@ class ApiRootModule {
 async function main(): Promise<void> {
   const env = process.env;
   const config = new ApiConfig(env);
-  const app = await NestFactory.create<NestFastifyApplication>(ApiRootModule.forRoot(env), createFastifyAdapter(config), {
-    logger: logLevelsFromEnv(env),
-  });
+  const logger = new ServiceLogger({ service: 'api', env });
+  const app = await NestFactory.create<NestFastifyApplication>(ApiRootModule.forRoot(env), createFastifyAdapter(config), { logger });
+  const vault = app.get(SecretVault);
+  logger.redactTaskSecretsWith((taskId, text) => vault.redact(taskId, text));
   await configureHttpApp(app, config);
   const host = env.HOST ?? '127.0.0.1';
   await app.listen(config.port, host);

@@ -4,7 +4,8 @@ import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ApiConfig } from '../../api/src/api.config';
 import { configureHttpApp, createFastifyAdapter } from '../../api/src/http-app';
-import { logLevelsFromEnv } from '@app/runtime';
+import { SecretVault } from '@app/common';
+import { ServiceLogger, leastSevereOf } from '@app/runtime';
 import { StandaloneModule } from './standalone.module';
 
 export interface StartOptions {
@@ -12,6 +13,7 @@ export interface StartOptions {
   /** 0 picks a free port (tests). Default: PORT. */
   readonly port?: number;
   readonly host?: string;
+  /** Overrides LOG_LEVEL: every level to print. */
   readonly logLevels?: LogLevel[];
 }
 
@@ -19,9 +21,10 @@ export interface StartOptions {
 export async function startStandalone(options: StartOptions = {}): Promise<{ app: NestFastifyApplication; url: string }> {
   const env = options.env ?? process.env;
   const config = new ApiConfig(env);
-  const app = await NestFactory.create<NestFastifyApplication>(StandaloneModule.forRoot(env), createFastifyAdapter(config), {
-    logger: options.logLevels ?? logLevelsFromEnv(env),
-  });
+  const logger = new ServiceLogger({ service: 'standalone', env, level: options.logLevels && leastSevereOf(options.logLevels) });
+  const app = await NestFactory.create<NestFastifyApplication>(StandaloneModule.forRoot(env), createFastifyAdapter(config), { logger });
+  const vault = app.get(SecretVault);
+  logger.redactTaskSecretsWith((taskId, text) => vault.redact(taskId, text));
   await configureHttpApp(app, config);
   await app.listen(options.port ?? config.port, options.host ?? env.HOST ?? '127.0.0.1');
   const address = app.getHttpServer().address();

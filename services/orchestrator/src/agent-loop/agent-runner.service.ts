@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { TaskSecrets, taskIdOf } from '@app/common';
+import { TaskSecrets, runWithLogContext, taskIdOf } from '@app/common';
 import { MESSAGE_BUS, MessageBus } from '@app/bus';
 import { EVENT_STORE, EventStore, StoredEvent } from '@app/event-store';
 import { Readiness } from '@app/metrics';
@@ -41,11 +41,14 @@ export class AgentRunnerService implements OnApplicationBootstrap, OnApplication
     if (config.maxRunningTurnsPerTenant !== undefined) this.admission = new TurnAdmission(views, config.maxRunningTurnsPerTenant);
     const step = new AgentStep(commands, model, bus, secrets, config, this.admission);
     this.runner = createDurableRunner(runnerConfigFromEnv(env), {
-      step: step.run,
+      // Each step is its own log scope: its lines carry the task (and the turn, once read).
+      step: (taskId, signal, turn) => runWithLogContext({ taskId, turn }, () => step.run(taskId, signal, turn)),
       activeTaskIds: () => this.views.activeTaskIds(),
       turnOf: async (taskId) => turnOf((await commands.load(taskId)).state),
       onError: (taskId, error) =>
-        this.logger.error(`task ${taskId}: step failed: ${error instanceof Error ? error.message : String(error)}`),
+        runWithLogContext({ taskId }, () =>
+          this.logger.error(`task ${taskId}: step failed: ${error instanceof Error ? error.message : String(error)}`),
+        ),
     });
 
     const runner = this.runner;
