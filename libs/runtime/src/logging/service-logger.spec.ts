@@ -1,4 +1,6 @@
 import { Logger } from '@nestjs/common';
+import { TraceFlags, context, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { Writable } from 'node:stream';
 import { annotateLogContext, runWithLogContext } from '@app/common';
 import { LogFormat } from './log-format';
@@ -55,6 +57,26 @@ describe('ServiceLogger', () => {
     expect(inside).toMatchObject({ msg: 'inside', requestId: 'req-1', taskId: 'task_a', turn: 2, callId: 'call_x' });
     expect(Object.keys(outside)).not.toEqual(expect.arrayContaining(['taskId']));
     expect(outside).not.toHaveProperty('requestId');
+  });
+
+  it('carries the trace id of the active OpenTelemetry span, once tracing is set up', async () => {
+    const { logger, lines } = capture();
+    const manager = new AsyncLocalStorageContextManager().enable();
+    context.setGlobalContextManager(manager);
+    try {
+      const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+      const span = trace.wrapSpanContext({ traceId, spanId: '00f067aa0ba902b7', traceFlags: TraceFlags.SAMPLED });
+      await context.with(trace.setSpan(context.active(), span), async () => {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        logger.log('in a span', 'Api');
+      });
+      logger.log('in none', 'Api');
+      const [inSpan, inNone] = await json(lines);
+      expect(inSpan).toMatchObject({ msg: 'in a span', traceId });
+      expect(inNone).not.toHaveProperty('traceId');
+    } finally {
+      context.disable();
+    }
   });
 
   it("redacts the task's secrets from the message and the stack inside its context only", async () => {
