@@ -108,12 +108,14 @@ describe('ServiceLogger', () => {
     logger.error(error, 'Runner');
     logger.error('handler failed', error.stack, 'ExceptionsHandler');
     logger.error('no context', error.stack);
-    const [fromError, fromNest, withoutContext] = await json(lines);
+    logger.warn({ msg: 'activity failed', error, attempt: 2 }, 'Temporal');
+    const [fromError, fromNest, withoutContext, inFields] = await json(lines);
     expect(fromError).toMatchObject({ msg: 'boom', context: 'Runner', err: { type: 'Error', message: 'boom' } });
     expect((fromError.err as { stack: string }).stack).toMatch(/^Error: boom\n\s+at /);
     expect(fromNest).toMatchObject({ msg: 'handler failed', context: 'ExceptionsHandler', err: { stack: error.stack } });
     expect(withoutContext).toMatchObject({ msg: 'no context', err: { stack: error.stack } });
     expect(withoutContext).not.toHaveProperty('context');
+    expect(inFields).toMatchObject({ msg: 'activity failed', attempt: 2, error: { type: 'Error', message: 'boom', stack: error.stack } });
   });
 
   it("is what Nest's Logger writes through once installed", async () => {

@@ -117,7 +117,12 @@ export class ServiceLogger implements LoggerService {
       // A structured line: `{ msg, ...fields }` (the request log does this).
       const { msg, ...rest } = message;
       text = typeof msg === 'string' ? msg : '';
-      for (const [key, value] of Object.entries(rest)) fields[key] = typeof value === 'string' ? redact(value) : value;
+      for (const [key, value] of Object.entries(rest)) {
+        if (typeof value === 'string') fields[key] = redact(value);
+        else if (value instanceof Error)
+          fields[key] = { type: value.name, message: redact(value.message), stack: redact(value.stack ?? '') };
+        else fields[key] = value;
+      }
     } else {
       text = String(message);
     }

@@ -6,11 +6,12 @@ import { Readiness } from '@app/metrics';
 import { MODEL_PROVIDER, ModelProvider } from '@app/model-provider';
 import { TaskViewsStore } from '@app/read-models';
 import { DurableRunner, createDurableRunner, runnerConfigFromEnv } from '@app/runner';
-import { RUNTIME_ENV } from '@app/runtime';
+import { RUNTIME_ENV, logLevelFromEnv } from '@app/runtime';
 import { TaskCommandExecutor } from '@app/task-commands';
 import { agentLoopConfigFromEnv } from './agent-loop.config';
 import { AgentStep } from './agent-step';
 import { TurnAdmission } from './turn-admission';
+import { logTemporalThroughNest } from './temporal-logging';
 import { turnOf } from './turn-of';
 
 /** Events after which a task's loop may have new work. */
@@ -40,7 +41,9 @@ export class AgentRunnerService implements OnApplicationBootstrap, OnApplication
     const config = agentLoopConfigFromEnv(env);
     if (config.maxRunningTurnsPerTenant !== undefined) this.admission = new TurnAdmission(views, config.maxRunningTurnsPerTenant);
     const step = new AgentStep(commands, model, bus, secrets, config, this.admission);
-    this.runner = createDurableRunner(runnerConfigFromEnv(env), {
+    const runnerConfig = runnerConfigFromEnv(env);
+    if (runnerConfig.kind === 'temporal') logTemporalThroughNest(logLevelFromEnv(env));
+    this.runner = createDurableRunner(runnerConfig, {
       // Each step is its own log scope: its lines carry the task (and the turn, once read).
       step: (taskId, signal, turn) => runWithLogContext({ taskId, turn }, () => step.run(taskId, signal, turn)),
       activeTaskIds: () => this.views.activeTaskIds(),
