@@ -1,5 +1,6 @@
 import { Logger, LogLevel } from '@nestjs/common';
-import { DefaultLogger, IllegalStateError, LogLevel as TemporalLevel, Runtime } from '@temporalio/worker';
+// Types only: the SDK is loaded when RUNNER=temporal is chosen, never by an all-in-one start (see createDurableRunner).
+import type { LogLevel as TemporalLevel } from '@temporalio/worker';
 
 /** Temporal's level for each of ours: Temporal filters before formatting anything. */
 const TEMPORAL_LEVEL: Readonly<Record<LogLevel, TemporalLevel>> = {
@@ -18,6 +19,8 @@ const TEMPORAL_LEVEL: Readonly<Record<LogLevel, TemporalLevel>> = {
  * app in the same process, a test), that one's logger stays.
  */
 export function logTemporalThroughNest(level: LogLevel): void {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when chosen, see above
+  const { DefaultLogger, IllegalStateError, Runtime } = require('@temporalio/worker') as typeof import('@temporalio/worker');
   const logger = new Logger('Temporal');
   const write = { ERROR: 'error', WARN: 'warn', INFO: 'log', DEBUG: 'debug', TRACE: 'verbose' } as const;
   try {
