@@ -53,10 +53,12 @@ export class ServiceLogger implements LoggerService {
     const env = options.env ?? process.env;
     const level = PINO_LEVEL[options.level ?? logLevelFromEnv(env)];
     const format = options.format ?? logFormatFromEnv(env);
+    // JSON goes through process.stdout (synchronous on Linux for files, pipes and terminals), so it
+    // stays in order with anything written by console.* and is seen by whatever wraps stdout.
     const stream: DestinationStream =
       format === 'pretty'
         ? prettyStream(options.destination ?? 1, options.destination ? false : undefined)
-        : (options.destination ?? pino.destination({ dest: 1, sync: true }));
+        : (options.destination ?? process.stdout);
     this.pino = pino(
       {
         level,
