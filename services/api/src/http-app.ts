@@ -7,7 +7,7 @@ import { AppExceptionFilter } from './errors/app-exception.filter';
 import { CONNECT_REFUSED, MAX_PARAM_LENGTH, refusedByHttp } from './errors/framework-errors';
 import { useBodyParsers } from './http/body-parsers';
 import { releaseMultipartParserOnFinish } from './http/multipart-stall';
-import { logRequestContext, requestIdOf } from './http/request-log-context';
+import { REQUEST_ID_HEADER, logRequestContext, requestIdOf } from './http/request-log-context';
 import { recordRequestMetrics } from './http/request-metrics';
 import { setupOpenApi } from './openapi/openapi';
 import { serveConsole } from './console/serve-console';
@@ -26,7 +26,8 @@ export function createFastifyAdapter(config: ApiConfig): FastifyAdapter {
     logger: false,
     genReqId: requestIdOf,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
-    frameworkErrors: (error, request, reply) => errors.respond(error, request, reply),
+    // Refused before routing, so before the onRequest hook that sets X-Request-ID on every other answer.
+    frameworkErrors: (error, request, reply) => errors.respond(error, request, reply.header(REQUEST_ID_HEADER, request.id)),
     clientErrorHandler: (error, socket) => errors.respondOnSocket(error, socket),
     // Fastify sets Node's requestTimeout from its own option (its default 0 would turn it off);
     // `http` repeats it because Node checks headersTimeout against it when creating the server.

@@ -67,6 +67,13 @@ describe('The service logs JSON lines carrying the task, turn, call and request 
     expect(read.status).toBe(200);
     const readRequestId = read.headers.get('x-request-id');
     expect(readRequestId).toMatch(UUID);
+    // A stream (a hijacked reply) and a URL refused before routing carry one too.
+    const stream = await fetch(`${service.url}/api/v1/tasks/${id}/stream`, { headers: { authorization: `Bearer ${API_KEY}` } });
+    expect(stream.headers.get('x-request-id')).toMatch(UUID);
+    expect(await stream.text()).toContain('event: done');
+    const badUrl = await fetch(`${service.url}/api/v1/tasks/%zz`, { headers: { authorization: `Bearer ${API_KEY}` } });
+    expect(badUrl.status).toBe(400);
+    expect(badUrl.headers.get('x-request-id')).toMatch(UUID);
     await service.stop();
 
     const stdout = service.stdout();
