@@ -20,7 +20,10 @@ export function freePort(): Promise<number> {
 export interface ServiceProcess {
   readonly child: ChildProcess;
   readonly url: string;
+  /** stdout and stderr, interleaved as they came. */
   output(): string;
+  /** stdout alone (the log lines). */
+  stdout(): string;
   /** SIGKILL: no shutdown hook runs, exactly like a crash. */
   kill9(): Promise<void>;
   stop(): Promise<void>;
@@ -46,7 +49,11 @@ export async function startEntryProcess(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.on('data', (d) => (output += d));
+  let stdout = '';
+  child.stdout!.on('data', (d) => {
+    output += d;
+    stdout += d;
+  });
   child.stderr!.on('data', (d) => (output += d));
   const url = ready.healthUrl ?? '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -70,6 +77,7 @@ export async function startEntryProcess(
     child,
     url,
     output: () => output,
+    stdout: () => stdout,
     async kill9() {
       child.kill('SIGKILL');
       await exited;

@@ -11,3 +11,4 @@ export * from './network/address-policy';
 export * from './network/address-refused.error';
 export * from './network/allow-hosts';
 export * from './network/guarded-lookup';
+export * from './logging/log-context';

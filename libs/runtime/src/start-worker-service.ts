@@ -1,15 +1,17 @@
 import { DynamicModule, INestApplicationContext, Logger, LogLevel, Module, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { createServer } from 'node:http';
-import { shutdownTimeoutMsFromEnv } from '@app/common';
+import { SecretVault, shutdownTimeoutMsFromEnv } from '@app/common';
 import { Readiness, ServiceMetrics, readinessBody } from '@app/metrics';
 import { startTracing, stopTracingOnClose } from '@app/tracing';
 import { closeOnShutdownSignals } from './graceful-shutdown';
-import { logLevelsFromEnv } from './log-levels';
+import { leastSevereOf } from './logging/log-level';
+import { ServiceLogger } from './logging/service-logger';
 import { RuntimeModule } from './runtime.module';
 
 export interface WorkerServiceOptions {
   readonly env?: NodeJS.ProcessEnv;
+  /** Overrides LOG_LEVEL: every level to print. */
   readonly logLevels?: LogLevel[];
 }
 
@@ -30,9 +32,10 @@ export async function startWorkerService(name: string, serviceModule: Type<unkno
     }
   }
   const shutdownTimeoutMs = shutdownTimeoutMsFromEnv(env);
-  const app = await NestFactory.createApplicationContext(WorkerRootModule.forRoot(), {
-    logger: options.logLevels ?? logLevelsFromEnv(env),
-  });
+  const logger = new ServiceLogger({ service: name, env, level: options.logLevels && leastSevereOf(options.logLevels) });
+  const app = await NestFactory.createApplicationContext(WorkerRootModule.forRoot(), { logger });
+  const vault = app.get(SecretVault);
+  logger.redactTaskSecretsWith((taskId, text) => vault.redact(taskId, text));
   stopTracingOnClose(app, tracing);
   closeOnShutdownSignals(app, { name, timeoutMs: shutdownTimeoutMs });
   const port = Number(env.HEALTH_PORT ?? 0);

@@ -7,6 +7,7 @@ import { AppExceptionFilter } from './errors/app-exception.filter';
 import { CONNECT_REFUSED, MAX_PARAM_LENGTH, refusedByHttp } from './errors/framework-errors';
 import { useBodyParsers } from './http/body-parsers';
 import { releaseMultipartParserOnFinish } from './http/multipart-stall';
+import { REQUEST_ID_HEADER, logRequestContext, requestIdOf } from './http/request-log-context';
 import { recordRequestMetrics } from './http/request-metrics';
 import { traceRequests } from './http/request-spans';
 import { OpenStreams } from './events-stream/open-streams';
@@ -23,9 +24,12 @@ export function createFastifyAdapter(config: ApiConfig): FastifyAdapter {
   const errors = new AppExceptionFilter();
   const options: FastifyHttpOptions<Server> = {
     bodyLimit: config.uploadMaxBytes,
+    // Fastify's own request logging stays off: ours (request-log-context) goes through the service's logger.
     logger: false,
+    genReqId: requestIdOf,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
-    frameworkErrors: (error, request, reply) => errors.respond(error, request, reply),
+    // Refused before routing, so before the onRequest hook that sets X-Request-ID on every other answer.
+    frameworkErrors: (error, request, reply) => errors.respond(error, request, reply.header(REQUEST_ID_HEADER, request.id)),
     clientErrorHandler: (error, socket) => errors.respondOnSocket(error, socket),
     // Fastify sets Node's requestTimeout from its own option (its default 0 would turn it off);
     // `http` repeats it because Node checks headersTimeout against it when creating the server.
@@ -44,6 +48,7 @@ export function createFastifyAdapter(config: ApiConfig): FastifyAdapter {
   };
   const adapter = new FastifyAdapter(options);
   const fastify = adapter.getInstance();
+  logRequestContext(fastify);
   // An Expect other than 100-continue: Node's bare 417 unless it is handed on as a request.
   fastify.server.on('checkExpectation', (request, response) => fastify.server.emit('request', request, response));
   fastify.server.on('connect', (_request, socket) => errors.respondOnSocket(CONNECT_REFUSED, socket));

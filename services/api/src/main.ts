@@ -2,8 +2,8 @@ import 'reflect-metadata';
 import { DynamicModule, Logger, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { shutdownTimeoutMsFromEnv } from '@app/common';
-import { RuntimeModule, closeOnShutdownSignals, logLevelsFromEnv } from '@app/runtime';
+import { SecretVault, shutdownTimeoutMsFromEnv } from '@app/common';
+import { RuntimeModule, ServiceLogger, closeOnShutdownSignals } from '@app/runtime';
 import { startTracing, stopTracingOnClose } from '@app/tracing';
 import { ApiConfig } from './api.config';
 import { ApiModule } from './api.module';
@@ -24,9 +24,10 @@ async function main(): Promise<void> {
   const config = new ApiConfig(env);
   const tracing = await startTracing('api', env);
   const shutdownTimeoutMs = shutdownTimeoutMsFromEnv(env);
-  const app = await NestFactory.create<NestFastifyApplication>(ApiRootModule.forRoot(env), createFastifyAdapter(config), {
-    logger: logLevelsFromEnv(env),
-  });
+  const logger = new ServiceLogger({ service: 'api', env });
+  const app = await NestFactory.create<NestFastifyApplication>(ApiRootModule.forRoot(env), createFastifyAdapter(config), { logger });
+  const vault = app.get(SecretVault);
+  logger.redactTaskSecretsWith((taskId, text) => vault.redact(taskId, text));
   stopTracingOnClose(app, tracing);
   await configureHttpApp(app, config);
   closeOnShutdownSignals(app, { name: 'Api', timeoutMs: shutdownTimeoutMs, closeFirst: () => app.getHttpAdapter().close() });

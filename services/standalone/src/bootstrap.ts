@@ -4,7 +4,8 @@ import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ApiConfig } from '../../api/src/api.config';
 import { configureHttpApp, createFastifyAdapter } from '../../api/src/http-app';
-import { logLevelsFromEnv } from '@app/runtime';
+import { SecretVault } from '@app/common';
+import { ServiceLogger, leastSevereOf } from '@app/runtime';
 import { startTracing, stopTracingOnClose } from '@app/tracing';
 import { StandaloneModule } from './standalone.module';
 
@@ -13,6 +14,7 @@ export interface StartOptions {
   /** 0 picks a free port (tests). Default: PORT. */
   readonly port?: number;
   readonly host?: string;
+  /** Overrides LOG_LEVEL: every level to print. */
   readonly logLevels?: LogLevel[];
 }
 
@@ -21,9 +23,10 @@ export async function startStandalone(options: StartOptions = {}): Promise<{ app
   const env = options.env ?? process.env;
   const config = new ApiConfig(env);
   const tracing = await startTracing('agentic-task-service', env);
-  const app = await NestFactory.create<NestFastifyApplication>(StandaloneModule.forRoot(env), createFastifyAdapter(config), {
-    logger: options.logLevels ?? logLevelsFromEnv(env),
-  });
+  const logger = new ServiceLogger({ service: 'standalone', env, level: options.logLevels && leastSevereOf(options.logLevels) });
+  const app = await NestFactory.create<NestFastifyApplication>(StandaloneModule.forRoot(env), createFastifyAdapter(config), { logger });
+  const vault = app.get(SecretVault);
+  logger.redactTaskSecretsWith((taskId, text) => vault.redact(taskId, text));
   stopTracingOnClose(app, tracing);
   await configureHttpApp(app, config);
   await app.listen(options.port ?? config.port, options.host ?? env.HOST ?? '127.0.0.1');

@@ -43,7 +43,9 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
           'approve tool calls; send follow-ups; download artifacts. Errors: {"success":false,"error":{"code","message"}}. ' +
           'Bodies are application/json (multipart/form-data on create); any other type is a 400 VALIDATION_ERROR, as are JSON ' +
           'nested deeper than 32 levels and a NUL or lone UTF-16 surrogate in any text field. Headers over 16 KiB answer 431 ' +
-          'with code PAYLOAD_TOO_LARGE and close the connection.',
+          "with code PAYLOAD_TOO_LARGE and close the connection. Every answer carries X-Request-ID: the request's own " +
+          "X-Request-ID when it is 1 to 128 letters, digits or ._:- characters, else a new UUID; the service's log lines " +
+          'about the request carry the same id.',
       )
       .setVersion('1')
       .addServer('http://127.0.0.1:3000', 'the default address of a local service (HOST, PORT)')

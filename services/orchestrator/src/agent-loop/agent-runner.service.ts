@@ -1,17 +1,18 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { TaskSecrets, taskIdOf } from '@app/common';
+import { TaskSecrets, runWithLogContext, taskIdOf } from '@app/common';
 import { MESSAGE_BUS, MessageBus } from '@app/bus';
 import { EVENT_STORE, EventStore, StoredEvent } from '@app/event-store';
 import { Readiness } from '@app/metrics';
 import { MODEL_PROVIDER, ModelProvider } from '@app/model-provider';
 import { TaskViewsStore } from '@app/read-models';
 import { DurableRunner, createDurableRunner, runnerConfigFromEnv } from '@app/runner';
-import { RUNTIME_ENV } from '@app/runtime';
+import { RUNTIME_ENV, logLevelFromEnv } from '@app/runtime';
 import { TaskCommandExecutor } from '@app/task-commands';
 import { agentLoopConfigFromEnv } from './agent-loop.config';
 import { AgentStep } from './agent-step';
 import { traceStep } from './traced-step';
 import { TurnAdmission } from './turn-admission';
+import { logTemporalThroughNest } from './temporal-logging';
 import { turnOf } from './turn-of';
 
 /** Events after which a task's loop may have new work. */
@@ -41,12 +42,17 @@ export class AgentRunnerService implements OnApplicationBootstrap, BeforeApplica
     const config = agentLoopConfigFromEnv(env);
     if (config.maxRunningTurnsPerTenant !== undefined) this.admission = new TurnAdmission(views, config.maxRunningTurnsPerTenant);
     const step = new AgentStep(commands, model, bus, secrets, config, this.admission);
-    this.runner = createDurableRunner(runnerConfigFromEnv(env), {
-      step: traceStep(step.run),
+    const runnerConfig = runnerConfigFromEnv(env);
+    if (runnerConfig.kind === 'temporal') logTemporalThroughNest(logLevelFromEnv(env));
+    this.runner = createDurableRunner(runnerConfig, {
+      // Each step is its own log scope: its lines carry the task (and the turn, once read).
+      step: traceStep((taskId, signal, turn) => runWithLogContext({ taskId, turn }, () => step.run(taskId, signal, turn))),
       activeTaskIds: () => this.views.activeTaskIds(),
       turnOf: async (taskId) => turnOf((await commands.load(taskId)).state),
       onError: (taskId, error) =>
-        this.logger.error(`task ${taskId}: step failed: ${error instanceof Error ? error.message : String(error)}`),
+        runWithLogContext({ taskId }, () =>
+          this.logger.error(`task ${taskId}: step failed: ${error instanceof Error ? error.message : String(error)}`),
+        ),
     });
 
     const runner = this.runner;

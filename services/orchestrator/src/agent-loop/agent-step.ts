@@ -1,4 +1,5 @@
-import { SecretsUnavailableError, TaskSecrets, newId } from '@app/common';
+import { Logger } from '@nestjs/common';
+import { SecretsUnavailableError, TaskSecrets, annotateLogContext, newId } from '@app/common';
 import { ExecuteToolReply, ExecuteToolRequest, ListToolsRequest, SUBJECTS, ToolCancelledNotice } from '@app/contracts';
 import { ExpectedRevisionConflictError, StoredEvent } from '@app/event-store';
 import { DEFAULT_REQUEST_TIMEOUT_MS, MessageBus, RemoteError, requestUntilDelivered } from '@app/bus';
@@ -8,7 +9,7 @@ import { TaskCommand, TaskConflictError, TaskEvent, toTaskEvent } from '@app/tas
 import { TaskCommandExecutor } from '@app/task-commands';
 import { AgentLoopConfig } from './agent-loop.config';
 import { buildConversation } from './conversation';
-import { INTERRUPTED_OUTPUT, nextAction } from './next-action';
+import { INTERRUPTED_OUTPUT, NextAction, nextAction } from './next-action';
 import { TurnAdmission } from './turn-admission';
 import { turnOf } from './turn-of';
 
@@ -19,6 +20,7 @@ import { turnOf } from './turn-of';
  */
 export class AgentStep {
   private readonly inFlight = new Set<string>();
+  private readonly logger = new Logger('AgentStep');
 
   constructor(
     private readonly commands: TaskCommandExecutor,
@@ -38,7 +40,9 @@ export class AgentStep {
     const { state, events } = await this.commands.load(taskId);
     // A loop of an earlier turn (a per-turn runner) leaves the task to the loop of the turn it is on.
     if (turn !== undefined && turnOf(state) !== turn) return 'idle';
+    if (state.exists) annotateLogContext({ turn: turnOf(state) });
     const action = nextAction(state, this.inFlight);
+    if (action.kind !== 'idle') this.logger.debug(`next: ${describeAction(action)}`);
     if ((action.kind === 'call_model' || action.kind === 'execute_tool') && state.exists) {
       // Model text is redacted with the values and commands need them: opened from the task's
       // envelope (once per process), or else the turn fails rather than go on without them.
@@ -207,4 +211,11 @@ export class AgentStep {
 function sandboxSecretsUnavailable(error: unknown): string | undefined {
   if (!(error instanceof RemoteError) || error.remoteCode !== 'SECRETS.UNAVAILABLE') return undefined;
   return `In the sandbox service: ${error.message}`;
+}
+
+/** A step's action for the debug log: its kind and the ids it concerns, never arguments or text. */
+function describeAction(action: NextAction): string {
+  if ('callId' in action) return `${action.kind} ${action.callId}`;
+  if (action.kind === 'call_model') return `${action.kind} (step ${action.step})`;
+  return action.kind;
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { join } from 'node:path';
-import { SecretsUnavailableError, TaskSecrets, dataDirFromEnv, taskIdOf } from '@app/common';
+import { SecretsUnavailableError, TaskSecrets, dataDirFromEnv, runWithLogContext, taskIdOf } from '@app/common';
 import { EVENT_STORE, EventStore, ExpectedRevisionConflictError, StoredEvent } from '@app/event-store';
 import { ServiceMetrics } from '@app/metrics';
 import { ProjectionCheckpointFile } from '@app/read-models';
@@ -206,18 +206,20 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
   }
 
   private startAttempt(messageId: string, taskId: string): void {
-    const work = this.attempt(messageId, taskId)
-      .catch((error: unknown) => {
+    // The attempt and its failure are logged in the task's scope; the rescheduling after it is not the task's.
+    const attempted = runWithLogContext({ taskId }, () =>
+      this.attempt(messageId, taskId).catch((error: unknown) => {
         this.logger.error(`webhook ${messageId} of task ${taskId}: ${describe(error)}`);
         // Tried again later rather than never: the store or the network may be back by then.
         const p = this.pending.get(messageId);
         if (p) this.pending.set(messageId, { ...p, dueAt: Date.now() + this.config.retryBaseMs });
-      })
-      .finally(() => {
-        this.inFlight.delete(messageId);
-        this.checkpointFile.markDirty();
-        this.schedule();
-      });
+      }),
+    );
+    const work = attempted.finally(() => {
+      this.inFlight.delete(messageId);
+      this.checkpointFile.markDirty();
+      this.schedule();
+    });
     this.inFlight.set(messageId, work);
   }
 

@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { runWithLogContext } from '@app/common';
 import { CoordinationStore } from '@app/coordination';
 
 /** Who holds a task's sandbox: an instance, until a time it keeps pushing forward while alive. */
@@ -73,7 +74,7 @@ export class SandboxLeases {
   /** Renews every lease this instance holds every TTL/3; `onLost` hears of each it could not keep. */
   startRenewing(onLost: (taskId: string) => void): void {
     const tick = async () => {
-      for (const taskId of [...this.held.keys()]) await this.renew(taskId, onLost);
+      for (const taskId of [...this.held.keys()]) await runWithLogContext({ taskId }, () => this.renew(taskId, onLost));
       this.renewTimer = setTimeout(() => void tick(), Math.max(50, Math.floor(this.ttlMs / 3)));
       this.renewTimer.unref();
     };

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { readdir } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
-import { isTaskId } from '@app/common';
+import { isTaskId, runWithLogContext } from '@app/common';
 import type { ObjectStore } from '@app/object-store';
 import { TaskCommandExecutor } from '@app/task-commands';
 import { SandboxProvider } from '../provider/sandbox-provider.port';
@@ -85,9 +85,11 @@ export class SandboxSessions {
       due.push({ taskId, idleMs });
     }
     const expired: string[] = [];
-    await inBatches(due, EXPIRY_CONCURRENCY, async ({ taskId, idleMs }) => {
-      if (await this.expireOne(taskId, idleMs)) expired.push(taskId);
-    });
+    await inBatches(due, EXPIRY_CONCURRENCY, ({ taskId, idleMs }) =>
+      runWithLogContext({ taskId }, async () => {
+        if (await this.expireOne(taskId, idleMs)) expired.push(taskId);
+      }),
+    );
     return expired;
   }
 

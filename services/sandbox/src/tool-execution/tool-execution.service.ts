@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { SecretVault, TaskSecrets, taskIdOf } from '@app/common';
+import { SecretVault, TaskSecrets, annotateLogContext, runWithLogContext, taskIdOf } from '@app/common';
 import {
   ExecuteToolReply,
   ExecuteToolRequest,
@@ -85,15 +85,30 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
     }
     for (const warning of this.health.warnings ?? []) this.logger.warn(`sandbox provider "${this.provider.name}": ${warning}`);
     const here = this.placement.instanceId;
+    // Each request is its own log scope: its lines carry the task (and the call, and its turn once read).
+    const scoped = <R extends { taskId: string; callId?: string }, T>(handler: (req: R) => Promise<T>) => {
+      return (req: R) => runWithLogContext({ taskId: req.taskId, callId: req.callId }, () => handler(req));
+    };
     this.unsubscribes.push(
-      this.bus.handle(SUBJECTS.sandboxListTools, (req: ListToolsRequest) => this.definitions(req)),
-      this.bus.handle(SUBJECTS.sandboxExecuteTool, (req: ExecuteToolRequest) => this.execute(req)),
-      this.bus.handle(SUBJECTS.sandboxPrepareWorkspace, (req: PrepareWorkspaceRequest) => this.prepare(req)),
-      this.bus.handle(SUBJECTS.sandboxInstanceExecuteTool(here), (req: ExecuteToolRequest) =>
-        this.placement.onlyHere(req.taskId, () => this.executeHere(req)),
+      this.bus.handle(
+        SUBJECTS.sandboxListTools,
+        scoped((req: ListToolsRequest) => this.definitions(req)),
       ),
-      this.bus.handle(SUBJECTS.sandboxInstancePrepareWorkspace(here), (req: PrepareWorkspaceRequest) =>
-        this.placement.onlyHere(req.taskId, () => this.prepareHere(req)),
+      this.bus.handle(
+        SUBJECTS.sandboxExecuteTool,
+        scoped((req: ExecuteToolRequest) => this.execute(req)),
+      ),
+      this.bus.handle(
+        SUBJECTS.sandboxPrepareWorkspace,
+        scoped((req: PrepareWorkspaceRequest) => this.prepare(req)),
+      ),
+      this.bus.handle(
+        SUBJECTS.sandboxInstanceExecuteTool(here),
+        scoped((req: ExecuteToolRequest) => this.placement.onlyHere(req.taskId, () => this.executeHere(req))),
+      ),
+      this.bus.handle(
+        SUBJECTS.sandboxInstancePrepareWorkspace(here),
+        scoped((req: PrepareWorkspaceRequest) => this.placement.onlyHere(req.taskId, () => this.prepareHere(req))),
       ),
       this.bus.subscribe(SUBJECTS.sandboxToolCancelled, (notice: ToolCancelledNotice) =>
         this.running.get(notice.callId)?.controller.abort(),
@@ -180,6 +195,7 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
       const reply = await this.executeKnownHere(req);
       this.metrics.toolRunDuration.observe({ tool, status: reply.status }, secondsSince(startedAt));
       span.setAttribute(ATTR.toolStatus, reply.status);
+      this.logger.debug(`${req.toolName} (${req.callId}) ended: ${reply.status} in ${reply.durationMs} ms`);
       return reply;
     });
   }
@@ -212,9 +228,12 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
     this.running.set(req.callId, { taskId: req.taskId, controller });
     try {
       const { state } = await this.commands.load(req.taskId);
-      if (state.exists && state.calls.find((c) => c.callId === req.callId)?.phase !== 'running') {
+      const call = state.exists ? state.calls.find((c) => c.callId === req.callId) : undefined;
+      if (call) annotateLogContext({ turn: call.turn });
+      if (state.exists && call?.phase !== 'running') {
         return { status: 'error', output: 'Not run: the call is no longer running (the task was cancelled).', durationMs: 0 };
       }
+      this.logger.debug(`running ${req.toolName} (${req.callId})`);
       const reply = this.runTool(req, state.exists ? state : undefined, workspaceRoot, controller.signal, startedAt);
       this.calls.set(req.callId, reply);
       // Kept long enough for any resend of the same delivery; a failure not at all.

@@ -5,7 +5,7 @@ import { ApiBearerAuth, ApiBody, ApiConsumes, ApiExtraModels, ApiOperation, ApiT
 import type { FastifyRequest } from 'fastify';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { newId } from '@app/common';
+import { annotateLogContext, newId } from '@app/common';
 import { ApiConfig } from '../../api.config';
 import { ApiKeyGuard } from '../../auth/api-key.guard';
 import { Tenant } from '../../auth/tenant.decorator';
@@ -38,6 +38,7 @@ export class CreateTaskHttpController {
   })
   async create(@Req() request: FastifyRequest, @Tenant() tenantId: string) {
     const taskId = newId('task');
+    annotateLogContext({ taskId });
     const stagingDir = join(this.config.dataDir, 'uploads', taskId);
     const { fields, files } = request.isMultipart()
       ? await parseMultipartCreate(request, stagingDir, { maxBytes: this.config.uploadMaxBytes, maxFiles: this.config.uploadMaxFiles })
