@@ -25,6 +25,7 @@ export interface ListedView {
 
 /** How long opening waits for another process holding the file (sandbox instances share a DATA_DIR) before going in-memory. */
 const BUSY_TIMEOUT_MS = 200;
+const CACHE_KIB = 2048;
 
 /**
  * The task views on disk: one row per task (its JSON, plus the columns the list, the status
@@ -124,6 +125,9 @@ function openDatabase(path: string, version: number): Database.Database {
     db.pragma('journal_mode = WAL');
     // A lost save only means catching up from an earlier checkpoint: no fsync per save.
     db.pragma('synchronous = NORMAL');
+    // Rows are read only for views no longer held in memory: a small page cache (better-sqlite3's
+    // default is 16 MiB, filled as the file grows with the number of tasks) is enough.
+    db.pragma(`cache_size = -${CACHE_KIB}`);
     if (db.pragma('user_version', { simple: true }) !== version) {
       db.exec('DROP TABLE IF EXISTS views; DROP TABLE IF EXISTS lines; DROP TABLE IF EXISTS checkpoint;');
       db.pragma(`user_version = ${version}`);
