@@ -28,6 +28,8 @@ export interface CreateBatchFigures {
   readonly createLatency: Summary;
   /** GET /api/v1/tasks/{id} calls per task until it showed `completed`. */
   readonly pollsPerTask: number;
+  /** The service's CPU time (user + system) during the batch, per task: what bounds the rate, less disturbed by other load than the wall time. */
+  readonly serviceCpuMsPerTask: number;
   readonly modelCalls: number;
   /** Memory after the batch and `idleS` seconds of idling (no GC forced). */
   readonly memory: MemorySample;
@@ -114,10 +116,12 @@ export async function benchFootprint(options: FootprintOptions): Promise<Footpri
     for (let b = 1; b <= options.batches; b++) {
       options.log(`footprint: batch ${b}: ${options.tasksPerBatch} tasks, ${options.concurrency} closed-loop workers`);
       const modelCallsBefore = model.requests.length;
+      const cpuBefore = await cpuMs(pid);
       const child = service;
       const run = await createBatch(service.url, options.tasksPerBatch, options.concurrency).catch((error: unknown) => {
         throw new Error(`batch ${b}: ${explain(error)}${childState(child)}`);
       });
+      const serviceCpuMsPerTask = ((await cpuMs(pid)) - cpuBefore) / options.tasksPerBatch;
       const modelCalls = model.requests.length - modelCallsBefore;
       if (modelCalls !== options.tasksPerBatch)
         throw new Error(`batch ${b}: the model got ${modelCalls} calls for ${options.tasksPerBatch} tasks (expected one turn each)`);
@@ -129,6 +133,7 @@ export async function benchFootprint(options: FootprintOptions): Promise<Footpri
         completedPerS: options.tasksPerBatch / (run.wallMs / 1000),
         createLatency: summarize(run.latencies),
         pollsPerTask: run.polls / options.tasksPerBatch,
+        serviceCpuMsPerTask,
         modelCalls,
         memory,
         loadAtEnd: loadAverage(),

@@ -14,7 +14,9 @@ runner="${3:-compiled}"
 case "$runner" in
   compiled)
     node scripts/build-services.js
-    entry=(dist/services/standalone/src/main.js)
+    # With the node options of package.json's start script (its V8 heap limit), as `npm start` runs it.
+    read -r -a start_flags <<<"$(node -p "require('./package.json').scripts.start.trim().split(/\\s+/).slice(1, -1).join(' ')")"
+    entry=("${start_flags[@]}" dist/services/standalone/src/main.js)
     ;;
   ts-node) entry=(-r ts-node/register/transpile-only -r tsconfig-paths/register services/standalone/src/main.ts) ;;
   *) echo "runner must be compiled or ts-node, not $runner" >&2; exit 2 ;;

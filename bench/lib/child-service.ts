@@ -1,6 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { compiledEntry } from '../../test/support/compiled-entry';
+import { startScriptNodeFlags } from '../../test/support/start-script-flags';
 import { sleep } from './timing';
 
 const ROOT = join(__dirname, '..', '..');
@@ -26,18 +27,26 @@ export interface ChildServiceOptions {
   /** When set, the child runs with --cpu-prof into this directory (written on exit). */
   readonly cpuProfDir?: string;
   readonly bootTimeoutMs?: number;
-  /** Extra node options before the entry point (e.g. `-r` a preload script). */
+  /** Extra node options before the entry point (e.g. `-r` a preload script), after those of `npm start`. */
   readonly nodeArgs?: readonly string[];
   /** How often /healthz is polled while booting (the resolution of a start-time figure). */
   readonly healthPollMs?: number;
 }
 
-/** Runs the all-in-one service (`npm start`'s entry point) as a child process and waits for /healthz. */
+/**
+ * Runs the all-in-one service as `npm start` does (its entry point and node options, then
+ * `BENCH_NODE_ARGS`, space-separated, for experiments) as a child process and waits for /healthz.
+ */
 export async function startChildService(options: ChildServiceOptions): Promise<ChildService> {
   const profiling = options.cpuProfDir
     ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfDir, '-r', join(__dirname, 'exit-on-sigterm.js')]
     : [];
-  const child = spawn(process.execPath, [...profiling, ...(options.nodeArgs ?? []), compiledEntry('services/standalone/src/main.ts')], {
+  const nodeArgs = [
+    ...startScriptNodeFlags(),
+    ...(options.nodeArgs ?? []),
+    ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+  ];
+  const child = spawn(process.execPath, [...profiling, ...nodeArgs, compiledEntry('services/standalone/src/main.ts')], {
     cwd: ROOT,
     env: { ...options.env, PORT: String(options.port) },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -332,6 +332,7 @@ function footprintRows(f: FootprintFigures): Row[] {
         met(b.createLatency.p99 <= t.createP99Ms),
       ],
       [name, `${label}: status polls per task; model calls`, `${b.pollsPerTask.toFixed(2)}; ${b.modelCalls}`, '', ''],
+      [name, `${label}: service CPU time per task (user + system)`, `${b.serviceCpuMsPerTask.toFixed(2)} ms`, '', ''],
     );
   }
   return rows;

@@ -2,6 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { compiledEntry } from './compiled-entry';
+import { startScriptNodeFlags } from './start-script-flags';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -31,7 +32,12 @@ export interface ServiceProcess {
 
 /** Runs `npm start`'s entry point as a real child process and waits for /healthz. */
 export function startServiceProcess(env: Record<string, string>, port: number): Promise<ServiceProcess> {
-  return startEntryProcess('services/standalone/src/main.ts', { ...env, PORT: String(port) }, { healthUrl: `http://127.0.0.1:${port}` });
+  return startEntryProcess(
+    'services/standalone/src/main.ts',
+    { ...env, PORT: String(port) },
+    { healthUrl: `http://127.0.0.1:${port}` },
+    startScriptNodeFlags(),
+  );
 }
 
 /**
@@ -42,8 +48,9 @@ export async function startEntryProcess(
   entry: string,
   env: Record<string, string>,
   ready: { healthUrl?: string; readyLine?: string },
+  nodeFlags: readonly string[] = [],
 ): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [compiledEntry(entry)], {
+  const child = spawn(process.execPath, [...nodeFlags, compiledEntry(entry)], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

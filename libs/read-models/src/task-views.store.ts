@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import { taskIdOf } from '@app/common';
 import type { EventStore, StoredEvent } from '@app/event-store';
 import {
@@ -11,38 +12,60 @@ import {
   toTaskEvent,
   turnQueuePlace,
 } from '@app/task-domain';
-import { ProjectionCheckpointFile } from './projection-checkpoint-file';
+import { RecentViews } from './recent-views';
+import { ChangedView, TaskViewsTable } from './task-views-table';
 
 export interface TaskListPage {
   readonly tasks: TaskView[];
   readonly nextCursor: string | null;
 }
 
-interface ListEntry {
-  readonly id: string;
-  /** Global position of the TaskCreated event: the list's order and its cursor. */
-  readonly position: number;
+export interface TaskViewsStoreOptions {
+  /** The SQLite file the views are saved to (and resumed from on restart); absent: kept in memory, rebuilt at each start. */
+  readonly path?: string;
+  /** Views kept parsed in memory besides those not saved yet (the rest are read from the table on demand). */
+  readonly cachedViews?: number;
+  readonly saveIntervalMs?: number;
+  /** A checkpoint file of an earlier version (one JSON of every view) to delete at start: the table replaces it. */
+  readonly replaces?: string;
 }
 
 const PAGE_SIZE = 500;
+/** Changed views held in memory before they are saved even if the interval has not passed (a catch-up of many tasks). */
+const MAX_UNSAVED_VIEWS = 1000;
+const ACTIVE_STATUSES: readonly string[] = ['pending', 'running', 'awaiting_approval'];
 /** Bump when TaskView's shape changes: an older checkpoint is then ignored and the views rebuilt from the store. */
-export const TASK_VIEW_SNAPSHOT_VERSION = 7;
+export const TASK_VIEW_SNAPSHOT_VERSION = 8;
 
 /**
- * The task views (GET task, task list, pending approvals), projected from the event store into
- * memory and checkpointed to a file, so a restart catches up from the checkpoint instead of
- * replaying everything. Deliveries are gap-checked against the global position.
+ * The task views (GET task, task list, pending approvals), projected from the event store and
+ * saved to a SQLite table with the position they are at, so a restart catches up from there
+ * instead of replaying everything. Deliveries are gap-checked against the global position.
+ *
+ * Memory stays flat in the number of tasks: only the views changed since the last save (saved
+ * every few seconds, in one transaction with the position) and the most recently used ones are
+ * held; the others are read back from the table when asked for. What must answer without reading
+ * every row is kept up to date as events arrive: the count per status, the active task ids and
+ * the queue lines (only tasks with a turn running or waiting).
  *
  * An event it cannot read (toTaskEvent) stops the views just before it, never skipped: from then
  * on start, refresh and waitForPosition fail with that error (a request answers 500 and the
  * error is logged), until a release that reads it runs.
  */
 export class TaskViewsStore {
-  private readonly views = new Map<string, TaskView>();
-  private readonly byTenant = new Map<string, ListEntry[]>();
+  private table?: TaskViewsTable;
+  /** Views changed since the last save, with their TaskCreated position (0 when the table already has the row). */
+  private readonly unsaved = new Map<string, ChangedView>();
+  private readonly recent: RecentViews<TaskView>;
   /** Each tenant's tasks in line for a turn (running or waiting), by task id. */
   private readonly lines = new Map<string, Map<string, TurnQueueEntry>>();
+  /** Queue entries changed since the last save (undefined: left the line). */
+  private readonly unsavedLines = new Map<string, TurnQueueEntry | undefined>();
+  private readonly statusCounts = new Map<string, number>();
+  private readonly active = new Set<string>();
   private checkpoint = 0;
+  private savedCheckpoint = 0;
+  private saveTimer?: NodeJS.Timeout;
   private queue: Promise<void> = Promise.resolve();
   private unsubscribe?: () => void;
   private queuedRefresh?: Promise<void>;
@@ -52,22 +75,29 @@ export class TaskViewsStore {
 
   constructor(
     private readonly store: EventStore,
-    private readonly checkpointFile?: ProjectionCheckpointFile<SnapshotState>,
-  ) {}
+    private readonly options: TaskViewsStoreOptions = {},
+  ) {
+    this.recent = new RecentViews(options.cachedViews ?? 2000);
+  }
 
   async start(): Promise<void> {
-    const snapshot = await this.checkpointFile?.load();
-    if (snapshot?.version === TASK_VIEW_SNAPSHOT_VERSION) this.restore(snapshot);
+    if (this.options.replaces) await rm(this.options.replaces, { force: true });
+    this.table = TaskViewsTable.open(this.options.path, TASK_VIEW_SNAPSHOT_VERSION);
+    this.restore(this.table);
     this.unsubscribe = this.store.onAppended((events) => this.enqueue(() => this.applyLive(events)));
     await this.enqueue(() => this.catchUp());
     this.throwIfStopped();
-    this.checkpointFile?.startAutosave(() => this.snapshot());
+    this.saveTimer = setInterval(() => this.saveOnTimer(), this.options.saveIntervalMs ?? 2000);
+    this.saveTimer.unref();
   }
 
   async stop(): Promise<void> {
     this.unsubscribe?.();
     await this.queue;
-    await this.checkpointFile?.stop(() => this.snapshot());
+    clearInterval(this.saveTimer);
+    if (this.table) this.save();
+    this.table?.close();
+    this.table = undefined;
   }
 
   get position(): number {
@@ -75,7 +105,15 @@ export class TaskViewsStore {
   }
 
   get(taskId: string): TaskView | undefined {
-    return this.views.get(taskId);
+    const unsaved = this.unsaved.get(taskId);
+    if (unsaved) return unsaved.view;
+    const recent = this.recent.get(taskId);
+    if (recent) return recent;
+    const json = this.table?.read(taskId);
+    if (json === undefined) return undefined;
+    const view = JSON.parse(json) as TaskView;
+    this.recent.set(taskId, view);
+    return view;
   }
 
   /**
@@ -108,16 +146,17 @@ export class TaskViewsStore {
     });
   }
 
+  /** The tenant's tasks newest first, `cursor` being the TaskCreated position the previous page ended at. */
   list(tenantId: string, options: { limit: number; cursor?: number; includeHidden: boolean }): TaskListPage {
-    const entries = this.byTenant.get(tenantId) ?? [];
-    const tasks: TaskView[] = [];
-    let i = options.cursor === undefined ? entries.length - 1 : lastIndexBelow(entries, options.cursor);
-    for (; i >= 0 && tasks.length < options.limit; i--) {
-      const view = this.views.get(entries[i].id);
-      if (view && (options.includeHidden || view.showInHistory)) tasks.push(view);
-    }
-    const more = i >= 0;
-    return { tasks, nextCursor: more && tasks.length > 0 ? String(entries[i + 1].position) : null };
+    if (!this.table) return { tasks: [], nextCursor: null };
+    // The table answers the query: it must hold every change applied so far.
+    this.save();
+    const rows = this.table.listBelow(tenantId, options.cursor ?? Number.MAX_SAFE_INTEGER, options.limit, options.includeHidden);
+    const tasks = rows.map((r) => this.recent.get(r.id) ?? (JSON.parse(r.json) as TaskView));
+    const last = rows.at(-1);
+    // A next page whenever any task (shown or hidden) is older than this page's last.
+    const more = last !== undefined && rows.length === options.limit && this.table.hasBelow(tenantId, last.position);
+    return { tasks, nextCursor: more ? String(last.position) : null };
   }
 
   /**
@@ -128,16 +167,14 @@ export class TaskViewsStore {
     return [...(this.lines.get(tenantId)?.values() ?? [])];
   }
 
-  /** Tasks with a turn in progress: what the runner resumes after a restart. */
   /** How many tasks have each status (metrics, at scrape time). */
   countByStatus(): Map<string, number> {
-    const counts = new Map<string, number>();
-    for (const view of this.views.values()) counts.set(view.status, (counts.get(view.status) ?? 0) + 1);
-    return counts;
+    return new Map(this.statusCounts);
   }
 
+  /** Tasks with a turn in progress: what the runner resumes after a restart. */
   activeTaskIds(): string[] {
-    return [...this.views.values()].filter((v) => ['pending', 'running', 'awaiting_approval'].includes(v.status)).map((v) => v.id);
+    return [...this.active];
   }
 
   private enqueue(work: () => Promise<void>): Promise<void> {
@@ -176,28 +213,34 @@ export class TaskViewsStore {
     const event = taskId === undefined ? undefined : toTaskEvent(stored);
     this.checkpoint = Math.max(this.checkpoint, stored.globalPosition);
     if (taskId === undefined || event === undefined) return;
-    const before = this.views.get(taskId);
+    const before = this.get(taskId);
     const after = projectTaskView(before, { event, revision: stored.revision, recordedAt: stored.recordedAt });
     if (!after || after === before) return;
-    this.views.set(taskId, after);
-    if (!before) this.addToTenant(after.tenantId, { id: taskId, position: stored.globalPosition });
+    const created = this.unsaved.get(taskId)?.position ?? (before ? 0 : stored.globalPosition);
+    this.unsaved.set(taskId, { view: after, position: created });
+    this.countStatus(before, after);
     this.applyToLine(after.tenantId, taskId, event, stored.globalPosition);
-    this.checkpointFile?.markDirty();
+    // Between two events the views and the checkpoint match: a safe point to save.
+    if (this.unsaved.size >= MAX_UNSAVED_VIEWS) this.save();
+  }
+
+  private countStatus(before: TaskView | undefined, after: TaskView): void {
+    if (before?.status === after.status) return;
+    if (before) this.statusCounts.set(before.status, (this.statusCounts.get(before.status) ?? 1) - 1);
+    this.statusCounts.set(after.status, (this.statusCounts.get(after.status) ?? 0) + 1);
+    if (ACTIVE_STATUSES.includes(after.status)) this.active.add(after.id);
+    else this.active.delete(after.id);
   }
 
   private applyToLine(tenantId: string, taskId: string, event: TaskEvent, position: number): void {
     const line = this.lines.get(tenantId) ?? new Map<string, TurnQueueEntry>();
-    const entry = projectTurnQueue(line.get(taskId) ?? outOfLine(taskId, tenantId), event, position);
+    const before = line.get(taskId);
+    const entry = projectTurnQueue(before ?? outOfLine(taskId, tenantId), event, position);
     if (turnQueuePlace(entry) === undefined) line.delete(taskId);
     else line.set(taskId, entry);
     if (line.size > 0) this.lines.set(tenantId, line);
     else this.lines.delete(tenantId);
-  }
-
-  private addToTenant(tenantId: string, entry: ListEntry): void {
-    const list = this.byTenant.get(tenantId) ?? [];
-    list.push(entry);
-    this.byTenant.set(tenantId, list);
+    if (before || line.has(taskId)) this.unsavedLines.set(taskId, line.get(taskId));
   }
 
   private release(): void {
@@ -209,44 +252,32 @@ export class TaskViewsStore {
     }
   }
 
-  private snapshot(): SnapshotState {
-    const lines = [...this.lines.values()].flatMap((line) => [...line.values()]);
-    return {
-      version: TASK_VIEW_SNAPSHOT_VERSION,
-      checkpoint: this.checkpoint,
-      views: [...this.views.values()],
-      lists: Object.fromEntries(this.byTenant),
-      lines,
-    };
+  /** Writes the changes since the last save, with the checkpoint they are at, in one transaction. */
+  private save(): void {
+    if (!this.table) return;
+    if (this.unsaved.size === 0 && this.unsavedLines.size === 0 && this.checkpoint === this.savedCheckpoint) return;
+    this.table.save({ checkpoint: this.checkpoint, views: this.unsaved.values(), lines: this.unsavedLines });
+    this.savedCheckpoint = this.checkpoint;
+    for (const [id, { view }] of this.unsaved) this.recent.set(id, view);
+    this.unsaved.clear();
+    this.unsavedLines.clear();
   }
 
-  private restore(s: SnapshotState): void {
-    this.checkpoint = s.checkpoint;
-    for (const v of s.views) this.views.set(v.id, v);
-    for (const [tenant, entries] of Object.entries(s.lists)) this.byTenant.set(tenant, entries);
-    for (const entry of s.lines) this.lines.set(entry.tenantId, (this.lines.get(entry.tenantId) ?? new Map()).set(entry.taskId, entry));
+  private saveOnTimer(): void {
+    try {
+      this.save();
+    } catch (error) {
+      // The changes stay in memory and the next tick tries again; a restart meanwhile catches up from the last save.
+      process.emitWarning(`task views not saved: ${(error as Error).message}`);
+    }
   }
-}
 
-export interface SnapshotState {
-  readonly version: number;
-  readonly checkpoint: number;
-  readonly views: readonly TaskView[];
-  readonly lists: Record<string, ListEntry[]>;
-  readonly lines: readonly TurnQueueEntry[];
-}
-
-/** Index of the last entry whose position is below `position` (entries ascend by position). */
-function lastIndexBelow(entries: readonly ListEntry[], position: number): number {
-  let lo = 0;
-  let hi = entries.length - 1;
-  let found = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (entries[mid].position < position) {
-      found = mid;
-      lo = mid + 1;
-    } else hi = mid - 1;
+  private restore(table: TaskViewsTable): void {
+    this.checkpoint = this.savedCheckpoint = table.checkpoint;
+    for (const [status, n] of table.countByStatus()) this.statusCounts.set(status, n);
+    for (const id of table.idsWithStatus(ACTIVE_STATUSES)) this.active.add(id);
+    for (const entry of table.lines()) {
+      this.lines.set(entry.tenantId, (this.lines.get(entry.tenantId) ?? new Map<string, TurnQueueEntry>()).set(entry.taskId, entry));
+    }
   }
-  return found;
 }

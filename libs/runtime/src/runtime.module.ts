@@ -4,7 +4,7 @@ import { SecretVault, SecretsKeyring, TaskSecrets, dataDirFromEnv, loadSecretsKe
 import { EVENT_STORE, EventStore, createEventStoreFromConfig } from '@app/event-store';
 import { MESSAGE_BUS, MessageBus, busConfigFromEnv, createBus } from '@app/bus';
 import { MODEL_PROVIDER, createModelProviderFromEnv, describeModelConfig } from '@app/model-provider';
-import { ProjectionCheckpointFile, SnapshotState, TaskViewsStore } from '@app/read-models';
+import { TaskViewsStore } from '@app/read-models';
 import { TaskCommandExecutor, decidePolicyFromEnv } from '@app/task-commands';
 import { OBJECT_STORE, ObjectStore, createObjectStore, objectStoreConfigFromEnv } from '@app/object-store';
 import { Readiness, ServiceMetrics, instrumentBus, instrumentEventStore, instrumentModelProvider, recordTaskEvents } from '@app/metrics';
@@ -118,7 +118,10 @@ export class RuntimeModule {
           provide: TaskViewsStore,
           inject: [EVENT_STORE],
           useFactory: (store: EventStore) =>
-            new TaskViewsStore(store, new ProjectionCheckpointFile<SnapshotState>(join(dataDir, 'read-models', 'task-views.json'))),
+            new TaskViewsStore(store, {
+              path: join(dataDir, 'read-models', 'task-views.sqlite3'),
+              replaces: join(dataDir, 'read-models', 'task-views.json'),
+            }),
         },
         {
           provide: TaskCommandExecutor,

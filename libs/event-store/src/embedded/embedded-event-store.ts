@@ -28,6 +28,14 @@ const BUSY_TIMEOUT_MS = 2_000;
 const SYNCHRONOUS = 'NORMAL';
 
 /**
+ * SQLite's page cache for this connection, in KiB (a negative cache_size). better-sqlite3's default
+ * is 16 MiB, which fills as the file grows, so the process's RSS kept growing with the number of
+ * tasks until ~10,000 of them (BENCHMARKS.md, issue 19). What is read hot is the recent end of the
+ * log and the indexes; the rest comes from the kernel's page cache at the cost of a pread.
+ */
+const SQLITE_CACHE_KIB = 4096;
+
+/**
  * The all-in-one mode's store: SQLite (better-sqlite3) in this process, in `${dataDir}/events.sqlite3`.
  * A directory holding a PGlite database from an earlier version is imported first, once.
  */
@@ -53,6 +61,7 @@ function openEventsDatabase(file: string): Database.Database {
     db.pragma('locking_mode = EXCLUSIVE');
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${SYNCHRONOUS}`);
+    db.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
     ensureSqliteEventsSchema(db);
     return db;
   } catch (error) {
