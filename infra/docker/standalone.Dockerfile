@@ -39,4 +39,4 @@ VOLUME /data
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --retries=5 CMD node -e "fetch('http://127.0.0.1:3000/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 # The V8 heap limit of package.json's start script (BENCHMARKS.md, issue 19: RSS under load).
-CMD ["node", "--max-old-space-size=128", "dist/services/standalone/src/main.js"]
+CMD ["node", "--max-old-space-size=256", "dist/services/standalone/src/main.js"]
