@@ -4,16 +4,17 @@ import { join } from 'node:path';
 import { taskStreamId } from '@app/common';
 import { EventStore } from '@app/event-store';
 import { createEmbeddedEventStore } from '@app/event-store/embedded/embedded-event-store';
-import { TASK_EVENT_SCHEMA_VERSIONS, TaskEvent } from '@app/task-domain';
+import { TASK_EVENT_SCHEMA_VERSIONS, TaskEvent, toTaskEvent } from '@app/task-domain';
 import { TaskWebhookOutbox } from './task-webhook-outbox';
 import {
   WEBHOOK_ATTEMPTED,
   WEBHOOK_ATTEMPT_STARTED,
   WEBHOOK_EVENT_SCHEMA_VERSION,
   WEBHOOK_REDELIVERY_REQUESTED,
+  toWebhookDeliveryEvent,
   webhookStreamId,
 } from './webhook-delivery.events';
-import { webhookMessageId } from './webhook-messages';
+import { webhookMessageId, webhookMessagesOf } from './webhook-messages';
 import { readTaskWebhookOutbox, readWebhookOutbox } from './webhook-outbox.reader';
 
 const TASK = 'task_0123456789abcdef0123456789abcdef';
@@ -111,9 +112,20 @@ describe('TaskWebhookOutbox kept from the store feed', () => {
       () => appendTask(TASK, [{ type: 'TaskFailed', data: { turn: 2, error: 'boom' } }]),
       () => appendTask(TASK, [{ type: 'TaskCancelled', data: { turn: 3, droppedMessageIds: [] } }]),
     ];
+    /** The outbox derived directly from both streams as read, every event of them (as readWebhookOutbox did before it kept anything). */
+    const derived = async () => {
+      const taskEvents = (await store.readStream(taskStreamId(TASK))).map((e) => ({
+        event: toTaskEvent(e),
+        revision: e.revision,
+        recordedAt: e.recordedAt,
+      }));
+      const recorded = await store.readStream(webhookStreamId(TASK));
+      return { messages: webhookMessagesOf(TASK, taskEvents), deliveryEvents: recorded.map(toWebhookDeliveryEvent) };
+    };
     for (const step of steps) {
       await step();
       expect(kept.outbox).toEqual(await readWebhookOutbox(store, TASK));
+      expect(kept.outbox).toMatchObject(await derived());
     }
     unsubscribe();
     expect(kept.outbox.messages.map((m) => m.payload.type)).toEqual([

@@ -81,6 +81,7 @@ describe('TaskWebhookOutbox', () => {
     expect(outbox.withoutWebhook).toBe(true);
     expect(outbox.apply(taskEvent(2, { type: 'TurnCompleted', data: { turn: 1 } }))).toBe('unchanged');
     expect(outbox.outbox.messages).toEqual([]);
+    expect(outbox.outbox.secrets).toBeUndefined();
   });
 
   it('refuses an event of another task, and an unknown task event, loudly', () => {

@@ -1,8 +1,8 @@
 import { taskIdOf } from '@app/common';
 import type { StoredEvent } from '@app/event-store';
-import { SealedSecrets, toTaskEvent } from '@app/task-domain';
+import { SealedSecrets, TaskEvent, toTaskEvent } from '@app/task-domain';
 import { WebhookDeliveryEvent, taskIdOfWebhookStream, toWebhookDeliveryEvent } from './webhook-delivery.events';
-import { TaskEventAt, WebhookMessageSpec, mayMakeWebhookDue, webhookMessagesOf } from './webhook-messages';
+import { TaskEventAt, WebhookMessageSpec, mayMakeWebhookDue, webhookMessagesAfter } from './webhook-messages';
 
 /** A task's webhook outbox as the store holds it: the messages its history made due and every claim and attempt so far. */
 export interface WebhookOutbox {
@@ -11,7 +11,7 @@ export interface WebhookOutbox {
   readonly deliveryEvents: readonly WebhookDeliveryEvent[];
   /** The revision of the task's delivery stream that was read: the expected revision of the next claim's append. */
   readonly deliveryRevision: number;
-  /** The task's secrets as stored, to redact the messages with; absent for an unknown task. */
+  /** The task's secrets as stored, to redact the messages with; absent for an unknown task or one without a webhook URL. */
   readonly secrets?: { readonly secretNames: readonly string[]; readonly sealedSecrets?: SealedSecrets };
   /** The operator's WEBHOOK_URL when the task's messages go there: never shown to the tenant (maskOperatorUrl). */
   readonly operatorUrl?: string;
@@ -26,15 +26,24 @@ export interface WebhookOutbox {
  */
 export type AppliedOutcome = 'changed' | 'unchanged' | 'known' | 'gap';
 
+/** What the outbox needs of a task's TaskCreated (not its prompt, files or environment). */
+interface CreatedWithWebhook {
+  readonly url: string;
+  readonly urlIsDefault: boolean;
+  readonly secrets: NonNullable<WebhookOutbox['secrets']>;
+}
+
 /**
  * One task's webhook outbox, built from its two streams' events applied in revision order: the
  * same result as reading both streams (readWebhookOutbox builds it this way), but it can also be
  * kept up to date from the store's feed, one event at a time, without reading anything. Only what
- * the outbox needs is kept: TaskCreated, the events that may make a message due, and the delivery
- * events; every other task event only moves the revision on.
+ * the outbox needs is kept: of TaskCreated the webhook URL and the secrets, the events that may
+ * make a message due, and the delivery events; every other task event only moves the revision on.
+ * A task without a webhook URL keeps nothing but its revisions.
  */
 export class TaskWebhookOutbox {
-  private created?: TaskEventAt;
+  /** Undefined until revision 1 is applied; null for a task without a webhook URL (or not created by TaskCreated). */
+  private created?: CreatedWithWebhook | null;
   private readonly triggers: TaskEventAt[] = [];
   private taskRevision = 0;
   private readonly deliveryEvents: WebhookDeliveryEvent[] = [];
@@ -52,7 +61,7 @@ export class TaskWebhookOutbox {
 
   /** Whether the task has no webhook URL, so that no event of it can ever make a message due. */
   get withoutWebhook(): boolean {
-    return this.created !== undefined && (this.created.event.type !== 'TaskCreated' || this.created.event.data.webhookUrl === undefined);
+    return this.created === null;
   }
 
   /** Whether this holds every event `other` holds (both are built from revision 1 with no gap, so holding as far is holding the same). */
@@ -71,13 +80,12 @@ export class TaskWebhookOutbox {
     // Decoded whatever it is (never cast), as a read of the stream would: an unknown event is refused loudly.
     const event = toTaskEvent(stored);
     this.taskRevision = stored.revision;
-    const at = { event, revision: stored.revision, recordedAt: stored.recordedAt };
     if (stored.revision === 1) {
-      this.created = at;
+      this.created = createdWithWebhook(event);
     } else if (this.withoutWebhook || !mayMakeWebhookDue(event)) {
       return 'unchanged';
     } else {
-      this.triggers.push(at);
+      this.triggers.push({ event, revision: stored.revision, recordedAt: stored.recordedAt });
     }
     this.snapshot = undefined;
     return 'changed';
@@ -98,18 +106,26 @@ export class TaskWebhookOutbox {
   }
 
   private build(): WebhookOutbox {
-    const created = this.created?.event;
-    if (created?.type !== 'TaskCreated') {
-      return { messages: [], deliveryEvents: [...this.deliveryEvents], deliveryRevision: this.deliveryRevision };
-    }
-    const { secretNames, sealedSecrets, webhookUrl, webhookUrlIsDefault } = created.data;
+    const delivery = { deliveryEvents: [...this.deliveryEvents], deliveryRevision: this.deliveryRevision };
+    // No webhook URL, no message: the secrets, only ever needed to redact messages, are not kept either.
+    if (!this.created) return { messages: [], ...delivery };
     return {
       // The events left out make no message, so the messages are those of the whole stream.
-      messages: webhookMessagesOf(this.taskId, [this.created!, ...this.triggers]),
-      deliveryEvents: [...this.deliveryEvents],
-      deliveryRevision: this.deliveryRevision,
-      secrets: { secretNames, ...(sealedSecrets ? { sealedSecrets } : {}) },
-      ...(webhookUrlIsDefault && webhookUrl ? { operatorUrl: webhookUrl } : {}),
+      messages: webhookMessagesAfter(this.taskId, this.created.url, this.triggers),
+      ...delivery,
+      secrets: this.created.secrets,
+      ...(this.created.urlIsDefault ? { operatorUrl: this.created.url } : {}),
     };
   }
+}
+
+/** The webhook URL and secrets of a TaskCreated that has a webhook URL; null otherwise. */
+function createdWithWebhook(event: TaskEvent): CreatedWithWebhook | null {
+  if (event.type !== 'TaskCreated' || event.data.webhookUrl === undefined) return null;
+  const { secretNames, sealedSecrets, webhookUrl, webhookUrlIsDefault } = event.data;
+  return {
+    url: webhookUrl,
+    urlIsDefault: webhookUrlIsDefault === true && webhookUrl !== '',
+    secrets: { secretNames, ...(sealedSecrets ? { sealedSecrets } : {}) },
+  };
 }
