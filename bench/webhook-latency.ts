@@ -5,6 +5,7 @@ import { startWebhookReceiver } from '@app/webhooks/testing/webhook-receiver';
 import { freePort } from '../test/support/service-process';
 import { ApiClient } from './lib/api-client';
 import { ChildService, startChildService } from './lib/child-service';
+import { SchedSample, schedBetween, schedSample } from './lib/schedstat';
 import { summarize, Summary } from './lib/stats';
 import { sleep, waitUntil } from './lib/timing';
 import { makeTmpDir, removeDir } from './lib/tmp-dir';
@@ -25,6 +26,19 @@ export interface WebhookLatencyFigures {
   readonly finishSpreadMs: number;
   /** Model replies released → the last message received. */
   readonly releaseToLastMs: number;
+  /**
+   * Release → the last message received, main threads only (Linux schedstat): the service's
+   * (models' answers, completions, dispatcher, sends) and the bench's (model server, receiver):
+   * time on a CPU, and time runnable but waiting for one (the machine's other load).
+   */
+  readonly serviceThread?: SchedSample;
+  readonly benchThread?: SchedSample;
+  /**
+   * The service's main thread from the last TurnCompleted's recorded time to the last message
+   * received (sampled at each of the bench's 2 ms polls, so within a poll of either end): the
+   * work every delivery of the burst waited behind at most.
+   */
+  readonly serviceThreadDelivering?: SchedSample;
   /** task.completed messages of the measured tasks received, distinct by webhook-id, and repeats. */
   readonly received: number;
   readonly duplicates: number;
@@ -106,6 +120,9 @@ export async function benchWebhookLatency(options: WebhookLatencyOptions): Promi
       await waitUntil(`${count} model calls to be held`, () => model.requests.length >= modelCallsBefore + count, STEP_TIMEOUT_MS, 5);
       // Let the creates' own work (and the dispatcher's look at it) settle, so the release is the only thing going on.
       await sleep(300);
+      const childPid = service!.child.pid!;
+      const schedBefore = { service: schedSample(childPid), bench: schedSample('self') };
+      const polls: { atMs: number; service: SchedSample | undefined }[] = [];
       const released = performance.timeOrigin + performance.now();
       const current = gate;
       gate = newGate();
@@ -114,18 +131,25 @@ export async function benchWebhookLatency(options: WebhookLatencyOptions): Promi
       const completed = () => arrivals.filter((a) => a.type === 'task.completed' && wanted.has(a.taskId));
       await waitUntil(
         `${count} task.completed messages`,
-        () => new Set(completed().map((a) => a.webhookId)).size >= count,
+        () => {
+          polls.push({ atMs: performance.timeOrigin + performance.now(), service: schedSample(childPid) });
+          return new Set(completed().map((a) => a.webhookId)).size >= count;
+        },
         STEP_TIMEOUT_MS,
         2,
       );
+      const sched = {
+        service: schedBetween(schedBefore.service, schedSample(childPid)),
+        bench: schedBetween(schedBefore.bench, schedSample('self')),
+      };
       await sleep(LINGER_MS);
-      return { ids, released, arrived: completed() };
+      return { ids, released, arrived: completed(), sched, polls };
     };
 
     options.log(`webhook: warm-up, ${options.warmupTasks} tasks finishing at once`);
     await round('warm-up', options.warmupTasks);
     options.log(`webhook: ${options.tasks} tasks finishing at once`);
-    const { ids, released, arrived } = await round('measured', options.tasks);
+    const { ids, released, arrived, sched, polls } = await round('measured', options.tasks);
 
     const firstById = new Map<string, Arrival>();
     for (const a of arrived) if (!firstById.has(a.webhookId)) firstById.set(a.webhookId, a);
@@ -140,6 +164,9 @@ export async function benchWebhookLatency(options: WebhookLatencyOptions): Promi
       attemptToReceived: summarize(once.map((a) => a.receivedAtMs - Date.parse(attemptAt.get(a.taskId)!.at))),
       finishSpreadMs: Math.max(...once.map((a) => a.recordedAtMs)) - Math.min(...once.map((a) => a.recordedAtMs)),
       releaseToLastMs: Math.max(...once.map((a) => a.receivedAtMs)) - released,
+      ...(sched.service ? { serviceThread: sched.service } : {}),
+      ...(sched.bench ? { benchThread: sched.bench } : {}),
+      ...deliveringWindow(polls, Math.max(...once.map((a) => a.recordedAtMs)), Math.max(...once.map((a) => a.receivedAtMs))),
       received: once.length,
       duplicates: arrived.length - once.length,
       retried: attempts.filter((a) => a.attempts !== 1).length,
@@ -150,6 +177,18 @@ export async function benchWebhookLatency(options: WebhookLatencyOptions): Promi
     await receiver.close();
     await removeDir(dataDir);
   }
+}
+
+/** The service thread's counters between the polls nearest before `fromMs` and at or after `toMs`. */
+function deliveringWindow(
+  polls: readonly { atMs: number; service: SchedSample | undefined }[],
+  fromMs: number,
+  toMs: number,
+): { serviceThreadDelivering?: SchedSample } {
+  const before = [...polls].reverse().find((p) => p.atMs <= fromMs);
+  const after = polls.find((p) => p.atMs >= toMs);
+  const window = schedBetween(before?.service, after?.service);
+  return window ? { serviceThreadDelivering: window } : {};
 }
 
 /** The task.completed delivery's first attempt, from GET /tasks/{id}/webhook-deliveries. */

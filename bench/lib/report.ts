@@ -218,6 +218,25 @@ export function renderReport(r: BenchResults): string {
         '',
       ],
     );
+    if (w.serviceThread && w.benchThread) {
+      const sched = (s: { onCpuMs: number; waitingMs: number }) => `${ms(s.onCpuMs)} on a CPU, ${ms(s.waitingMs)} waiting for one`;
+      rows.push([
+        name,
+        'diagnostic: release → last received, main threads: service; bench (model server, receiver)',
+        `${sched(w.serviceThread)}; ${sched(w.benchThread)}`,
+        '',
+        '',
+      ]);
+    }
+    if (w.serviceThreadDelivering) {
+      rows.push([
+        name,
+        "diagnostic: last TurnCompleted recorded → last received (±2 ms), the service's main thread",
+        `${ms(w.serviceThreadDelivering.onCpuMs)} on a CPU, ${ms(w.serviceThreadDelivering.waitingMs)} waiting for one`,
+        '',
+        '',
+      ]);
+    }
   }
   if (r.webhookAppend) {
     for (const [i, run] of r.webhookAppend.runs.entries()) {

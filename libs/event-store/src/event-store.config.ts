@@ -4,6 +4,12 @@ import { AppendNotifications } from './append-notifications';
 import { EventStore } from './event-store.port';
 
 /**
+ * Whether `env` selects the embedded store, which only one process can open at a time (SQLite
+ * `locking_mode=EXCLUSIVE` on `DATA_DIR`): everything that appends to it runs in this process.
+ */
+export const eventStoreIsProcessExclusive = (env: NodeJS.ProcessEnv): boolean => (env.EVENT_STORE || 'embedded') === 'embedded';
+
+/**
  * `EVENT_STORE=esdb` with `ESDB_URL` selects EventStoreDB (streams named `${ESDB_STREAM_PREFIX}…`,
  * default prefix `agentic.`); `EVENT_STORE=postgres` with `DATABASE_URL` selects PostgreSQL (tables
  * in `EVENT_STORE_SCHEMA`, default `public`); unset (or `embedded`) selects SQLite in
@@ -17,6 +23,7 @@ export async function createEventStoreFromConfig(
   notificationsFor?: (storeId: string) => AppendNotifications,
 ): Promise<EventStore> {
   const kind = env.EVENT_STORE || 'embedded';
+  // Keep eventStoreIsProcessExclusive in step with the default chosen here.
   if (kind === 'esdb') {
     if (!env.ESDB_URL) throw new Error('EVENT_STORE=esdb needs ESDB_URL, a connection string such as esdb://127.0.0.1:2113?tls=false');
     const { createEsdbEventStore } = await import('./esdb/esdb-event-store');

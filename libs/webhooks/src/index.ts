@@ -9,5 +9,6 @@ export * from './outbox/webhook-messages';
 export * from './outbox/webhook-deliveries.projection';
 export * from './outbox/webhook-url';
 export * from './outbox/webhook-outbox.reader';
+export * from './outbox/task-webhook-outbox';
 export * from './outbox/webhook-redelivery';
 export * from './outbox/operator-url-mask';

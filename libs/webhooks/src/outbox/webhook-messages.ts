@@ -46,7 +46,14 @@ export const webhookMessageId = (taskId: string, revision: number): string => `w
 export function webhookMessagesOf(taskId: string, events: readonly TaskEventAt[]): WebhookMessageSpec[] {
   const created = events[0]?.event;
   if (created?.type !== 'TaskCreated' || created.data.webhookUrl === undefined) return [];
-  const url = created.data.webhookUrl;
+  return webhookMessagesAfter(taskId, created.data.webhookUrl, events.slice(1));
+}
+
+/**
+ * The messages that a task's events after its TaskCreated (oldest first) make due, sent to `url`,
+ * the task's webhook URL. Events that make no message may be left out: the result is the same.
+ */
+export function webhookMessagesAfter(taskId: string, url: string, events: readonly TaskEventAt[]): WebhookMessageSpec[] {
   const messages: WebhookMessageSpec[] = [];
   const approvalsByStep = new Map<string, PendingApproval[]>();
   const message = (revision: number, recordedAt: string, type: WebhookMessageType, data: WebhookPayload['data']) =>

@@ -31,14 +31,20 @@ describe('WebhookDispatcherService over a real embedded event store', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  const start = async (instance: number) => {
+  /**
+   * `shared`: several dispatchers on one store stand for the distributed mode (EVENT_STORE=postgres,
+   * one dispatcher per orchestrator), where the claim's expected revision decides; by default the
+   * embedded mode's one dispatcher.
+   */
+  const start = async (instance: number, mode: 'sole' | 'shared' = 'sole', over: EventStore = store) => {
     const env = {
+      ...(mode === 'shared' ? { EVENT_STORE: 'postgres' } : {}),
       DATA_DIR: join(dataDir, `instance-${instance}`),
       WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
       WEBHOOK_ALLOW_HOSTS: `127.0.0.1:${receiver.port}`,
     };
     const secrets = new TaskSecrets(new SecretVault(), new SecretsKeyring(generateSecretsKey()));
-    const dispatcher = new WebhookDispatcherService(store, env, new WebhookConfig(env), secrets);
+    const dispatcher = new WebhookDispatcherService(over, env, new WebhookConfig(env), secrets);
     dispatchers.push(dispatcher);
     await dispatcher.onApplicationBootstrap();
   };
@@ -96,7 +102,7 @@ describe('WebhookDispatcherService over a real embedded event store', () => {
   };
 
   it('makes each attempt once although several dispatchers follow the same store (the claim decides)', async () => {
-    await Promise.all([start(1), start(2), start(3)]);
+    await Promise.all([start(1, 'shared'), start(2, 'shared'), start(3, 'shared')]);
     const created: TaskEvent = {
       type: 'TaskCreated',
       data: {
@@ -129,7 +135,7 @@ describe('WebhookDispatcherService over a real embedded event store', () => {
   });
 
   it('makes one new round of a redelivered message, once, of two concurrent requests, with three dispatchers', async () => {
-    await Promise.all([start(1), start(2), start(3)]);
+    await Promise.all([start(1, 'shared'), start(2, 'shared'), start(3, 'shared')]);
     await appendCompletedTask('/again');
     const [first] = await waitFor(async () => ((await deliveries())[0]?.status === 'delivered' ? deliveries() : undefined), 'the delivery');
 
@@ -154,6 +160,28 @@ describe('WebhookDispatcherService over a real embedded event store', () => {
       'WebhookRedeliveryRequested',
       'WebhookAttemptStarted',
       'WebhookAttempted',
+    ]);
+  });
+
+  it('delivers the messages of tasks it saw created without reading the store, claim then outcome (embedded mode)', async () => {
+    let streamReads = 0;
+    const counting: EventStore = Object.assign(Object.create(store) as EventStore, {
+      readStream: (...args: Parameters<EventStore['readStream']>) => {
+        streamReads++;
+        return store.readStream(...args);
+      },
+    });
+    await start(1, 'sole', counting);
+    await appendCompletedTask('/kept');
+    const delivery = await waitFor(() => deliveredAfter(1), 'the delivery');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(streamReads).toBe(0);
+    expect(receiver.received).toHaveLength(1);
+    expect(receiver.received[0].headers['webhook-id']).toBe(delivery.id);
+    const recorded = (await readWebhookOutbox(store, TASK)).deliveryEvents;
+    expect(recorded.map((e) => [e.type, 'attempt' in e.data ? e.data.attempt : undefined])).toEqual([
+      ['WebhookAttemptStarted', 1],
+      ['WebhookAttempted', 1],
     ]);
   });
 

@@ -1,24 +1,33 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { join } from 'node:path';
 import { SecretsUnavailableError, TaskSecrets, dataDirFromEnv, runWithLogContext, taskIdOf } from '@app/common';
-import { EVENT_STORE, EventStore, ExpectedRevisionConflictError, StoredEvent } from '@app/event-store';
+import {
+  EVENT_STORE,
+  EventStore,
+  ExpectedRevisionConflictError,
+  ExpectedRevision,
+  StoredEvent,
+  eventStoreIsProcessExclusive,
+} from '@app/event-store';
 import { ServiceMetrics } from '@app/metrics';
 import { ProjectionCheckpointFile } from '@app/read-models';
 import { RUNTIME_ENV } from '@app/runtime';
 import { toTaskEvent } from '@app/task-domain';
 import {
+  AttemptOutcome,
   WEBHOOK_ATTEMPTED,
   WEBHOOK_ATTEMPT_STARTED,
   WEBHOOK_EVENT_SCHEMA_VERSION,
   WebhookAttemptStartedData,
   WebhookAttemptedData,
   WebhookConfig,
+  TaskWebhookOutbox,
   WebhookMessageSpec,
   WebhookOutbox,
   WebhookSchedule,
   WebhookSender,
   mayMakeWebhookDue,
-  readWebhookOutbox,
+  readTaskWebhookOutbox,
   retryDelayMs,
   scheduleOf,
   taskIdOfWebhookStream,
@@ -31,8 +40,6 @@ interface PendingMessage {
   readonly dueAt: number;
   /** Global position of an event that makes a scan from before it derive this message again. */
   readonly foundAt: number;
-  /** The outbox as last read, which the next claim expects; a stale one only makes the claim fail its expected revision. */
-  readonly outbox?: WebhookOutbox;
 }
 
 interface DispatcherCheckpoint {
@@ -42,6 +49,12 @@ interface DispatcherCheckpoint {
 }
 
 const PAGE_SIZE = 500;
+/**
+ * Tasks whose outbox is kept in memory, the least recently touched dropped first. A dropped one
+ * costs only a read of its two streams when one of its events next makes a message due; a burst of
+ * tasks finishing together is served without any read while it fits.
+ */
+const KEPT_OUTBOXES = 2_000;
 /** How long past WEBHOOK_TIMEOUT_MS a claim holds: time to record the outcome before another dispatcher may take over. */
 const LEASE_MARGIN_MS = 10_000;
 
@@ -55,19 +68,26 @@ const LEASE_MARGIN_MS = 10_000;
  * (webhookMessagesOf), and what was attempted from the WebhookAttempted events of each task's
  * `webhooks-<taskId>` stream. The pending map is rebuilt by scanning the store's global order from
  * the checkpoint, which only ever moves past events whose messages are all delivered or failed; a
- * lost or stale checkpoint file only means a longer scan. Each attempt is first claimed
+ * lost or stale checkpoint file only means a longer scan. Each task's outbox is kept in memory,
+ * updated from the feed's events as they are scanned, so a message made due by a task this
+ * dispatcher saw created costs no read (task-webhook-outbox.ts). Each attempt is first claimed
  * (WebhookAttemptStarted, appended with the delivery stream's expected revision), so of several
  * dispatchers exactly one makes it; one that dies mid-attempt leaves a claim whose lease runs
  * out, and the message is due again then (delivery is at least once: the receiver may see that
- * attempt again, with the same `webhook-id`).
+ * attempt again, with the same `webhook-id`). In the embedded mode this is the store's only
+ * dispatcher, and the send does not wait for the claim's commit (see `attempt`).
  */
 @Injectable()
 export class WebhookDispatcherService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('WebhookDispatcher');
   private readonly pending = new Map<string, PendingMessage>();
+  /** Outboxes kept up to date from the feed (each event applied once, in order), by task; least recently touched first. */
+  private readonly outboxes = new Map<string, TaskWebhookOutbox>();
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly checkpointFile: ProjectionCheckpointFile<DispatcherCheckpoint>;
   private readonly sender?: WebhookSender;
+  /** The embedded mode: this is the only dispatcher of the store (see `attempt`). */
+  private readonly soleDispatcher: boolean;
   private scanned = 0;
   /** Batches the store's feed handed over (each once, in global order) and not yet scanned. */
   private appended: StoredEvent[] = [];
@@ -86,6 +106,7 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
   ) {
     this.checkpointFile = new ProjectionCheckpointFile(join(dataDirFromEnv(env), 'webhooks', 'dispatcher-checkpoint.json'));
     if (config.signingKey) this.sender = new WebhookSender(config, config.signingKey);
+    this.soleDispatcher = eventStoreIsProcessExclusive(env);
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -143,32 +164,72 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
     return this.scanning;
   }
 
-  /** The tasks whose outbox `events` may have changed are read again, each once, all at the same time. */
+  /**
+   * Applies `events` (in global order) to the outboxes kept in memory, and makes the pending map
+   * agree with each outbox they changed. A task whose outbox is not kept is read from the store
+   * only when one of its events may make a message due or records a delivery (each such task once,
+   * all at the same time); its TaskCreated starts a kept outbox without any read. A kept outbox
+   * that sees a gap in a stream's revisions is dropped and read again, so what is kept is always
+   * what a read of the store up to that event would give (task-webhook-outbox.spec.ts).
+   */
   private async refreshTouched(events: readonly StoredEvent[]): Promise<void> {
-    const touched = new Map<string, number>();
+    const changed = new Map<string, number>();
+    const toRead = new Map<string, number>();
     for (const e of events) {
-      if (this.isOwnAttemptEvent(e)) continue;
       const taskId = taskIdOf(e.streamId);
-      const touches = taskId !== undefined ? mayMakeWebhookDue(toTaskEvent(e)) : taskIdOfWebhookStream(e.streamId) !== undefined;
       const id = taskId ?? taskIdOfWebhookStream(e.streamId);
-      if (touches && id !== undefined && !touched.has(id)) touched.set(id, e.globalPosition);
+      if (id === undefined || toRead.has(id)) continue;
+      const kept = this.outboxes.get(id);
+      if (kept) {
+        const outcome = kept.apply(e);
+        this.touch(id, kept);
+        if (outcome === 'changed' && !changed.has(id)) changed.set(id, e.globalPosition);
+        if (outcome !== 'gap') continue;
+        // Not the store's any more: read it whole, from the first change this pass saw.
+        this.outboxes.delete(id);
+        toRead.set(id, changed.get(id) ?? e.globalPosition);
+        changed.delete(id);
+      } else if (taskId !== undefined && e.revision === 1) {
+        const outbox = new TaskWebhookOutbox(id);
+        outbox.apply(e);
+        this.touch(id, outbox);
+      } else if (taskId === undefined || mayMakeWebhookDue(toTaskEvent(e))) {
+        toRead.set(id, e.globalPosition);
+      }
     }
-    const read = await Promise.all(
-      [...touched].map(async ([taskId, position]) => ({ taskId, position, outbox: await readWebhookOutbox(this.store, taskId) })),
-    );
-    for (const { taskId, position, outbox } of read) this.reconcile(taskId, outbox, position);
+    for (const [taskId, position] of changed) {
+      const kept = this.outboxes.get(taskId);
+      // Dropped meanwhile by a pass over more than KEPT_OUTBOXES tasks: read again.
+      if (kept) this.reconcile(taskId, kept.outbox, position);
+      else toRead.set(taskId, position);
+    }
+    const read = await Promise.all([...toRead].map(async ([taskId, position]) => ({ taskId, position, outbox: await this.load(taskId) })));
+    for (const { taskId, position, outbox } of read) this.reconcile(taskId, outbox.outbox, position);
+  }
+
+  /** Reads a task's outbox from the store and keeps it, unless the feed has meanwhile moved the kept one past the read. */
+  private async load(taskId: string): Promise<TaskWebhookOutbox> {
+    const read = await readTaskWebhookOutbox(this.store, taskId);
+    const kept = this.outboxes.get(taskId);
+    const newest = kept?.covers(read) ? kept : read;
+    this.touch(taskId, newest);
+    return newest;
+  }
+
+  /** Keeps `outbox` as the most recently touched; drops the least recently touched beyond KEPT_OUTBOXES. */
+  private touch(taskId: string, outbox: TaskWebhookOutbox): void {
+    this.outboxes.delete(taskId);
+    this.outboxes.set(taskId, outbox);
+    if (this.outboxes.size > KEPT_OUTBOXES) this.outboxes.delete(this.outboxes.keys().next().value!);
   }
 
   /**
-   * A claim or outcome of a message this dispatcher is attempting right now: the attempt reads the
-   * outbox again once it has recorded its outcome, so reading it for these events as well would
-   * only add two reads per event. (Another dispatcher's claim of the same message makes ours fail
-   * its expected revision, and the claim is then reconciled from a fresh read.)
+   * This dispatcher's own claim or outcome, applied to the kept outbox from the append's result
+   * (before the feed hands it over, which then finds it known): the attempt's next step sees it.
    */
-  private isOwnAttemptEvent(e: StoredEvent): boolean {
-    if (e.type !== WEBHOOK_ATTEMPT_STARTED && e.type !== WEBHOOK_ATTEMPTED) return false;
-    const messageId = (e.data as { messageId?: unknown } | null)?.messageId;
-    return typeof messageId === 'string' && this.inFlight.has(messageId);
+  private applyOwn(taskId: string, events: readonly StoredEvent[]): void {
+    const kept = this.outboxes.get(taskId);
+    if (kept && events.some((e) => kept.apply(e) === 'gap')) this.outboxes.delete(taskId);
   }
 
   /** Makes the pending map agree with the task's outbox as read. */
@@ -180,7 +241,7 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
         this.pending.delete(message.id);
         continue;
       }
-      this.pending.set(message.id, { taskId, dueAt, foundAt: Math.min(known?.foundAt ?? foundAt, foundAt), outbox });
+      this.pending.set(message.id, { taskId, dueAt, foundAt: Math.min(known?.foundAt ?? foundAt, foundAt) });
     }
   }
 
@@ -223,13 +284,14 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
     this.inFlight.set(messageId, work);
   }
 
-  /** One attempt of one message: claimed at the delivery stream's revision as last read, made, recorded. */
+  /** One attempt of one message: claimed at the delivery stream's revision as kept, made, recorded. */
   private async attempt(messageId: string, taskId: string): Promise<void> {
     const known = this.pending.get(messageId);
     const found = known?.foundAt ?? this.scanned;
-    // The last read of the outbox, when there was one: a stale one only makes the claim fail its
-    // expected revision, and the message is then reconciled from a fresh read.
-    const outbox = known?.outbox ?? (await readWebhookOutbox(this.store, taskId));
+    // The outbox as kept from the feed: one behind the store (another dispatcher's claim not yet
+    // handed over) only makes the claim fail its expected revision, and the message is then
+    // reconciled from a fresh read.
+    const outbox = (this.outboxes.get(taskId) ?? (await this.load(taskId))).outbox;
     const message = outbox.messages.find((m) => m.id === messageId);
     if (!message) {
       this.pending.delete(messageId);
@@ -240,11 +302,31 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
     if (schedule.delivery.status !== 'pending' || schedule.dueAt > Date.now() || this.stopped || !this.sender) {
       return this.reconcile(taskId, outbox, found);
     }
-    const claimRevision = await this.claim(taskId, outbox, message, schedule.nextAttempt);
-    if (claimRevision === undefined) return this.reconcile(taskId, await readWebhookOutbox(this.store, taskId), found);
-
     const body = JSON.stringify(this.redacted(taskId, outbox, message.payload));
-    const { attempt, delivered } = await this.sender.send({ id: messageId, url: new URL(message.url), body });
+    let attempt: AttemptOutcome['attempt'];
+    let delivered: boolean;
+    if (this.soleDispatcher) {
+      // The embedded mode: only this process can open DATA_DIR's store (SQLite
+      // locking_mode=EXCLUSIVE), and it runs one dispatcher, so there is no other dispatcher for the
+      // claim to win against. The claim is still recorded, before the outcome (awaited below), but
+      // the send does not wait for its commit (the store's next loop turn, behind whatever else the
+      // burst left queued: BENCHMARKS.md "Webhooks"), and it is appended at whatever revision the
+      // stream has ('any'), so that a redelivery request of another message of the task appended
+      // meanwhile cannot fail it after the send. At least once still holds: a crash before the
+      // outcome is recorded leaves the message due (at once without a claim, at the lease's end
+      // with one), and it is sent again with the same webhook-id.
+      const claimed = this.claim(taskId, 'any', message, schedule.nextAttempt);
+      claimed.catch(() => undefined); // awaited below, after the send; not an unhandled rejection meanwhile
+      ({ attempt, delivered } = await this.sender.send({ id: messageId, url: new URL(message.url), body }));
+      const claim = await claimed; // never undefined: an 'any' append has no revision to conflict with
+      if (claim) this.applyOwn(taskId, claim);
+    } else {
+      const expected = outbox.deliveryRevision === 0 ? 'no_stream' : outbox.deliveryRevision;
+      const claimed = await this.claim(taskId, expected, message, schedule.nextAttempt);
+      if (claimed === undefined) return this.reconcile(taskId, (await this.load(taskId)).outbox, found);
+      this.applyOwn(taskId, claimed);
+      ({ attempt, delivered } = await this.sender.send({ id: messageId, url: new URL(message.url), body }));
+    }
     const delay = delivered ? undefined : retryDelayMs(schedule.nextAttempt, this.config);
     this.metrics?.webhookDeliveries.inc({ outcome: delivered ? 'delivered' : delay === undefined ? 'gave_up' : 'failed' });
     const record: WebhookAttemptedData = {
@@ -256,12 +338,13 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
       ...(delay === undefined ? {} : { nextAttemptAt: new Date(Date.now() + delay).toISOString() }),
     };
     // Recorded whatever happened since the claim: the attempt was made, and the audit trail shows every one.
-    await this.store.appendToStream(
+    const recorded = await this.store.appendToStream(
       webhookStreamId(taskId),
       [{ type: WEBHOOK_ATTEMPTED, data: record, schemaVersion: WEBHOOK_EVENT_SCHEMA_VERSION }],
       'any',
     );
-    this.reconcile(taskId, await readWebhookOutbox(this.store, taskId), found);
+    this.applyOwn(taskId, recorded.events);
+    this.reconcile(taskId, (this.outboxes.get(taskId) ?? (await this.load(taskId))).outbox, found);
     if (!delivered && delay === undefined) {
       this.logger.warn(
         `webhook ${messageId} of task ${taskId} failed after ${record.attempt} attempts (WEBHOOK_MAX_ATTEMPTS): ${attempt.error}`,
@@ -269,8 +352,13 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
     }
   }
 
-  /** Appends the claim of the message's next attempt; undefined when another dispatcher appended first. */
-  private async claim(taskId: string, outbox: WebhookOutbox, message: WebhookMessageSpec, attempt: number): Promise<number | undefined> {
+  /** Appends the claim of the message's next attempt: its events, or undefined when another dispatcher appended first. */
+  private async claim(
+    taskId: string,
+    expected: ExpectedRevision,
+    message: WebhookMessageSpec,
+    attempt: number,
+  ): Promise<readonly StoredEvent[] | undefined> {
     const now = Date.now();
     const claim: WebhookAttemptStartedData = {
       messageId: message.id,
@@ -283,9 +371,9 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
       const appended = await this.store.appendToStream(
         webhookStreamId(taskId),
         [{ type: WEBHOOK_ATTEMPT_STARTED, data: claim, schemaVersion: WEBHOOK_EVENT_SCHEMA_VERSION }],
-        outbox.deliveryRevision === 0 ? 'no_stream' : outbox.deliveryRevision,
+        expected,
       );
-      return appended.nextExpectedRevision;
+      return appended.events;
     } catch (error) {
       if (error instanceof ExpectedRevisionConflictError) return undefined;
       throw error;
