@@ -87,7 +87,12 @@ async function measure(
     const client = new SseRecorder(`${url}/api/v1/tasks/${id}/stream?after=0`, auth());
     try {
       await client.open();
-      await waitUntil('the turn to end', async () => (await getJson(url, `/api/v1/tasks/${id}`)).status === 'completed', TASK_TIMEOUT_MS, 100);
+      await waitUntil(
+        'the turn to end',
+        async () => (await getJson(url, `/api/v1/tasks/${id}`)).status === 'completed',
+        TASK_TIMEOUT_MS,
+        100,
+      );
       const events = await readStreamEvents(url, id, auth(), TASK_TIMEOUT_MS);
       const status = events.find((e) => e.event === 'status');
       const done = events.find((e) => e.event === 'done');
