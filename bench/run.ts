@@ -10,6 +10,7 @@ import { BenchResults, renderReport } from './lib/report';
 import { benchReplay } from './replay';
 import { benchSandbox } from './sandbox';
 import { benchSseFanout } from './sse-fanout';
+import { benchCompiledSseFanout } from './sse-fanout-compiled';
 import { benchStepOverhead } from './step-overhead';
 import { benchWebhookAppendCost } from './webhook-append-cost';
 import { benchWebhookLatency } from './webhook-latency';
@@ -18,7 +19,7 @@ import { benchWebhookLatency } from './webhook-latency';
 // table on stdout and in .bench/latest.md. Exit code 0, or 1 when a measurement failed.
 //
 // Environment: BENCH_RATE (create rate, default 500), BENCH_DURATION_S (measured seconds, 10),
-// BENCH_ONLY (comma list of create,sse,replay,sandbox,approve,bounds,webhook,webhook-append,footprint,step), BENCH_CPU_PROF (directory: profile the children of
+// BENCH_ONLY (comma list of create,sse,sse-compiled,replay,sandbox,approve,bounds,webhook,webhook-append,footprint,step), BENCH_CPU_PROF (directory: profile the children of
 // benchmarks 1 and 9 with --cpu-prof), BENCH_PACED=0 (skip the evenly paced supplementary run),
 // BENCH_CHILD_ENV (JSON object of extra variables for benchmark 1's child, for comparison runs),
 // BENCH_WEBHOOK_WARMUP (tasks in benchmark 8's warm-up round, 10).
@@ -39,7 +40,7 @@ const log = (line: string): void => void process.stderr.write(`[bench] ${line}\n
 async function main(): Promise<number> {
   const rate = envNumber('BENCH_RATE', 500);
   const durationS = envNumber('BENCH_DURATION_S', 10);
-  const only = (process.env.BENCH_ONLY ?? 'create,sse,replay,sandbox,approve,bounds,webhook,webhook-append,footprint,step')
+  const only = (process.env.BENCH_ONLY ?? 'create,sse,sse-compiled,replay,sandbox,approve,bounds,webhook,webhook-append,footprint,step')
     .split(',')
     .map((s) => s.trim());
   const results: BenchResults = { startedAt: new Date().toISOString(), machine: machineFacts(), failures: {}, skipped: [] };
@@ -100,6 +101,17 @@ async function main(): Promise<number> {
       await service?.close();
     }
   } else results.skipped.push('2. append → SSE', '3. replay', '6. approve → tool_result');
+
+  if (only.includes('sse-compiled')) {
+    try {
+      mutable.sseCompiled = await benchCompiledSseFanout({ subscribers: 100, followUps: 500, intervalMs: 10, log });
+      const s = mutable.sseCompiled;
+      if (s.missing > 0 || s.duplicates > 0)
+        results.failures['2b. POST → SSE, compiled'] = `${s.missing} deliveries missing, ${s.duplicates} repeated`;
+    } catch (error) {
+      results.failures['2b. POST → SSE, compiled'] = describe(error);
+    }
+  } else results.skipped.push('2b. POST → SSE, compiled');
 
   if (only.includes('sandbox')) {
     try {

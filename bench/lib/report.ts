@@ -5,6 +5,7 @@ import type { CreateLatencyFigures } from '../create-latency';
 import type { FootprintFigures, MemorySample } from '../footprint';
 import type { ReplayFigures } from '../replay';
 import type { SseFanoutFigures } from '../sse-fanout';
+import type { CompiledSseFanoutFigures } from '../sse-fanout-compiled';
 import type { StepOverheadFigures } from '../step-overhead';
 import type { AppendCostFigures } from '../webhook-append-cost';
 import type { WebhookLatencyFigures } from '../webhook-latency';
@@ -15,6 +16,7 @@ export interface BenchResults {
   readonly machine: MachineFacts;
   readonly create?: CreateLatencyFigures;
   readonly sse?: SseFanoutFigures;
+  readonly sseCompiled?: CompiledSseFanoutFigures;
   readonly replay?: ReplayFigures;
   readonly sandbox?: SandboxFigures;
   readonly approve?: ApproveLatencyFigures;
@@ -254,6 +256,17 @@ export function renderReport(r: BenchResults): string {
         ],
       );
     }
+  }
+  if (r.sseCompiled) {
+    const s = r.sseCompiled;
+    const name = `2b. POST follow-up → SSE, ${s.subscribers} subscribers, ${s.followUps} follow-ups every ${s.intervalMs} ms, compiled child service`;
+    rows.push(
+      [name, 'latency p50 / p90', `${ms(s.latency.p50)} / ${ms(s.latency.p90)}`, '', ''],
+      [name, 'latency p99 (POST sent → event at a client: holds the append)', ms(s.latency.p99), '≤ 5 ms', met(s.latency.p99 <= 5)],
+      [name, 'latency max', ms(s.latency.max), '', ''],
+      [name, 'diagnostic: POST round trip p50 / p99', `${ms(s.postResponse.p50)} / ${ms(s.postResponse.p99)}`, '', ''],
+      [name, 'deliveries missing / repeated', `${s.missing} / ${s.duplicates}`, '0 / 0', met(s.missing === 0 && s.duplicates === 0)],
+    );
   }
   if (r.footprint) rows.push(...footprintRows(r.footprint));
   if (r.step) {
