@@ -7,7 +7,10 @@ import { EventStore } from './event-store.port';
  * Whether `env` selects the embedded store, which only one process can open at a time (SQLite
  * `locking_mode=EXCLUSIVE` on `DATA_DIR`): everything that appends to it runs in this process.
  */
-export const eventStoreIsProcessExclusive = (env: NodeJS.ProcessEnv): boolean => (env.EVENT_STORE || 'embedded') === 'embedded';
+export const eventStoreIsProcessExclusive = (env: NodeJS.ProcessEnv): boolean => eventStoreKind(env) === 'embedded';
+
+/** EVENT_STORE, `embedded` when unset. */
+const eventStoreKind = (env: NodeJS.ProcessEnv): string => env.EVENT_STORE || 'embedded';
 
 /**
  * `EVENT_STORE=esdb` with `ESDB_URL` selects EventStoreDB (streams named `${ESDB_STREAM_PREFIX}…`,
@@ -22,8 +25,7 @@ export async function createEventStoreFromConfig(
   /** PostgreSQL: carries append notifications instead of LISTEN/NOTIFY; given the store's id. */
   notificationsFor?: (storeId: string) => AppendNotifications,
 ): Promise<EventStore> {
-  const kind = env.EVENT_STORE || 'embedded';
-  // Keep eventStoreIsProcessExclusive in step with the default chosen here.
+  const kind = eventStoreKind(env);
   if (kind === 'esdb') {
     if (!env.ESDB_URL) throw new Error('EVENT_STORE=esdb needs ESDB_URL, a connection string such as esdb://127.0.0.1:2113?tls=false');
     const { createEsdbEventStore } = await import('./esdb/esdb-event-store');

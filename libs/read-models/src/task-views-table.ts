@@ -53,8 +53,14 @@ export class TaskViewsTable {
     try {
       return new TaskViewsTable(openDatabase(path, version), true);
     } catch (error) {
-      if ((error as { code?: string }).code === 'SQLITE_BUSY') return new TaskViewsTable(openDatabase(':memory:', version), false);
-      // Not a database (or a damaged one): it is only a cache of the event store, so start over.
+      const code = String((error as { code?: unknown }).code ?? '');
+      // Held by another process (any of SQLite's busy or locked codes): never touch its files.
+      if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+        return new TaskViewsTable(openDatabase(':memory:', version), false);
+      }
+      // Not a database, or a damaged one: it is only a cache of the event store, so start over.
+      // Anything else (permissions, a full disk) is the operator's to see, not a reason to delete.
+      if (code !== 'SQLITE_NOTADB' && !code.startsWith('SQLITE_CORRUPT')) throw error;
       for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
       return new TaskViewsTable(openDatabase(path, version), true);
     }
