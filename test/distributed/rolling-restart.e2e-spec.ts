@@ -129,6 +129,10 @@ describe('A rolling restart (SIGTERM to each process in turn) while tasks run (d
     for (const { id, stream } of tasks) {
       const seen = await stream.events;
       const history = await readHistory(d.apiUrls[0], KEY, id);
+      // A task that did not complete: its history says why, for the failure's post-mortem.
+      if (history.at(-1)?.event !== 'done' || (history.at(-1)?.data as { status?: string }).status !== 'completed') {
+        process.stdout.write(`task ${id} did not complete:\n${history.map((e) => JSON.stringify(e)).join('\n')}\n`);
+      }
       // Exactly the stored history, in order, none twice: ids 1..n and the same kinds and payloads.
       expect(seen.map((e) => e.id)).toEqual(history.map((_, i) => i + 1));
       expect(seen.map(({ id: eventId, kind, data }) => ({ id: eventId, event: kind, data }))).toEqual(history);

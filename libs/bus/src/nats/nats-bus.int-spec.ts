@@ -134,6 +134,59 @@ describe('NatsBus', () => {
     await expect(handler.request(s, {})).rejects.toBeInstanceOf(BusUnavailableError);
   });
 
+  it('answers every request routed to a handler that unsubscribes (it or NoHandlerError), never leaving one to time out', async () => {
+    // A stopping instance unsubscribes while requests are on their way to it: the server has
+    // already routed them there. Dropped, each would wait out its whole timeout (a sandbox
+    // restart failed a turn that way); answered NoHandlerError, requestUntilDelivered sends it again.
+    const [handler, requester] = await Promise.all([open(), open()]);
+    const s = subject('unsubscribing');
+    let unsubscribe = () => undefined as void;
+    let answered = 0;
+    unsubscribe = handler.handle(s, async () => {
+      unsubscribe();
+      answered++;
+      return 'answered';
+    });
+    await handler.flush();
+
+    const outcomes = await Promise.all(
+      Array.from({ length: 300 }, () =>
+        requester.request(s, {}, { timeoutMs: 3_000 }).then(
+          () => 'answered',
+          (error: Error) => error.name,
+        ),
+      ),
+    );
+
+    expect(outcomes.filter((o) => o === 'BusTimeoutError')).toHaveLength(0);
+    expect(outcomes.filter((o) => o === 'answered')).toHaveLength(answered);
+    expect(outcomes.filter((o) => o === 'NoHandlerError').length).toBeGreaterThan(0);
+  });
+
+  it('close() answers the requests already routed to it NoHandlerError, never leaving one to time out', async () => {
+    const [handler, requester] = await Promise.all([open(), open()]);
+    const s = subject('closing');
+    let closing: Promise<void> | undefined;
+    handler.handle(s, async () => {
+      closing ??= handler.close();
+      return 'answered';
+    });
+    await handler.flush();
+
+    const outcomes = await Promise.all(
+      Array.from({ length: 300 }, () =>
+        requester.request(s, {}, { timeoutMs: 3_000 }).then(
+          () => 'answered',
+          (error: Error) => error.name,
+        ),
+      ),
+    );
+    await closing;
+
+    expect(outcomes.filter((o) => o === 'BusTimeoutError')).toHaveLength(0);
+    expect(outcomes.filter((o) => o === 'answered').length).toBeGreaterThan(0);
+  });
+
   it('is what createBusFromConfig builds for BUS=nats', async () => {
     const bus = await createBusFromConfig({ BUS: 'nats', NATS_URL: url });
     try {

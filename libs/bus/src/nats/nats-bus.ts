@@ -168,7 +168,7 @@ export class NatsBus implements MessageBus {
       if (own.handlers.length > 0 || this.commands.get(subject) !== own) return;
       this.commands.delete(subject);
       this.server.removeHandler(subject);
-      own.sub.unsubscribe();
+      void drainQuietly(own.sub);
     });
   }
 
@@ -201,6 +201,7 @@ export class NatsBus implements MessageBus {
       if (own.subscribers.size > 0 || this.facts.get(subject) !== own) return;
       this.facts.delete(subject);
       this.server.removeHandler(subject);
+      // A fact is for whoever listens now; drained, it could reach a new subscription twice.
       own.sub.unsubscribe();
     });
   }
@@ -223,12 +224,17 @@ export class NatsBus implements MessageBus {
   }
 
   private async drain(): Promise<void> {
-    for (const [subject, { sub }] of [...this.commands, ...this.facts]) {
+    for (const [subject, { sub }] of this.facts) {
       sub.unsubscribe();
       this.server.removeHandler(subject);
     }
+    const subs = [...this.commands].map(([subject, { sub }]) => {
+      this.server.removeHandler(subject);
+      return drainQuietly(sub);
+    });
     this.commands.clear();
     this.facts.clear();
+    await withDeadline(Promise.all(subs), this.drainTimeoutMs);
     if (!(await waitUntil(() => this.running.size === 0 && this.pending.size === 0, this.drainTimeoutMs))) {
       this.logger.warn(`closing with ${this.running.size} handler(s) still running and ${this.pending.size} request(s) unanswered`);
     }
@@ -300,6 +306,16 @@ export class NatsBus implements MessageBus {
     // Nest keys handlers by subject alone, and a subject is either a command or a fact.
     if (other.has(subject)) throw new Error(`${subject} already carries ${kind} on this bus`);
   }
+}
+
+/**
+ * Stops a subscription without dropping what the server already routed to it: a plain
+ * unsubscribe discards the messages still on their way, and each dropped request would wait out
+ * its whole timeout. Drained, they reach Nest's server with no handler left, which answers
+ * BUS.NO_HANDLER at once, and requestUntilDelivered sends them again (to another instance).
+ */
+function drainQuietly(sub: Subscription): Promise<void> {
+  return sub.drain().catch(() => undefined);
 }
 
 function once(fn: () => void): () => void {
