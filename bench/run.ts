@@ -21,11 +21,16 @@ import { benchWebhookLatency } from './webhook-latency';
 // Environment: BENCH_RATE (create rate, default 500), BENCH_DURATION_S (measured seconds, 10),
 // BENCH_ONLY (comma list of create,sse,sse-compiled,replay,sandbox,approve,bounds,webhook,webhook-append,footprint,step), BENCH_CPU_PROF (directory: profile the children of
 // benchmarks 1 and 9 with --cpu-prof), BENCH_PACED=0 (skip the evenly paced supplementary run),
-// BENCH_CHILD_ENV (JSON object of extra variables for benchmark 1's child, for comparison runs),
+// BENCH_CHILD_ENV (JSON object of extra variables for the child of benchmarks 1 and 8, for comparison runs),
 // BENCH_WEBHOOK_WARMUP (tasks in benchmark 8's warm-up round, 10).
 
 const ROOT = join(__dirname, '..');
 const WATCHDOG_MS = 20 * 60_000;
+
+/** BENCH_CHILD_ENV: extra variables for the child service of benchmarks 1 and 8 (comparison runs). */
+function childEnvFromBench(): Record<string, string> | undefined {
+  return process.env.BENCH_CHILD_ENV ? (JSON.parse(process.env.BENCH_CHILD_ENV) as Record<string, string>) : undefined;
+}
 
 function envNumber(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -55,7 +60,7 @@ async function main(): Promise<number> {
         connections: 50,
         paced: process.env.BENCH_PACED !== '0',
         cpuProfDir: process.env.BENCH_CPU_PROF || undefined,
-        extraEnv: process.env.BENCH_CHILD_ENV ? (JSON.parse(process.env.BENCH_CHILD_ENV) as Record<string, string>) : undefined,
+        extraEnv: childEnvFromBench(),
         log,
       });
     } catch (error) {
@@ -132,7 +137,12 @@ async function main(): Promise<number> {
 
   if (only.includes('webhook')) {
     try {
-      mutable.webhook = await benchWebhookLatency({ tasks: 100, warmupTasks: envNumber('BENCH_WEBHOOK_WARMUP', 10), log });
+      mutable.webhook = await benchWebhookLatency({
+        tasks: 100,
+        warmupTasks: envNumber('BENCH_WEBHOOK_WARMUP', 10),
+        log,
+        extraEnv: childEnvFromBench(),
+      });
       const w = mutable.webhook;
       if (w.received !== w.tasks || w.duplicates > 0)
         results.failures['8. webhooks'] = `${w.received} of ${w.tasks} task.completed messages received, ${w.duplicates} repeated`;

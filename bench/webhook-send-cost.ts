@@ -38,7 +38,10 @@ async function main(): Promise<void> {
     const figures = { senderNew: [] as number[], senderPooled: [] as number[], bareNew: [] as number[], barePooled: [] as number[] };
     const { Agent, request } = await import('undici');
     for (let round = 0; round < rounds; round++) {
-      const sender = new WebhookSender({ timeoutMs: 10_000, allowHosts: new Set([`127.0.0.1:${port}`]) }, randomBytes(32));
+      const sender = new WebhookSender(
+        { timeoutMs: 10_000, allowHosts: new Set([`127.0.0.1:${port}`]), maxConnections: 8 },
+        randomBytes(32),
+      );
       const send = async (i: number) => {
         const { delivered, attempt } = await sender.send({ id: `wh_${round}_${i}`, url, body });
         if (!delivered) throw new Error(`not delivered: ${attempt.error}`);

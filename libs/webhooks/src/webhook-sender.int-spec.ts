@@ -18,7 +18,7 @@ const allowing = (...receivers: WebhookReceiver[]) => new Set(receivers.map((r) 
 
 const open: Array<{ close(): Promise<void> }> = [];
 function sender(allowHosts: ReadonlySet<string>, timeoutMs = 2_000): WebhookSender {
-  const created = new WebhookSender({ allowHosts, timeoutMs }, key);
+  const created = new WebhookSender({ allowHosts, timeoutMs, maxConnections: 8 }, key);
   open.push(created);
   return created;
 }

@@ -7,7 +7,7 @@ const secret = `whsec_${key.toString('base64')}`;
 describe('WebhookConfig', () => {
   it('uses the documented defaults when nothing is set', () => {
     const config = new WebhookConfig({});
-    expect(config).toMatchObject({ timeoutMs: 10_000, retryBaseMs: 1_000, maxAttempts: 8, allowHosts: new Set() });
+    expect(config).toMatchObject({ timeoutMs: 10_000, retryBaseMs: 1_000, maxAttempts: 8, allowHosts: new Set(), maxConnections: 4 });
     expect(config.defaultUrl).toBeUndefined();
     expect(config.signingKey).toBeUndefined();
   });
@@ -20,10 +20,11 @@ describe('WebhookConfig', () => {
       WEBHOOK_RETRY_BASE_MS: '50',
       WEBHOOK_MAX_ATTEMPTS: '3',
       WEBHOOK_ALLOW_HOSTS: '127.0.0.1:9000, Hooks.Internal:443',
+      WEBHOOK_MAX_CONNECTIONS: '16',
     });
     expect(config.defaultUrl?.href).toBe('https://hooks.example/agent');
     expect(config.signingKey).toEqual(key);
-    expect(config).toMatchObject({ timeoutMs: 2_500, retryBaseMs: 50, maxAttempts: 3 });
+    expect(config).toMatchObject({ timeoutMs: 2_500, retryBaseMs: 50, maxAttempts: 3, maxConnections: 16 });
     expect(config.allowHosts).toEqual(new Set(['127.0.0.1:9000', 'hooks.internal:443']));
   });
 
@@ -40,6 +41,7 @@ describe('WebhookConfig', () => {
     ['WEBHOOK_TIMEOUT_MS', '0'],
     ['WEBHOOK_RETRY_BASE_MS', 'soon'],
     ['WEBHOOK_MAX_ATTEMPTS', '0'],
+    ['WEBHOOK_MAX_CONNECTIONS', '0'],
     ['WEBHOOK_ALLOW_HOSTS', 'localhost'],
     ['WEBHOOK_SECRET', 'whsec_short'],
   ])('refuses %s=%s naming the variable', (name, value) => {

@@ -2,6 +2,14 @@ import { intFromEnv, parseAllowHosts } from '@app/common';
 import { RetryPolicy } from './retry-schedule';
 import { parseWebhookSecret } from './webhook-secret';
 
+/**
+ * Sockets per receiver (scheme, host and port). A burst (many tasks finishing at once) reuses a
+ * few kept-alive, pipelined sockets instead of opening one per message: a fraction of the CPU per
+ * message on both ends (BENCHMARKS.md, benchmark 8), and no receiver is hit with a hundred
+ * connections at once.
+ */
+export const DEFAULT_MAX_CONNECTIONS = 4;
+
 /** The webhook settings (CONTRACT.md "Webhooks"); a bad value throws an error naming the variable. */
 export class WebhookConfig implements RetryPolicy {
   /** WEBHOOK_URL: where messages of tasks created without `webhookUrl` go; undefined: nowhere. */
@@ -12,6 +20,8 @@ export class WebhookConfig implements RetryPolicy {
   readonly maxAttempts: number;
   /** WEBHOOK_ALLOW_HOSTS: `host:port` keys that may be called although they are private or loopback. */
   readonly allowHosts: ReadonlySet<string>;
+  /** WEBHOOK_MAX_CONNECTIONS: the most sockets open to one receiver (scheme, host and port) at a time. */
+  readonly maxConnections: number;
   // WEBHOOK_SECRET's key. Not a public field, so that logging or serialising the config cannot show it.
   readonly #signingKey?: Buffer;
 
@@ -27,6 +37,7 @@ export class WebhookConfig implements RetryPolicy {
     this.retryBaseMs = intFromEnv(env, 'WEBHOOK_RETRY_BASE_MS', 1_000, { min: 1 });
     this.maxAttempts = intFromEnv(env, 'WEBHOOK_MAX_ATTEMPTS', 8, { min: 1 });
     this.allowHosts = parseAllowHosts(env.WEBHOOK_ALLOW_HOSTS ?? '', 'WEBHOOK_ALLOW_HOSTS');
+    this.maxConnections = intFromEnv(env, 'WEBHOOK_MAX_CONNECTIONS', DEFAULT_MAX_CONNECTIONS, { min: 1 });
   }
 
   /** The key messages are signed with; undefined when WEBHOOK_SECRET is unset (then no webhook may be sent). */

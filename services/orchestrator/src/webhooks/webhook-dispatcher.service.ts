@@ -147,12 +147,16 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
         const appended = this.appended.filter((e) => e.globalPosition > this.scanned);
         this.appended = [];
         if (appended.length > 0 && appended[0].globalPosition === this.scanned + 1) {
-          await this.refreshTouched(appended);
+          // Without an await when nothing needs reading (the usual case): every await here would
+          // put the attempts behind all the continuations the same commit released (the agent
+          // loops of every task in it), and the messages would wait for them.
+          const toRead = this.applyTouched(appended);
+          if (toRead.size > 0) await this.readTouched(toRead);
           this.scanned = appended[appended.length - 1].globalPosition;
         } else {
           for (;;) {
             const events = await this.store.readAll({ after: this.scanned, maxCount: PAGE_SIZE });
-            await this.refreshTouched(events);
+            await this.readTouched(this.applyTouched(events));
             if (events.length > 0) this.scanned = events[events.length - 1].globalPosition;
             if (events.length < PAGE_SIZE) break;
           }
@@ -166,13 +170,14 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
 
   /**
    * Applies `events` (in global order) to the outboxes kept in memory, and makes the pending map
-   * agree with each outbox they changed. A task whose outbox is not kept is read from the store
-   * only when one of its events may make a message due or records a delivery (each such task once,
-   * all at the same time); its TaskCreated starts a kept outbox without any read. A kept outbox
-   * that sees a gap in a stream's revisions is dropped and read again, so what is kept is always
-   * what a read of the store up to that event would give (task-webhook-outbox.spec.ts).
+   * agree with each outbox they changed. A task whose outbox is not kept must be read from the
+   * store (readTouched) only when one of its events may make a message due or records a delivery:
+   * those tasks are returned, each once, with the position of its first change; its TaskCreated
+   * starts a kept outbox without any read. A kept outbox that sees a gap in a stream's revisions is
+   * dropped and returned to be read again, so what is kept is always what a read of the store up to
+   * that event would give (task-webhook-outbox.spec.ts).
    */
-  private async refreshTouched(events: readonly StoredEvent[]): Promise<void> {
+  private applyTouched(events: readonly StoredEvent[]): Map<string, number> {
     const changed = new Map<string, number>();
     const toRead = new Map<string, number>();
     for (const e of events) {
@@ -203,6 +208,11 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
       if (kept) this.reconcile(taskId, kept.outbox, position);
       else toRead.set(taskId, position);
     }
+    return toRead;
+  }
+
+  /** Reads the outboxes applyTouched could not keep up to date (by task, from the position of their first change), all at once. */
+  private async readTouched(toRead: ReadonlyMap<string, number>): Promise<void> {
     const read = await Promise.all([...toRead].map(async ([taskId, position]) => ({ taskId, position, outbox: await this.load(taskId) })));
     for (const { taskId, position, outbox } of read) this.reconcile(taskId, outbox.outbox, position);
   }
