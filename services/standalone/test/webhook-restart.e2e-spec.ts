@@ -108,4 +108,54 @@ describe('A webhook across a crash (kill -9) and restart on the same DATA_DIR', 
       await new Promise((r) => receiver.close(r));
     }
   });
+
+  it('is sent again at once after a crash during its request: the embedded mode records no claim before the outcome', async () => {
+    // In the distributed mode a claim committed before the request holds the message for its lease
+    // (WEBHOOK_TIMEOUT_MS + 10 s, here 40 s). The embedded mode's one dispatcher records the claim
+    // with the outcome, so a crash mid-request leaves the message simply due.
+    const crashDir = await mkdtemp(join(tmpdir(), 'ats-webhook-inflight-'));
+    const held: { headers: IncomingHttpHeaders }[] = [];
+    const holding = createServer((req) => held.push({ headers: req.headers })); // never answers
+    await new Promise<void>((resolve) => holding.listen(0, '127.0.0.1', resolve));
+    const receiverPort = (holding.address() as { port: number }).port;
+    const env = {
+      DATA_DIR: crashDir,
+      API_KEYS: 'inflight-key',
+      LLM_BASE_URL: model.url,
+      LLM_MODEL: 'scripted',
+      WEBHOOK_SECRET: SECRET,
+      WEBHOOK_ALLOW_HOSTS: `127.0.0.1:${receiverPort}`,
+      WEBHOOK_TIMEOUT_MS: '30000',
+    };
+    const auth = { authorization: 'Bearer inflight-key', 'content-type': 'application/json' };
+    const port = await freePort();
+    model.script({ text: 'done, then the crash' });
+    try {
+      const first = await startServiceProcess(env, port);
+      try {
+        const created = await fetch(`${first.url}/api/v1/tasks`, {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify({ message: 'tell me when done', webhookUrl: `http://127.0.0.1:${receiverPort}/hook` }),
+        });
+        expect(created.status).toBe(201);
+        await until(async () => (held.length === 1 ? true : undefined), `the request in flight:\n${first.output()}`);
+      } finally {
+        await first.kill9();
+      }
+      const second = await startServiceProcess(env, port);
+      try {
+        const restartedAt = Date.now();
+        await until(async () => (held.length === 2 ? true : undefined), `the request again:\n${second.output()}`, 15_000);
+        expect(Date.now() - restartedAt).toBeLessThan(10_000);
+        expect(held[1].headers['webhook-id']).toBe(held[0].headers['webhook-id']);
+      } finally {
+        await second.kill9();
+      }
+    } finally {
+      holding.closeAllConnections();
+      await new Promise((r) => holding.close(r));
+      await rm(crashDir, { recursive: true, force: true });
+    }
+  });
 });

@@ -6,6 +6,7 @@ import {
   EventStore,
   ExpectedRevisionConflictError,
   ExpectedRevision,
+  NewEvent,
   StoredEvent,
   eventStoreIsProcessExclusive,
 } from '@app/event-store';
@@ -75,7 +76,7 @@ const LEASE_MARGIN_MS = 10_000;
  * dispatchers exactly one makes it; one that dies mid-attempt leaves a claim whose lease runs
  * out, and the message is due again then (delivery is at least once: the receiver may see that
  * attempt again, with the same `webhook-id`). In the embedded mode this is the store's only
- * dispatcher, and the send does not wait for the claim's commit (see `attempt`).
+ * dispatcher, and the claim is recorded with the outcome, after the send (see `attempt`).
  */
 @Injectable()
 export class WebhookDispatcherService implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -315,21 +316,19 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
     const body = JSON.stringify(this.redacted(taskId, outbox, message.payload));
     let attempt: AttemptOutcome['attempt'];
     let delivered: boolean;
+    /** The claim, when it is recorded with the outcome (the embedded mode). */
+    let claimWithOutcome: NewEvent | undefined;
     if (this.soleDispatcher) {
       // The embedded mode: only this process can open DATA_DIR's store (SQLite
       // locking_mode=EXCLUSIVE), and it runs one dispatcher, so there is no other dispatcher for the
-      // claim to win against. The claim is still recorded, before the outcome (awaited below), but
-      // the send does not wait for its commit (the store's next loop turn, behind whatever else the
-      // burst left queued: BENCHMARKS.md "Webhooks"), and it is appended at whatever revision the
-      // stream has ('any'), so that a redelivery request of another message of the task appended
-      // meanwhile cannot fail it after the send. At least once still holds: a crash before the
-      // outcome is recorded leaves the message due (at once without a claim, at the lease's end
-      // with one), and it is sent again with the same webhook-id.
-      const claimed = this.claim(taskId, 'any', message, schedule.nextAttempt);
-      claimed.catch(() => undefined); // awaited below, after the send; not an unhandled rejection meanwhile
+      // claim to win against, nor a lease for one to respect. The claim is recorded in the same
+      // append as the outcome, after the send, at whatever revision the stream then has ('any',
+      // so that a redelivery request of another message appended meanwhile cannot fail it): the
+      // audit trail is the same claim + outcome pair, with one append instead of two, and none
+      // of them in a burst's way (BENCHMARKS.md "Webhooks"). At least once still holds: a crash
+      // before that append leaves the message due at once, sent again with the same webhook-id.
       ({ attempt, delivered } = await this.sender.send({ id: messageId, url: new URL(message.url), body }));
-      const claim = await claimed; // never undefined: an 'any' append has no revision to conflict with
-      if (claim) this.applyOwn(taskId, claim);
+      claimWithOutcome = this.claimEvent(message, schedule.nextAttempt, new Date(attempt.at));
     } else {
       const expected = outbox.deliveryRevision === 0 ? 'no_stream' : outbox.deliveryRevision;
       const claimed = await this.claim(taskId, expected, message, schedule.nextAttempt);
@@ -348,9 +347,10 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
       ...(delay === undefined ? {} : { nextAttemptAt: new Date(Date.now() + delay).toISOString() }),
     };
     // Recorded whatever happened since the claim: the attempt was made, and the audit trail shows every one.
+    const outcome: NewEvent = { type: WEBHOOK_ATTEMPTED, data: record, schemaVersion: WEBHOOK_EVENT_SCHEMA_VERSION };
     const recorded = await this.store.appendToStream(
       webhookStreamId(taskId),
-      [{ type: WEBHOOK_ATTEMPTED, data: record, schemaVersion: WEBHOOK_EVENT_SCHEMA_VERSION }],
+      claimWithOutcome ? [claimWithOutcome, outcome] : [outcome],
       'any',
     );
     this.applyOwn(taskId, recorded.events);
@@ -369,25 +369,25 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
     message: WebhookMessageSpec,
     attempt: number,
   ): Promise<readonly StoredEvent[] | undefined> {
-    const now = Date.now();
-    const claim: WebhookAttemptStartedData = {
-      messageId: message.id,
-      type: message.payload.type,
-      attempt,
-      at: new Date(now).toISOString(),
-      leaseUntil: new Date(now + this.config.timeoutMs + LEASE_MARGIN_MS).toISOString(),
-    };
     try {
-      const appended = await this.store.appendToStream(
-        webhookStreamId(taskId),
-        [{ type: WEBHOOK_ATTEMPT_STARTED, data: claim, schemaVersion: WEBHOOK_EVENT_SCHEMA_VERSION }],
-        expected,
-      );
+      const appended = await this.store.appendToStream(webhookStreamId(taskId), [this.claimEvent(message, attempt, new Date())], expected);
       return appended.events;
     } catch (error) {
       if (error instanceof ExpectedRevisionConflictError) return undefined;
       throw error;
     }
+  }
+
+  /** The claim of the message's next attempt, begun at `at`: another dispatcher leaves it alone until its lease runs out. */
+  private claimEvent(message: WebhookMessageSpec, attempt: number, at: Date): NewEvent {
+    const claim: WebhookAttemptStartedData = {
+      messageId: message.id,
+      type: message.payload.type,
+      attempt,
+      at: at.toISOString(),
+      leaseUntil: new Date(at.getTime() + this.config.timeoutMs + LEASE_MARGIN_MS).toISOString(),
+    };
+    return { type: WEBHOOK_ATTEMPT_STARTED, data: claim, schemaVersion: WEBHOOK_EVENT_SCHEMA_VERSION };
   }
 
   /** The payload with every form of the task's secrets masked, as tool output is. */
