@@ -9,10 +9,10 @@ export function backoffDelayMs(retry: number, baseDelayMs: number, maxDelayMs: n
  * How long the server asked us to wait, from `retry-after-ms` (sent by OpenAI) or `Retry-After`
  * (seconds or an HTTP date). Undefined when absent or unreadable.
  */
-export function retryAfterMs(headers: Headers, now = Date.now()): number | undefined {
-  const ms = Number(headers.get('retry-after-ms') ?? NaN);
+export function retryAfterMs(header: (name: string) => string | undefined, now = Date.now()): number | undefined {
+  const ms = Number(header('retry-after-ms') ?? NaN);
   if (Number.isFinite(ms) && ms >= 0) return ms;
-  const value = headers.get('retry-after')?.trim();
+  const value = header('retry-after')?.trim();
   if (!value) return undefined;
   if (/^\d+(\.\d+)?$/.test(value)) return Number(value) * 1000;
   const date = Date.parse(value);
