@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { startScriptedOpenAiServer, ScriptedReply } from '@app/model-provider/testing/scripted-openai-server';
 import { startWebhookReceiver } from '@app/webhooks/testing/webhook-receiver';
@@ -44,6 +45,9 @@ export interface WebhookLatencyFigures {
   readonly duplicates: number;
   /** Measured tasks whose delivery shows more than one attempt (a retry would distort the figure). */
   readonly retried: number;
+  /** The service after the measured round (its webhook sender's worker thread running): VmRSS and VmHWM, MiB. */
+  readonly serviceRssMiB?: number;
+  readonly servicePeakMiB?: number;
 }
 
 export interface WebhookLatencyOptions {
@@ -150,6 +154,7 @@ export async function benchWebhookLatency(options: WebhookLatencyOptions): Promi
     await round('warm-up', options.warmupTasks);
     options.log(`webhook: ${options.tasks} tasks finishing at once`);
     const { ids, released, arrived, sched, polls } = await round('measured', options.tasks);
+    const memory = await rssOf(service!.child.pid!);
 
     const firstById = new Map<string, Arrival>();
     for (const a of arrived) if (!firstById.has(a.webhookId)) firstById.set(a.webhookId, a);
@@ -170,6 +175,7 @@ export async function benchWebhookLatency(options: WebhookLatencyOptions): Promi
       received: once.length,
       duplicates: arrived.length - once.length,
       retried: attempts.filter((a) => a.attempts !== 1).length,
+      ...memory,
     };
   } finally {
     await service?.stop();
@@ -177,6 +183,13 @@ export async function benchWebhookLatency(options: WebhookLatencyOptions): Promi
     await receiver.close();
     await removeDir(dataDir);
   }
+}
+
+/** VmRSS and VmHWM of a process (Linux), MiB; nothing elsewhere. */
+async function rssOf(pid: number): Promise<{ serviceRssMiB?: number; servicePeakMiB?: number }> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  const mib = (field: string) => Math.round(Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]) / 1024);
+  return status ? { serviceRssMiB: mib('VmRSS'), servicePeakMiB: mib('VmHWM') } : {};
 }
 
 /** The service thread's counters between the polls nearest before `fromMs` and at or after `toMs`. */

@@ -230,6 +230,15 @@ export function renderReport(r: BenchResults): string {
         '',
       ]);
     }
+    if (w.serviceRssMiB !== undefined) {
+      rows.push([
+        name,
+        'diagnostic: service RSS after the round (webhook sender thread running), peak',
+        `${w.serviceRssMiB} MiB, ${w.servicePeakMiB} MiB`,
+        '',
+        '',
+      ]);
+    }
     if (w.serviceThreadDelivering) {
       rows.push([
         name,
