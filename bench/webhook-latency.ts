@@ -53,6 +53,8 @@ export interface WebhookLatencyFigures {
 export interface WebhookLatencyOptions {
   readonly tasks: number;
   readonly warmupTasks: number;
+  /** Warm-up rounds of `warmupTasks` each before the measured one (the service's code runs hot for longer). */
+  readonly warmupRounds?: number;
   /** Extra variables for the child (comparison runs). */
   readonly extraEnv?: Record<string, string>;
   readonly log: (line: string) => void;
@@ -150,8 +152,10 @@ export async function benchWebhookLatency(options: WebhookLatencyOptions): Promi
       return { ids, released, arrived: completed(), sched, polls };
     };
 
-    options.log(`webhook: warm-up, ${options.warmupTasks} tasks finishing at once`);
-    await round('warm-up', options.warmupTasks);
+    for (let i = 0; i < (options.warmupRounds ?? 1); i++) {
+      options.log(`webhook: warm-up, ${options.warmupTasks} tasks finishing at once`);
+      await round('warm-up', options.warmupTasks);
+    }
     options.log(`webhook: ${options.tasks} tasks finishing at once`);
     const { ids, released, arrived, sched, polls } = await round('measured', options.tasks);
     const memory = await rssOf(service!.child.pid!);
