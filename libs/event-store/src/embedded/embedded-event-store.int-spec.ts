@@ -79,6 +79,40 @@ describe('embedded event store', () => {
     }
   });
 
+  it('commits a burst in groups of at most 48, each notified before the next commits, positions gapless and in order', async () => {
+    const store = await createEmbeddedEventStore({ dataDir: dir });
+    try {
+      const seenWhenResolved: number[] = [];
+      let notified = 0;
+      store.onAppended((events) => (notified += events.length));
+      const burst = Array.from({ length: 100 }, (_, i) =>
+        store.appendToStream(`s-${i}`, [event(i)], 'no_stream').then((result) => {
+          seenWhenResolved.push(notified);
+          return result.lastGlobalPosition;
+        }),
+      );
+
+      expect(await Promise.all(burst)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+      // The first 48 were notified (and settled) before the 49th was committed: 48 seen, not 100.
+      expect(seenWhenResolved.slice(0, 48).every((n) => n === 48)).toBe(true);
+      expect(seenWhenResolved.slice(48, 96).every((n) => n === 96)).toBe(true);
+      expect(seenWhenResolved.slice(96)).toEqual([100, 100, 100, 100]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('commits every accepted append when closed mid-burst, over several groups', async () => {
+    const store = await createEmbeddedEventStore({ dataDir: dir });
+    const burst = Array.from({ length: 120 }, (_, i) => store.appendToStream('a', [event(i)], 'any'));
+    await store.close();
+    expect((await Promise.all(burst)).map((r) => r.nextExpectedRevision)).toEqual(Array.from({ length: 120 }, (_, i) => i + 1));
+
+    const reopened = await createEmbeddedEventStore({ dataDir: dir });
+    await expect(reopened.streamRevision('a')).resolves.toBe(120);
+    await reopened.close();
+  });
+
   it('commits the appends already accepted when closed', async () => {
     const store = await createEmbeddedEventStore({ dataDir: dir });
     const pending = store.appendToStream('a', [event(1)], 'no_stream');
