@@ -114,6 +114,17 @@ describe('WorkerPoster', () => {
   });
 });
 
+describe('WorkerPoster closed in the same tick as a POST', () => {
+  it('fails that POST and starts no worker', async () => {
+    const posting = new WorkerPoster({ timeoutMs: 1_000, allowHosts: [], maxConnections: 1, pipelining: 1 });
+    const result = posting.post({ url: 'http://127.0.0.1:9/never', headers: {}, body: '{}' });
+    await posting.close();
+
+    expect(await result).toEqual({ error: 'the webhook sender is closed' });
+    expect((posting as unknown as { worker?: Worker }).worker).toBeUndefined();
+  });
+});
+
 async function waitFor(done: () => boolean, timeoutMs = 5_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (!done()) {

@@ -23,7 +23,7 @@ const ANSWER_MARGIN_MS = 5_000;
 export class WorkerPoster {
   private worker?: Worker;
   private readonly waiting = new Map<number, { resolve: (result: PostResult) => void; timer: NodeJS.Timeout }>();
-  private readonly orders = new MicrotaskBatcher<PostOrder>((batch) => this.started().postMessage(batch), BATCH_ITEMS);
+  private readonly orders = new MicrotaskBatcher<PostOrder>((batch) => this.hand(batch), BATCH_ITEMS);
   private next = 0;
   private closed = false;
 
@@ -58,6 +58,15 @@ export class WorkerPoster {
     const timer = setTimeout(() => void worker.terminate(), CLOSE_GRACE_MS);
     await exited;
     clearTimeout(timer);
+  }
+
+  /** To the worker; a batch left over from before close() fails instead of starting a worker nobody would end. */
+  private hand(batch: PostOrder[]): void {
+    if (this.closed) {
+      for (const { n } of batch) this.settle(n, { error: 'the webhook sender is closed' });
+      return;
+    }
+    this.started().postMessage(batch);
   }
 
   private started(): Worker {
