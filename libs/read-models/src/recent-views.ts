@@ -4,10 +4,6 @@ export class RecentViews<V> {
 
   constructor(private readonly capacity: number) {}
 
-  get size(): number {
-    return this.entries.size;
-  }
-
   get(key: string): V | undefined {
     const value = this.entries.get(key);
     if (value !== undefined) {

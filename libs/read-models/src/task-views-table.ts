@@ -39,30 +39,26 @@ const CACHE_KIB = 2048;
 export class TaskViewsTable {
   private readonly statements: ReturnType<typeof prepare>;
 
-  private constructor(
-    private readonly db: Database.Database,
-    /** Whether the table survives this process (a file it holds), so a restart can resume from it. */
-    readonly persistent: boolean,
-  ) {
+  private constructor(private readonly db: Database.Database) {
     this.statements = prepare(db);
   }
 
   static open(path: string | undefined, version: number): TaskViewsTable {
-    if (path === undefined) return new TaskViewsTable(openDatabase(':memory:', version), false);
+    if (path === undefined) return new TaskViewsTable(openDatabase(':memory:', version));
     mkdirSync(dirname(path), { recursive: true });
     try {
-      return new TaskViewsTable(openDatabase(path, version), true);
+      return new TaskViewsTable(openDatabase(path, version));
     } catch (error) {
       const code = String((error as { code?: unknown }).code ?? '');
       // Held by another process (any of SQLite's busy or locked codes): never touch its files.
       if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
-        return new TaskViewsTable(openDatabase(':memory:', version), false);
+        return new TaskViewsTable(openDatabase(':memory:', version));
       }
       // Not a database, or a damaged one: it is only a cache of the event store, so start over.
       // Anything else (permissions, a full disk) is the operator's to see, not a reason to delete.
       if (code !== 'SQLITE_NOTADB' && !code.startsWith('SQLITE_CORRUPT')) throw error;
       for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
-      return new TaskViewsTable(openDatabase(path, version), true);
+      return new TaskViewsTable(openDatabase(path, version));
     }
   }
 

@@ -87,7 +87,7 @@ export class TaskViewsStore {
     this.unsubscribe = this.store.onAppended((events) => this.enqueue(() => this.applyLive(events)));
     await this.enqueue(() => this.catchUp());
     this.throwIfStopped();
-    this.saveTimer = setInterval(() => this.saveOnTimer(), this.options.saveIntervalMs ?? 2000);
+    this.saveTimer = setInterval(() => this.trySave(), this.options.saveIntervalMs ?? 2000);
     this.saveTimer.unref();
   }
 
@@ -95,7 +95,9 @@ export class TaskViewsStore {
     this.unsubscribe?.();
     await this.queue;
     clearInterval(this.saveTimer);
-    if (this.table) this.save();
+    // The table is a cache of the event store: a save that fails costs a longer catch-up at the
+    // next start, and must not keep the table (and, after it, the event store) from closing.
+    this.trySave();
     this.table?.close();
     this.table = undefined;
   }
@@ -180,6 +182,7 @@ export class TaskViewsStore {
   private enqueue(work: () => Promise<void>): Promise<void> {
     this.queue = this.queue.then(work).catch((error: unknown) => {
       if (error instanceof UnreadableTaskEventError) this.unreadable ??= error;
+      else process.emitWarning(`task views: applying events failed, the next batch or refresh catches up: ${(error as Error).message}`);
       // Whatever was applied before the failure still counts for those waiting on it.
       this.release();
     });
@@ -221,7 +224,7 @@ export class TaskViewsStore {
     this.countStatus(before, after);
     this.applyToLine(after.tenantId, taskId, event, stored.globalPosition);
     // Between two events the views and the checkpoint match: a safe point to save.
-    if (this.unsaved.size >= MAX_UNSAVED_VIEWS) this.save();
+    if (this.unsaved.size >= MAX_UNSAVED_VIEWS) this.trySave();
   }
 
   private countStatus(before: TaskView | undefined, after: TaskView): void {
@@ -263,11 +266,11 @@ export class TaskViewsStore {
     this.unsavedLines.clear();
   }
 
-  private saveOnTimer(): void {
+  private trySave(): void {
     try {
       this.save();
     } catch (error) {
-      // The changes stay in memory and the next tick tries again; a restart meanwhile catches up from the last save.
+      // The changes stay in memory and the next save tries again; a restart meanwhile catches up from the last save.
       process.emitWarning(`task views not saved: ${(error as Error).message}`);
     }
   }

@@ -123,8 +123,9 @@ export class SqliteEventStore implements EventStore {
   private flush(): void {
     const group = this.pending.splice(0, MAX_APPENDS_PER_COMMIT);
     this.flushScheduled = false;
-    // The rest on the next loop turn, after this group's listeners and continuations have run.
-    if (this.pending.length > 0 && !this.closing) {
+    // The rest on the next loop turn, after this group's listeners and continuations have run
+    // (close() flushes them at once; the turn then finds nothing left).
+    if (this.pending.length > 0) {
       this.flushScheduled = true;
       setImmediate(() => this.flush());
     }
