@@ -26,6 +26,10 @@ describe('runnerConfigFromEnv', () => {
     const env = { RUNNER: 'temporal', TEMPORAL_ADDRESS: 't:7233' };
     expect(() => runnerConfigFromEnv({ ...env, SHUTDOWN_TIMEOUT_MS: '999' })).toThrow(/SHUTDOWN_TIMEOUT_MS must be an integer >= 1000/);
     expect(() => runnerConfigFromEnv({ ...env, SHUTDOWN_TIMEOUT_MS: '5s' })).toThrow(/SHUTDOWN_TIMEOUT_MS/);
+    // Past setTimeout's range Node would fire the bound after 1 ms: every shutdown forced at once.
+    expect(() => runnerConfigFromEnv({ ...env, SHUTDOWN_TIMEOUT_MS: '3000000000' })).toThrow(
+      /SHUTDOWN_TIMEOUT_MS must be an integer <= 2147483647/,
+    );
   });
 
   it('rejects RUNNER=temporal without TEMPORAL_ADDRESS', () => {

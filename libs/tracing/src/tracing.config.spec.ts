@@ -19,6 +19,10 @@ describe('otlpTracesUrlFromEnv', () => {
 
   it('refuses an endpoint that is not an http(s) URL', () => {
     expect(() => otlpTracesUrlFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4317' })).toThrow(/http\(s\) URL/);
+    expect(() => otlpTracesUrlFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://[bad' })).toThrow(/http\(s\) URL/);
+    expect(() =>
+      otlpTracesUrlFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://' }),
+    ).toThrow(/^OTEL_EXPORTER_OTLP_TRACES_ENDPOINT must be an http\(s\) URL, got "http:\/\/"/);
   });
 });
 

@@ -7,7 +7,17 @@ export function otlpTracesUrlFromEnv(env: NodeJS.ProcessEnv): string | undefined
   const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
   if (!base) return undefined;
   const full = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
+  const [name, value] = full ? ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', full] : ['OTEL_EXPORTER_OTLP_ENDPOINT', base];
   const url = full || `${base.replace(/\/+$/, '')}/v1/traces`;
-  if (!/^https?:\/\//.test(url)) throw new Error(`OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL, got "${base}"`);
+  if (!isHttpUrl(url)) throw new Error(`${name} must be an http(s) URL, got "${value}"`);
   return url;
+}
+
+function isHttpUrl(url: string): boolean {
+  try {
+    const { protocol, hostname } = new URL(url);
+    return (protocol === 'http:' || protocol === 'https:') && hostname !== '';
+  } catch {
+    return false;
+  }
 }

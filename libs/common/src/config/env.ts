@@ -1,13 +1,22 @@
 // Small, strict readers for environment configuration: a bad value stops start-up with a
 // message naming the variable, instead of surfacing later as odd behaviour.
 
-export function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number, { min = 0 }: { min?: number } = {}): number {
+export function intFromEnv(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  fallback: number,
+  { min = 0, max = Number.MAX_SAFE_INTEGER }: { min?: number; max?: number } = {},
+): number {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
+  if (n > max) throw new Error(`${name} must be an integer <= ${max}, got "${raw}"`);
   return n;
 }
+
+/** The longest delay setTimeout honours: Node runs a longer one after 1 ms. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export function boolFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
   const raw = env[name]?.trim().toLowerCase();
@@ -30,7 +39,7 @@ export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
  * turn every shutdown into a forced one.
  */
 export function shutdownTimeoutMsFromEnv(env: NodeJS.ProcessEnv): number {
-  return intFromEnv(env, 'SHUTDOWN_TIMEOUT_MS', DEFAULT_SHUTDOWN_TIMEOUT_MS, { min: 1_000 });
+  return intFromEnv(env, 'SHUTDOWN_TIMEOUT_MS', DEFAULT_SHUTDOWN_TIMEOUT_MS, { min: 1_000, max: MAX_TIMER_MS });
 }
 
 /**
