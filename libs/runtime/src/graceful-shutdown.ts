@@ -20,7 +20,8 @@ const SIGNALS = ['SIGTERM', 'SIGINT'] as const;
 
 /**
  * Nest's enableShutdownHooks, bounded and answering to the orchestrator: on SIGTERM (or SIGINT)
- * /readyz turns 503 at once, so a balancer drains the instance, then the app closes (each
+ * /readyz turns 503 at once, so a balancer drains the instance (the API's HTTP server, closed
+ * first, refuses new connections instead, which drains it the same), then the app closes (each
  * service lets its in-flight work finish or hands it back in its hooks) and the process exits 0.
  * When closing has not finished within `timeoutMs` the process exits 1 with a log line saying
  * so; a second signal forces that exit at once. Nest's own handler re-raises the signal, which
