@@ -220,7 +220,6 @@ async function createTask(base: string, body: Record<string, unknown>): Promise<
   return (await post(base, '/api/v1/tasks', body)).id;
 }
 
-/** The whole stream as parsed blocks (it ends after the turn's done). */
 main().then(
   () => process.exit(0),
   (error: unknown) => {

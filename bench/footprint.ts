@@ -6,6 +6,7 @@ import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-
 import { compiledEntry } from '../test/support/compiled-entry';
 import { freePort } from '../test/support/service-process';
 import { ChildService, startChildService } from './lib/child-service';
+import { procMemoryMiB } from './lib/proc-memory';
 import { summarize, Summary } from './lib/stats';
 import { sleep, withTimeout } from './lib/timing';
 import { makeTmpDir, removeDir } from './lib/tmp-dir';
@@ -243,17 +244,12 @@ function childState(service: ChildService): string {
 
 /** VmRSS and VmHWM from /proc, and the child's process.memoryUsage() via SIGWINCH. */
 async function memorySample(service: ChildService): Promise<MemorySample> {
-  const status = await readFile(`/proc/${service.child.pid}/status`, 'utf8');
-  const kib = (field: string): number => {
-    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
-    if (!match) throw new Error(`no ${field} in /proc/${service.child.pid}/status`);
-    return Number(match[1]);
-  };
+  const memory = await procMemoryMiB(service.child.pid!);
+  if (!memory) throw new Error(`no /proc/${service.child.pid}/status`);
   const line = await withTimeout('the memoryUsage line after SIGWINCH', nextMemoryLine(service), MEMORY_LINE_TIMEOUT_MS);
   const field = (name: string): number => Number(new RegExp(`${name}=(\\d+)`).exec(line)?.[1] ?? Number.NaN);
   return {
-    rssMiB: Math.round(kib('VmRSS') / 1024),
-    peakMiB: Math.round(kib('VmHWM') / 1024),
+    ...memory,
     usage: { heapTotal: field('heapTotal'), heapUsed: field('heapUsed'), external: field('external'), arrayBuffers: field('arrayBuffers') },
   };
 }

@@ -1,6 +1,5 @@
 import { performance } from 'node:perf_hooks';
 import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
-import { compiledEntry } from '../test/support/compiled-entry';
 import { freePort } from '../test/support/service-process';
 import { ChildService, startChildService } from './lib/child-service';
 import { SseRecorder } from './lib/sse-recorder';
@@ -40,7 +39,6 @@ const WAIT_MS = 30_000;
 export async function benchCompiledSseFanout(options: CompiledSseFanoutOptions): Promise<CompiledSseFanoutFigures> {
   const dataDir = await makeTmpDir('sse-child');
   const model = await startScriptedOpenAiServer({ defaultReply: { hang: true } });
-  compiledEntry('services/standalone/src/main.ts');
   let service: ChildService | undefined;
   try {
     service = await startChildService({

@@ -1,5 +1,4 @@
 import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
-import { compiledEntry } from '../test/support/compiled-entry';
 import { freePort } from '../test/support/service-process';
 import { ChildService, startChildService } from './lib/child-service';
 import { readStreamEvents } from './lib/read-stream-events';
@@ -44,7 +43,6 @@ const TOTAL_TIMEOUT_MS = 5 * 60_000;
 export async function benchStepOverhead(options: StepOverheadOptions): Promise<StepOverheadFigures> {
   const dataDir = await makeTmpDir('steps');
   const model = await startScriptedOpenAiServer({ defaultReply: { text: 'done' } });
-  compiledEntry('services/standalone/src/main.ts');
   let service: ChildService | undefined;
   try {
     service = await startChildService({

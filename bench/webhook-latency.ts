@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { startScriptedOpenAiServer, ScriptedReply } from '@app/model-provider/testing/scripted-openai-server';
 import { startWebhookReceiver } from '@app/webhooks/testing/webhook-receiver';
 import { freePort } from '../test/support/service-process';
 import { ApiClient } from './lib/api-client';
 import { ChildService, startChildService } from './lib/child-service';
+import { procMemoryMiB } from './lib/proc-memory';
 import { SchedSample, schedBetween, schedSample } from './lib/schedstat';
 import { summarize, Summary } from './lib/stats';
 import { sleep, waitUntil } from './lib/timing';
@@ -158,7 +158,7 @@ export async function benchWebhookLatency(options: WebhookLatencyOptions): Promi
     }
     options.log(`webhook: ${options.tasks} tasks finishing at once`);
     const { ids, released, arrived, sched, polls } = await round('measured', options.tasks);
-    const memory = await rssOf(service!.child.pid!);
+    const memory = await procMemoryMiB(service!.child.pid!);
 
     const firstById = new Map<string, Arrival>();
     for (const a of arrived) if (!firstById.has(a.webhookId)) firstById.set(a.webhookId, a);
@@ -179,7 +179,7 @@ export async function benchWebhookLatency(options: WebhookLatencyOptions): Promi
       received: once.length,
       duplicates: arrived.length - once.length,
       retried: attempts.filter((a) => a.attempts !== 1).length,
-      ...memory,
+      ...(memory ? { serviceRssMiB: memory.rssMiB, servicePeakMiB: memory.peakMiB } : {}),
     };
   } finally {
     await service?.stop();
@@ -187,13 +187,6 @@ export async function benchWebhookLatency(options: WebhookLatencyOptions): Promi
     await receiver.close();
     await removeDir(dataDir);
   }
-}
-
-/** VmRSS and VmHWM of a process (Linux), MiB; nothing elsewhere. */
-async function rssOf(pid: number): Promise<{ serviceRssMiB?: number; servicePeakMiB?: number }> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
-  const mib = (field: string) => Math.round(Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]) / 1024);
-  return status ? { serviceRssMiB: mib('VmRSS'), servicePeakMiB: mib('VmHWM') } : {};
 }
 
 /** The service thread's counters between the polls nearest before `fromMs` and at or after `toMs`. */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ChatCompletionsBody, ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { BalancedStream, followBalanced } from '../support/balanced-sse-client';
 import { DistributedDeployment, ServiceInstance, startDistributedDeployment } from '../support/distributed-deployment';
-import { pollDeployment, readHistory } from '../support/distributed-reads';
+import { orchestratorRunningStep, pollDeployment, readHistory } from '../support/distributed-reads';
 
 // README "Operating it": SIGTERM drains a process within SHUTDOWN_TIMEOUT_MS and exits 0, so a
 // rolling restart of every service, one process at a time, loses nothing. Tasks keep running
@@ -19,16 +19,6 @@ const SHUTDOWN_TIMEOUT_MS = 8_000;
 const STEPS = 3;
 const MODEL_DELAY_MS = 400;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** SIGTERM, and how the process ended: its exit code or signal, and how long it took. */
-async function terminate(instance: ServiceInstance): Promise<{ code: number | null; signal: string | null; ms: number }> {
-  const child = instance.process.child;
-  const startedAt = Date.now();
-  const exited = new Promise<[number | null, string | null]>((resolve) => child.once('exit', (code, signal) => resolve([code, signal])));
-  child.kill('SIGTERM');
-  const [code, signal] = await exited;
-  return { code, signal, ms: Date.now() - startedAt };
-}
 
 /** The model of every task: STEPS commands, one after another, then a final answer. */
 function agentReply(body: ChatCompletionsBody) {
@@ -97,14 +87,7 @@ describe('A rolling restart (SIGTERM to each process in turn) while tasks run (d
     for (const service of order) {
       for (const instance of d.instances.filter((i) => i.service === service)) {
         stopping.add(instance);
-        const child = instance.process.child;
-        const startedAt = Date.now();
-        const exited = new Promise<[number | null, string | null]>((resolve) =>
-          child.once('exit', (code, signal) => resolve([code, signal])),
-        );
-        child.kill('SIGTERM');
-        const [code, signal] = await exited;
-        exits.push({ instance: `${service}#${instance.index}`, code, signal, ms: Date.now() - startedAt });
+        exits.push({ instance: `${service}#${instance.index}`, ...(await instance.process.terminate()) });
         stoppedLogs.push(`--- stopped ${service}#${instance.index}\n${instance.process.output()}`);
         await d.restart(instance);
         stopping.delete(instance);
@@ -176,13 +159,10 @@ describe('A rolling restart (SIGTERM to each process in turn) while tasks run (d
       });
       const id = ((await res.json()) as { data: { id: string } }).data.id;
       await pollDeployment(d, 'the held model call', async () => (held ? true : undefined));
-      const workflow = temporal.workflow.getHandle(`agent-${id}-turn-1`);
-      const [inFlight] = (await workflow.describe()).raw.pendingActivities ?? [];
-      const orchestrators = d.instances.filter((i) => i.service === 'orchestrator');
-      const victim = orchestrators.find((i) => inFlight.lastWorkerIdentity!.startsWith(`${i.process.child.pid}@`))!;
+      const victim = (await orchestratorRunningStep(d, temporal, id))!;
       expect(victim).toBeDefined();
 
-      const exit = await terminate(victim);
+      const exit = await victim.process.terminate();
       release();
       expect(exit).toMatchObject({ code: 0, signal: null });
       // It waited out the grace time (the step did not finish), then left well inside the bound.
@@ -233,7 +213,7 @@ describe('A rolling restart (SIGTERM to each process in turn) while tasks run (d
     await pollDeployment(d, 'the long command to start', async () => ((await readFile(log, 'utf8').catch(() => '')) ? true : undefined));
     const sandbox = d.instances.find((i) => i.service === 'sandbox')!;
 
-    const exiting = terminate(sandbox);
+    const exiting = sandbox.process.terminate();
     // While it drains, its /readyz tells a balancer to send it nothing.
     const drainingStatus = await pollDeployment(d, 'the draining sandbox to answer /readyz 503', async () => {
       const res = await fetch(`${sandbox.healthUrl}/readyz`).catch(() => undefined);

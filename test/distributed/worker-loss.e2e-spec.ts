@@ -4,7 +4,13 @@ import { Client as TemporalClient, Connection } from '@temporalio/client';
 import { tsToMs } from '@temporalio/common';
 import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { DistributedDeployment, startDistributedDeployment } from '../support/distributed-deployment';
-import { StreamBlock as Block, pollDeployment, readHistory } from '../support/distributed-reads';
+import {
+  StreamBlock as Block,
+  orchestratorOfWorker,
+  orchestratorRunningStep,
+  pollDeployment,
+  readHistory,
+} from '../support/distributed-reads';
 
 // What the README promises when an orchestrator worker dies (kill -9) in the distributed mode:
 // the step it was running is retried on another worker, and a call waiting for approval still
@@ -60,8 +66,7 @@ describe('Orchestrator workers killed mid-task (distributed mode)', () => {
   const history = (id: string) => readHistory(d.apiUrls[0], KEY, id);
   const expectGapless = (blocks: Block[]) => expect(blocks.map((b) => b.id)).toEqual(blocks.map((_, i) => i + 1));
   const orchestrators = () => d.instances.filter((i) => i.service === 'orchestrator');
-  /** Temporal names a worker `<pid>@<host>` (its default identity). */
-  const workerOf = (identity: string) => orchestrators().find((i) => identity.startsWith(`${i.process.child.pid}@`));
+  const workerOf = (identity: string) => orchestratorOfWorker(d, identity);
 
   it('retries the step of a killed worker on the other one: the task completes, no event lost or recorded twice', async () => {
     // Model call, command, model call: the second model call is held until the worker running it
@@ -83,8 +88,7 @@ describe('Orchestrator workers killed mid-task (distributed mode)', () => {
     await until('the second model call to arrive', async () => (held ? true : undefined));
 
     const workflow = temporal.workflow.getHandle(`agent-${id}-turn-1`);
-    const [inFlight] = (await workflow.describe()).raw.pendingActivities ?? [];
-    const victim = workerOf(inFlight.lastWorkerIdentity!)!;
+    const victim = (await orchestratorRunningStep(d, temporal, id))!;
     expect(victim).toBeDefined();
     const survivor = orchestrators().find((i) => i !== victim)!;
     await victim.process.kill9();

@@ -1,4 +1,5 @@
-import type { DistributedDeployment } from './distributed-deployment';
+import type { Client as TemporalClient } from '@temporalio/client';
+import type { DistributedDeployment, ServiceInstance } from './distributed-deployment';
 import { parseSseBlocks, readRawStream } from './sse-client';
 
 /** One stream event as the distributed suites compare them: its id, kind and payload data. */
@@ -30,4 +31,22 @@ export async function pollDeployment<T>(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${d.output().slice(-20_000)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * The orchestrator whose Temporal worker runs the task's first turn's step now (Temporal names a
+ * worker `<pid>@<host>`, its default identity); undefined when no step is in flight.
+ */
+export async function orchestratorRunningStep(
+  d: DistributedDeployment,
+  temporal: TemporalClient,
+  taskId: string,
+): Promise<ServiceInstance | undefined> {
+  const [inFlight] = (await temporal.workflow.getHandle(`agent-${taskId}-turn-1`).describe()).raw.pendingActivities ?? [];
+  return inFlight?.lastWorkerIdentity ? orchestratorOfWorker(d, inFlight.lastWorkerIdentity) : undefined;
+}
+
+/** The orchestrator a Temporal worker identity (`<pid>@<host>`, the default) belongs to. */
+export function orchestratorOfWorker(d: DistributedDeployment, identity: string): ServiceInstance | undefined {
+  return d.instances.find((i) => i.service === 'orchestrator' && identity.startsWith(`${i.process.child.pid}@`));
 }

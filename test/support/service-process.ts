@@ -28,6 +28,14 @@ export interface ServiceProcess {
   /** SIGKILL: no shutdown hook runs, exactly like a crash. */
   kill9(): Promise<void>;
   stop(): Promise<void>;
+  /** SIGTERM, and how the process ended: its exit code or signal, and how long it took. */
+  terminate(): Promise<ProcessExit>;
+}
+
+export interface ProcessExit {
+  readonly code: number | null;
+  readonly signal: string | null;
+  readonly ms: number;
 }
 
 /** Runs `npm start`'s entry point as a real child process and waits for /healthz. */
@@ -92,6 +100,12 @@ export async function startEntryProcess(
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;
+    },
+    async terminate() {
+      const startedAt = Date.now();
+      child.kill('SIGTERM');
+      await exited;
+      return { code: child.exitCode, signal: child.signalCode, ms: Date.now() - startedAt };
     },
   };
 }

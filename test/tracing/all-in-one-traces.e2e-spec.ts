@@ -105,6 +105,27 @@ describe('Tracing in the all-in-one process', () => {
     expect(trace.find((s) => s.name === 'tool.run')?.attributes).toMatchObject({ 'task.id': id, 'tool.name': 'write_file' });
   });
 
+  it('ends and exports the span of an SSE stream its client closes', async () => {
+    service = await startServiceProcess(
+      env({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '100' }),
+      await freePort(),
+    );
+    const id = await runTaskWithToolCall();
+    const streams = () => receiver.spans.filter((s) => s.name === 'GET /api/v1/tasks/:id/stream');
+    const client = new AbortController();
+    const stream = await fetch(`${service.url}/api/v1/tasks/${id}/stream`, {
+      headers: { authorization: `Bearer ${KEY}`, accept: 'text/event-stream' },
+      signal: client.signal,
+    });
+    expect(stream.status).toBe(200);
+    await stream.body!.getReader().read(); // the stream is open and has sent something
+    expect(streams()).toEqual([]);
+    client.abort();
+
+    const [span] = await until('the stream span after its client left', () => (streams().length > 0 ? streams() : undefined));
+    expect(span.attributes).toMatchObject({ 'http.response.status_code': '200' }); // int64 values come decoded as strings
+  });
+
   it('exports the spans still batched when the process is stopped (SIGTERM)', async () => {
     // A batch delay far past the test: only the shutdown can send them.
     service = await startServiceProcess(

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
-import { ServiceProcess, freePort, startServiceProcess } from '../../../test/support/service-process';
+import { freePort, startServiceProcess } from '../../../test/support/service-process';
 import { parseSseBlocks, readRawStream } from '../../../test/support/sse-client';
 
 jest.setTimeout(120_000);
@@ -30,17 +30,6 @@ async function openStream(url: string, ready: (text: string) => boolean): Promis
   })();
   await Promise.race([isReady, whole]);
   return { whole };
-}
-
-/** SIGTERM, and how the process ended: its exit code or signal, and how long it took. */
-async function terminate(service: ServiceProcess): Promise<{ code: number | null; signal: string | null; ms: number }> {
-  const startedAt = Date.now();
-  const exited = new Promise<[number | null, string | null]>((resolve) =>
-    service.child.once('exit', (code, signal) => resolve([code, signal])),
-  );
-  service.child.kill('SIGTERM');
-  const [code, signal] = await exited;
-  return { code, signal, ms: Date.now() - startedAt };
 }
 
 describe('The all-in-one service on SIGTERM', () => {
@@ -85,7 +74,7 @@ describe('The all-in-one service on SIGTERM', () => {
     }
     const stream = await openStream(`${first.url}/api/v1/tasks/${id}/stream`, (text) => text.includes('event: tool_result'));
 
-    const exit = await terminate(first);
+    const exit = await first.terminate();
     const text = await stream.whole;
     expect(exit).toMatchObject({ code: 0, signal: null });
     expect(exit.ms).toBeLessThan(SHUTDOWN_TIMEOUT_MS);
