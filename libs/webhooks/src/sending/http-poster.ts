@@ -34,7 +34,6 @@ export const MAX_RESPONSE_BYTES = 64 * 1024;
 const ALLOW_SETTING = 'WEBHOOK_ALLOW_HOSTS';
 
 interface Connections {
-  readonly request: typeof Undici.request;
   readonly guarded: Undici.Agent;
   readonly allowListed: Undici.Agent;
 }
@@ -66,34 +65,24 @@ export class HttpPoster {
     } catch (error) {
       return { error: (error as Error).message };
     }
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), this.settings.timeoutMs);
-    try {
-      const response = await untilAborted(
-        // Idempotent: the receiver may see a message twice anyway (at least once, one webhook-id),
-        // so undici may pipeline it and send it again on a new socket when its socket fails.
-        connections.request(url, {
+    return new Promise<PostResult>((settle) => {
+      const exchange = new PostExchange(settle, this.settings.timeoutMs);
+      // undici's dispatch rather than its `request`: no body stream, promise or abort signal per
+      // POST, a third less CPU for each (BENCHMARKS.md "Webhooks"). Idempotent: the receiver may see
+      // a message twice anyway (at least once, one webhook-id), so undici may pipeline it and send
+      // it again on a new socket when its socket fails.
+      dispatcher.dispatch(
+        {
+          origin: url.origin,
+          path: `${url.pathname}${url.search}`,
           method: 'POST',
           headers: request.headers,
           body: request.body,
-          dispatcher,
-          signal: deadline.signal,
           idempotent: true,
-        }),
-        deadline.signal,
+        },
+        exchange,
       );
-      // Read and discarded so that the connection can serve the next request; past the bound the
-      // body is destroyed, which drops the connection rather than reading on. Never rejects on what
-      // the receiver sends back. undici's own dump: a third of the CPU of a `for await` over the
-      // body, per send (bench/webhook-send-cost.ts).
-      await response.body.dump({ limit: MAX_RESPONSE_BYTES }).catch(() => undefined);
-      const failure = describeStatus(response.statusCode);
-      return failure === undefined ? { statusCode: response.statusCode } : { statusCode: response.statusCode, error: failure };
-    } catch (error) {
-      return { error: deadline.signal.aborted ? this.timedOut() : describeFailure(error, this.settings.timeoutMs) };
-    } finally {
-      clearTimeout(timer);
-    }
+    });
   }
 
   async close(): Promise<void> {
@@ -104,7 +93,7 @@ export class HttpPoster {
   /** undici and the two agents, made at the first POST (loading undici costs about 0.1 s of CPU). */
   private async connect(): Promise<Connections> {
     if (!this.connections) {
-      const { Agent, request } = await import('undici');
+      const { Agent } = await import('undici');
       if (this.closed) throw new Error('the webhook sender is closed');
       // Each phase gets the whole bound; the deadline in `post` bounds their sum. No redirect
       // interceptor is installed (undici's default), so a 3xx comes back as an answer.
@@ -112,16 +101,11 @@ export class HttpPoster {
       const pool = { headersTimeout: timeoutMs, bodyTimeout: timeoutMs, connections: maxConnections, pipelining };
       // Sockets of `guarded` were all opened through the guarded lookup, so pooling them is safe.
       this.connections ??= {
-        request,
         guarded: new Agent({ ...pool, connect: { timeout: timeoutMs, lookup: guardedLookup(ALLOW_SETTING) } }),
         allowListed: new Agent({ ...pool, connect: { timeout: timeoutMs } }),
       };
     }
     return this.connections;
-  }
-
-  private timedOut(): string {
-    return `timed out after ${this.settings.timeoutMs} ms (the WEBHOOK_TIMEOUT_MS limit)`;
   }
 }
 
@@ -139,13 +123,17 @@ function describeStatus(status: number): string | undefined {
   return `the receiver answered ${status}`;
 }
 
+function timedOut(timeoutMs: number): string {
+  return `timed out after ${timeoutMs} ms (the WEBHOOK_TIMEOUT_MS limit)`;
+}
+
 // undici's own phase timeouts say the same as the deadline, in its words.
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 function describeFailure(error: unknown, timeoutMs: number): string {
   if (error instanceof AddressRefusedError) return error.message;
   const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && TIMEOUT_CODES.has(code)) return `timed out after ${timeoutMs} ms (the WEBHOOK_TIMEOUT_MS limit)`;
+  if (typeof code === 'string' && TIMEOUT_CODES.has(code)) return timedOut(timeoutMs);
   const parts: string[] = [];
   for (let e: unknown = error, depth = 0; e !== undefined && depth < 3; depth++) {
     parts.push(e instanceof Error ? e.message : String(e));
@@ -155,13 +143,73 @@ function describeFailure(error: unknown, timeoutMs: number): string {
 }
 
 /**
- * Settles when `work` does or the signal fires, whichever is first: undici notices an abort only
- * once a connection exists, and a DNS lookup cannot be cancelled at all.
+ * One POST's side of undici's dispatch protocol: it settles once, with the status or why there is
+ * none, when the answer is complete, when the connection fails, or at the deadline, whichever is
+ * first (a DNS lookup cannot be cancelled, so the deadline does not wait for one). The answer's
+ * body is counted and discarded; past MAX_RESPONSE_BYTES, or still arriving at the deadline, the
+ * exchange is aborted, which drops the connection rather than reading on, and the status already
+ * received stands.
  */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
+class PostExchange implements Undici.Dispatcher.DispatchHandlers {
+  private abortExchange?: (reason: Error) => void;
+  private statusCode?: number;
+  private bytesRead = 0;
+  private settled = false;
+  private readonly deadline: NodeJS.Timeout;
+
+  constructor(
+    private readonly settle: (result: PostResult) => void,
+    private readonly timeoutMs: number,
+  ) {
+    // Once the status is in, it is the answer, however slowly the body that follows trickles.
+    this.deadline = setTimeout(
+      () => this.stop(this.statusCode === undefined ? { error: timedOut(timeoutMs) } : this.answered()),
+      timeoutMs,
+    );
+  }
+
+  onConnect(abort: (reason: Error) => void): void {
+    this.abortExchange = abort;
+    // A deadline passed while connecting (or before a retry on a new socket): nothing more is sent.
+    if (this.settled) abort(new Error('webhook attempt ended'));
+  }
+
+  onHeaders(statusCode: number): boolean {
+    if (statusCode >= 200) this.statusCode = statusCode; // 1xx answers are interim
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.bytesRead += chunk.length;
+    if (this.bytesRead > MAX_RESPONSE_BYTES) this.stop(this.answered());
+    return true;
+  }
+
+  onComplete(): void {
+    this.finish(this.answered());
+  }
+
+  onError(error: Error): void {
+    this.finish({ error: describeFailure(error, this.timeoutMs) });
+  }
+
+  private answered(): PostResult {
+    const statusCode = this.statusCode ?? 0;
+    const failure = describeStatus(statusCode);
+    return failure === undefined ? { statusCode } : { statusCode, error: failure };
+  }
+
+  /** Settles and ends the exchange: its socket is dropped if the exchange was still running. */
+  private stop(result: PostResult): void {
+    if (this.settled) return;
+    this.finish(result);
+    this.abortExchange?.(new Error('webhook attempt ended'));
+  }
+
+  private finish(result: PostResult): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.deadline);
+    this.settle(result);
+  }
 }
