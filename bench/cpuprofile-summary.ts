@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 
 // Summarises a V8 .cpuprofile (from BENCH_CPU_PROF): self time by function and by package/folder.
-// Usage: npx ts-node --transpile-only bench/cpuprofile-summary.ts <file.cpuprofile> [top=25]
+// Usage: npx ts-node --transpile-only bench/cpuprofile-summary.ts <file.cpuprofile> [top=25] [--from µs --to µs]
+// --from/--to keep only the samples in that window of the monotonic clock (V8's profile clock, the
+// same as process.hrtime in another process on the host), as benchmark 8 logs for its burst.
 
 interface ProfileNode {
   id: number;
@@ -17,7 +19,16 @@ interface Profile {
   endTime: number;
 }
 
-const [file, topArg] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const option = (name: string): number | undefined => {
+  const at = args.indexOf(name);
+  if (at < 0) return undefined;
+  const [value] = args.splice(at, 2).slice(1);
+  return Number(value);
+};
+const fromUs = option('--from') ?? -Infinity;
+const toUs = option('--to') ?? Infinity;
+const [file, topArg] = args;
 if (!file) {
   console.error('usage: cpuprofile-summary.ts <file.cpuprofile> [top]');
   process.exit(2);
@@ -26,8 +37,13 @@ const top = Number(topArg ?? 25);
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const selfUs = new Map<number, number>();
-profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
-const totalUs = profile.endTime - profile.startTime;
+let sampledAtUs = profile.startTime;
+profile.samples.forEach((id, i) => {
+  sampledAtUs += profile.timeDeltas[i] ?? 0;
+  if (sampledAtUs < fromUs || sampledAtUs > toUs) return;
+  selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+});
+const totalUs = Math.min(profile.endTime, toUs) - Math.max(profile.startTime, fromUs);
 
 const where = (url: string): string => {
   if (!url) return '(native/vm)';

@@ -141,6 +141,7 @@ async function main(): Promise<number> {
         tasks: 100,
         warmupTasks: envNumber('BENCH_WEBHOOK_WARMUP', 10),
         warmupRounds: envNumber('BENCH_WEBHOOK_WARMUP_ROUNDS', 1),
+        cpuProfDir: process.env.BENCH_CPU_PROF || undefined,
         log,
         extraEnv: childEnvFromBench(),
       });

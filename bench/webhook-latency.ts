@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
+import { statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { startScriptedOpenAiServer, ScriptedReply } from '@app/model-provider/testing/scripted-openai-server';
-import { startWebhookReceiver } from '@app/webhooks/testing/webhook-receiver';
 import { freePort } from '../test/support/service-process';
 import { ApiClient } from './lib/api-client';
 import { ChildService, startChildService } from './lib/child-service';
 import { procMemoryMiB } from './lib/proc-memory';
-import { SchedSample, schedBetween, schedSample } from './lib/schedstat';
+import { SchedSample, processSchedSample, schedBetween, schedSample } from './lib/schedstat';
+import { startReceiverProcess, WebhookArrival } from './lib/webhook-receiver-process';
 import { summarize, Summary } from './lib/stats';
 import { sleep, waitUntil } from './lib/timing';
 import { makeTmpDir, removeDir } from './lib/tmp-dir';
@@ -28,18 +29,20 @@ export interface WebhookLatencyFigures {
   /** Model replies released → the last message received. */
   readonly releaseToLastMs: number;
   /**
-   * Release → the last message received, main threads only (Linux schedstat): the service's
-   * (models' answers, completions, dispatcher, sends) and the bench's (model server, receiver):
-   * time on a CPU, and time runnable but waiting for one (the machine's other load).
+   * Release → the last message received (Linux schedstat): the service's main thread (models'
+   * answers, completions, dispatcher, signing) and the bench's (the scripted model server): time
+   * on a CPU, and time runnable but waiting for one (the machine's other load).
    */
   readonly serviceThread?: SchedSample;
   readonly benchThread?: SchedSample;
   /**
-   * The service's main thread from the last TurnCompleted's recorded time to the last message
-   * received (sampled at each of the bench's 2 ms polls, so within a poll of either end): the
-   * work every delivery of the burst waited behind at most.
+   * The same for every thread of a process summed: for the service, its main thread, the webhook
+   * sender's worker thread, V8's compiler and GC helpers and libuv's pool; for the receiver
+   * process, what receiving the burst cost.
    */
-  readonly serviceThreadDelivering?: SchedSample;
+  readonly serviceProcess?: SchedSample;
+  readonly benchProcess?: SchedSample;
+  readonly receiverProcess?: SchedSample;
   /** task.completed messages of the measured tasks received, distinct by webhook-id, and repeats. */
   readonly received: number;
   readonly duplicates: number;
@@ -57,17 +60,9 @@ export interface WebhookLatencyOptions {
   readonly warmupRounds?: number;
   /** Extra variables for the child (comparison runs). */
   readonly extraEnv?: Record<string, string>;
+  /** When set, the child runs with --cpu-prof into this directory (the bursts' windows are logged for cpuprofile-summary.ts). */
+  readonly cpuProfDir?: string;
   readonly log: (line: string) => void;
-}
-
-interface Arrival {
-  readonly webhookId: string;
-  readonly taskId: string;
-  readonly type: string;
-  /** The message's `timestamp`: the recorded time of the event that made it due (ms precision). */
-  readonly recordedAtMs: number;
-  /** Epoch ms with sub-ms precision (performance.timeOrigin + now), when the body had arrived. */
-  readonly receivedAtMs: number;
 }
 
 /** Bound on each wait; the whole benchmark is well inside run.ts's watchdog. */
@@ -77,25 +72,13 @@ const LINGER_MS = 1_000;
 
 /**
  * Benchmark 8: webhooks of many tasks finishing at once. The all-in-one service runs as a child
- * (embedded store) with WEBHOOK_URL pointing at a real HTTP receiver in this process; the scripted
- * model holds every reply until released, so N tasks wait in their model call and all get their
- * answer in the same instant, and each then appends TurnCompleted, whose task.completed message
- * the dispatcher sends.
+ * (embedded store) with WEBHOOK_URL pointing at a real HTTP receiver in a third process; the
+ * scripted model holds every reply until released, so N tasks wait in their model call and all
+ * get their answer in the same instant, and each then appends TurnCompleted, whose
+ * task.completed message the dispatcher sends.
  */
 export async function benchWebhookLatency(options: WebhookLatencyOptions): Promise<WebhookLatencyFigures> {
-  const arrivals: Arrival[] = [];
-  const receiver = await startWebhookReceiver((request, res) => {
-    const receivedAtMs = performance.timeOrigin + performance.now();
-    res.writeHead(200).end();
-    const body = JSON.parse(request.body) as { type: string; timestamp: string; data: { taskId: string } };
-    arrivals.push({
-      webhookId: String(request.headers['webhook-id']),
-      taskId: body.data.taskId,
-      type: body.type,
-      recordedAtMs: Date.parse(body.timestamp),
-      receivedAtMs,
-    });
-  });
+  const receiver = await startReceiverProcess();
   let gate = newGate();
   const model = await startScriptedOpenAiServer({ defaultReply: (() => gate.opened) as ScriptedReply });
   const dataDir = await makeTmpDir('webhook');
@@ -103,6 +86,7 @@ export async function benchWebhookLatency(options: WebhookLatencyOptions): Promi
   try {
     service = await startChildService({
       port: await freePort(),
+      cpuProfDir: options.cpuProfDir,
       env: {
         PATH: process.env.PATH ?? '',
         DATA_DIR: dataDir,
@@ -118,6 +102,14 @@ export async function benchWebhookLatency(options: WebhookLatencyOptions): Promi
       },
     });
     const api = new ApiClient(service.url, 'bench-key');
+    const pids = { service: service.child.pid!, receiver: receiver.pid };
+    const sample = () => ({
+      service: schedSample(pids.service),
+      bench: schedSample('self'),
+      serviceProcess: processSchedSample(pids.service),
+      benchProcess: processSchedSample('self'),
+      receiverProcess: processSchedSample(pids.receiver),
+    });
 
     const round = async (label: string, count: number) => {
       const modelCallsBefore = model.requests.length;
@@ -126,30 +118,34 @@ export async function benchWebhookLatency(options: WebhookLatencyOptions): Promi
       await waitUntil(`${count} model calls to be held`, () => model.requests.length >= modelCallsBefore + count, STEP_TIMEOUT_MS, 5);
       // Let the creates' own work (and the dispatcher's look at it) settle, so the release is the only thing going on.
       await sleep(300);
-      const childPid = service!.child.pid!;
-      const schedBefore = { service: schedSample(childPid), bench: schedSample('self') };
-      const polls: { atMs: number; service: SchedSample | undefined }[] = [];
+      const before = sample();
+      const outputAtRelease = childOutputBytes();
       const released = performance.timeOrigin + performance.now();
+      const releasedMonotonicUs = process.hrtime.bigint() / 1000n;
+      const received = receiver.whenReceived('task.completed', ids, STEP_TIMEOUT_MS);
       const current = gate;
       gate = newGate();
       current.open({ text: 'done' });
-      const wanted = new Set(ids);
-      const completed = () => arrivals.filter((a) => a.type === 'task.completed' && wanted.has(a.taskId));
-      await waitUntil(
-        `${count} task.completed messages`,
-        () => {
-          polls.push({ atMs: performance.timeOrigin + performance.now(), service: schedSample(childPid) });
-          return new Set(completed().map((a) => a.webhookId)).size >= count;
-        },
-        STEP_TIMEOUT_MS,
-        2,
-      );
-      const sched = {
-        service: schedBetween(schedBefore.service, schedSample(childPid)),
-        bench: schedBetween(schedBefore.bench, schedSample('self')),
-      };
+      await received;
+      const after = sample();
+      // The burst's window on the host's monotonic clock, to pick it out of a --cpu-prof profile
+      // (cpuprofile-summary.ts --from --to) or a `perf record -k CLOCK_MONOTONIC`.
+      // With BENCH_CHILD_OUTPUT, also where the burst lies in the child's output (V8's --trace-opt
+      // lines, say), as byte offsets; the child's stdout is buffered, so give or take a few lines.
+      options.log(`webhook: ${label} burst, monotonic µs: ${releasedMonotonicUs} ${process.hrtime.bigint() / 1000n}`);
+      if (outputAtRelease !== undefined)
+        options.log(`webhook: ${label} burst, child output bytes: ${outputAtRelease} ${childOutputBytes()}`);
       await sleep(LINGER_MS);
-      return { ids, released, arrived: completed(), sched, polls };
+      const wanted = new Set(ids);
+      const arrived = (await receiver.arrivals()).filter((a) => a.type === 'task.completed' && wanted.has(a.taskId));
+      const sched = {
+        service: schedBetween(before.service, after.service),
+        bench: schedBetween(before.bench, after.bench),
+        serviceProcess: schedBetween(before.serviceProcess, after.serviceProcess),
+        benchProcess: schedBetween(before.benchProcess, after.benchProcess),
+        receiverProcess: schedBetween(before.receiverProcess, after.receiverProcess),
+      };
+      return { ids, released, arrived, sched };
     };
 
     for (let i = 0; i < (options.warmupRounds ?? 1); i++) {
@@ -157,10 +153,10 @@ export async function benchWebhookLatency(options: WebhookLatencyOptions): Promi
       await round('warm-up', options.warmupTasks);
     }
     options.log(`webhook: ${options.tasks} tasks finishing at once`);
-    const { ids, released, arrived, sched, polls } = await round('measured', options.tasks);
-    const memory = await procMemoryMiB(service!.child.pid!);
+    const { ids, released, arrived, sched } = await round('measured', options.tasks);
+    const memory = await procMemoryMiB(pids.service);
 
-    const firstById = new Map<string, Arrival>();
+    const firstById = new Map<string, WebhookArrival>();
     for (const a of arrived) if (!firstById.has(a.webhookId)) firstById.set(a.webhookId, a);
     const once = [...firstById.values()];
     const attempts = await Promise.all(ids.map((id) => firstAttempt(api, id)));
@@ -175,7 +171,9 @@ export async function benchWebhookLatency(options: WebhookLatencyOptions): Promi
       releaseToLastMs: Math.max(...once.map((a) => a.receivedAtMs)) - released,
       ...(sched.service ? { serviceThread: sched.service } : {}),
       ...(sched.bench ? { benchThread: sched.bench } : {}),
-      ...deliveringWindow(polls, Math.max(...once.map((a) => a.recordedAtMs)), Math.max(...once.map((a) => a.receivedAtMs))),
+      ...(sched.serviceProcess ? { serviceProcess: sched.serviceProcess } : {}),
+      ...(sched.benchProcess ? { benchProcess: sched.benchProcess } : {}),
+      ...(sched.receiverProcess ? { receiverProcess: sched.receiverProcess } : {}),
       received: once.length,
       duplicates: arrived.length - once.length,
       retried: attempts.filter((a) => a.attempts !== 1).length,
@@ -189,16 +187,10 @@ export async function benchWebhookLatency(options: WebhookLatencyOptions): Promi
   }
 }
 
-/** The service thread's counters between the polls nearest before `fromMs` and at or after `toMs`. */
-function deliveringWindow(
-  polls: readonly { atMs: number; service: SchedSample | undefined }[],
-  fromMs: number,
-  toMs: number,
-): { serviceThreadDelivering?: SchedSample } {
-  const before = [...polls].reverse().find((p) => p.atMs <= fromMs);
-  const after = polls.find((p) => p.atMs >= toMs);
-  const window = schedBetween(before?.service, after?.service);
-  return window ? { serviceThreadDelivering: window } : {};
+/** How much the child has written to BENCH_CHILD_OUTPUT so far, when set. */
+function childOutputBytes(): number | undefined {
+  const file = process.env.BENCH_CHILD_OUTPUT;
+  return file ? (statSync(file, { throwIfNoEntry: false })?.size ?? 0) : undefined;
 }
 
 /** The task.completed delivery's first attempt, from GET /tasks/{id}/webhook-deliveries. */

@@ -1,4 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compiledEntry } from '../../test/support/compiled-entry';
 import { startScriptNodeFlags } from '../../test/support/start-script-flags';
@@ -52,8 +53,12 @@ export async function startChildService(options: ChildServiceOptions): Promise<C
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  // BENCH_CHILD_OUTPUT (a file): the child's whole output is also appended there, for experiments
+  // with V8's tracing flags in BENCH_NODE_ARGS.
+  const copyTo = process.env.BENCH_CHILD_OUTPUT;
   const append = (chunk: Buffer) => {
     output = (output + chunk.toString('utf8')).slice(-65_536);
+    if (copyTo) appendFileSync(copyTo, chunk);
   };
   child.stdout!.on('data', append);
   child.stderr!.on('data', append);

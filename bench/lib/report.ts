@@ -224,8 +224,17 @@ export function renderReport(r: BenchResults): string {
       const sched = (s: { onCpuMs: number; waitingMs: number }) => `${ms(s.onCpuMs)} on a CPU, ${ms(s.waitingMs)} waiting for one`;
       rows.push([
         name,
-        'diagnostic: release → last received, main threads: service; bench (model server, receiver)',
+        'diagnostic: release → last received, main threads: service; bench (model server)',
         `${sched(w.serviceThread)}; ${sched(w.benchThread)}`,
+        '',
+        '',
+      ]);
+    }
+    if (w.serviceProcess && w.benchProcess && w.receiverProcess) {
+      rows.push([
+        name,
+        'diagnostic: release → last received, every thread summed, on a CPU: service; bench; receiver process',
+        `${ms(w.serviceProcess.onCpuMs)}; ${ms(w.benchProcess.onCpuMs)}; ${ms(w.receiverProcess.onCpuMs)}`,
         '',
         '',
       ]);
@@ -235,15 +244,6 @@ export function renderReport(r: BenchResults): string {
         name,
         'diagnostic: service RSS after the round (webhook sender thread running), peak',
         `${w.serviceRssMiB} MiB, ${w.servicePeakMiB} MiB`,
-        '',
-        '',
-      ]);
-    }
-    if (w.serviceThreadDelivering) {
-      rows.push([
-        name,
-        "diagnostic: last TurnCompleted recorded → last received (±2 ms), the service's main thread",
-        `${ms(w.serviceThreadDelivering.onCpuMs)} on a CPU, ${ms(w.serviceThreadDelivering.waitingMs)} waiting for one`,
         '',
         '',
       ]);
