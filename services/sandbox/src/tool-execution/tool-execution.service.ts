@@ -28,6 +28,7 @@ import { ToolContext } from '../tools/tool-spec';
 import { placeUploads } from '../uploads/place-uploads';
 import { UploadFetcher } from '../uploads/upload-fetcher';
 import { commandRunner } from './command-runner';
+import { RequestDrain } from './request-drain';
 
 /** A notice quotes at most this much of a server's error. */
 const MAX_NOTICE_CHARS = 1_000;
@@ -50,6 +51,8 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
   private readonly running = new Map<string, { readonly taskId: string; readonly controller: AbortController }>();
   /** Each call runs once here however often it is delivered (a resend, a forward racing the original). */
   private readonly calls = new Map<string, Promise<ExecuteToolReply>>();
+  /** Every request from its arrival (a call may wait for its task's lock or restore before it runs): see onModuleDestroy. */
+  private readonly requests = new RequestDrain();
   private health: ProviderHealth = { ok: false, reason: 'not checked yet' };
   private sweepTimer?: NodeJS.Timeout;
   private sweeping?: Promise<unknown>;
@@ -87,7 +90,7 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
     const here = this.placement.instanceId;
     // Each request is its own log scope: its lines carry the task (and the call, and its turn once read).
     const scoped = <R extends { taskId: string; callId?: string }, T>(handler: (req: R) => Promise<T>) => {
-      return (req: R) => runWithLogContext({ taskId: req.taskId, callId: req.callId }, () => handler(req));
+      return this.requests.track((req: R) => runWithLogContext({ taskId: req.taskId, callId: req.callId }, () => handler(req)));
     };
     this.unsubscribes.push(
       this.bus.handle(
@@ -121,33 +124,34 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Takes no more calls and lets the running ones finish and answer for the shutdown grace time;
-   * those still running then are stopped (as a cancel stops them) and answer so. Only then are
-   * the leases given up: released earlier, another instance could take a task over while its
-   * command still ran here.
+   * Takes no more calls and lets those it has finish and answer for the shutdown grace time,
+   * running ones and those still waiting for their task's session (which, once their turn comes,
+   * are refused as HandlerUnavailable: nothing ran, and the orchestrator sends them again). Those
+   * still running then are stopped (as a cancel stops them) and answer so. Only then are the
+   * leases given up: released earlier, another instance could take a task over while a command of
+   * it still ran, or had yet to start, here.
    */
   async onModuleDestroy(): Promise<void> {
     clearInterval(this.sweepTimer);
     this.unsubscribes.forEach((u) => u());
-    await this.finishRunningCalls();
+    await this.finishRequests();
     await this.sweeping;
     await this.toolbox.closeAll();
     await this.leases.stop();
   }
 
-  private async finishRunningCalls(): Promise<void> {
-    if (this.running.size === 0) return;
+  private async finishRequests(): Promise<void> {
     const graceMs = this.settings.shutdownGraceMs;
-    this.logger.log(`stopping with ${this.running.size} tool call(s) running: letting them finish (at most ${graceMs} ms)`);
-    let timer: NodeJS.Timeout | undefined;
-    const grace = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), graceMs)));
-    const settled = Promise.allSettled([...this.calls.values()]);
-    const late = (await Promise.race([settled, grace])) === 'late';
-    clearTimeout(timer);
-    if (!late) return;
-    this.logger.warn(`stopping ${this.running.size} tool call(s) still running after ${graceMs} ms`);
-    for (const { controller } of this.running.values()) controller.abort();
-    await settled;
+    if (this.requests.size > 0) {
+      this.logger.log(
+        `stopping with ${this.running.size} tool call(s) running and ${this.requests.size} request(s) in all: ` +
+          `letting them finish (at most ${graceMs} ms)`,
+      );
+    }
+    await this.requests.drain(graceMs, () => {
+      this.logger.warn(`stopping ${this.running.size} tool call(s) still running after ${graceMs} ms`);
+      for (const { controller } of this.running.values()) controller.abort();
+    });
   }
 
   async definitions(req: ListToolsRequest): Promise<ToolDefinition[]> {
@@ -223,6 +227,8 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
   }
 
   private async runOnce(req: ExecuteToolRequest, workspaceRoot: string, startedAt: number): Promise<ExecuteToolReply> {
+    // Its turn came while this instance stops: the lease is about to go, so another instance runs it.
+    this.requests.assertAccepting(`call ${req.callId}`);
     // Registered before the task is read: a cancel published earlier is then already in the events.
     const controller = new AbortController();
     this.running.set(req.callId, { taskId: req.taskId, controller });
@@ -295,11 +301,12 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
   }
 
   private async prepareHere(req: PrepareWorkspaceRequest): Promise<{ files: number }> {
-    await this.sessions.use(req.taskId, (root) =>
-      this.uploads.use(req.taskId, req.files, (local) =>
+    await this.sessions.use(req.taskId, (root) => {
+      this.requests.assertAccepting(`the uploads of ${req.taskId}`);
+      return this.uploads.use(req.taskId, req.files, (local) =>
         placeUploads(local, root, this.settings.uploads, this.provider.fileOwner(req.taskId)),
-      ),
-    );
+      );
+    });
     return { files: req.files.length };
   }
 
