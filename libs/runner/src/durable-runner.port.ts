@@ -32,6 +32,12 @@ export interface DurableRunner {
    * from the events) or, on Temporal, may finish for the grace time and are then handed back.
    */
   stop(): Promise<void>;
+  /**
+   * The first step of a shutdown: no step starts from now on, and notifications are ignored; the
+   * steps running go on (stop() then ends them). Absent where a step's work is not in this process
+   * (Temporal: another worker takes it).
+   */
+  drain?(): void;
   /** The steps running in this process now (shutdown logs); absent when the runner cannot tell. */
   stepsRunning?(): number;
   /** Resolves once the runner's server answers (readiness); absent when it has none. */

@@ -5,7 +5,11 @@ import { ArtifactsModule } from '../../artifacts/src/artifacts.module';
 import { OrchestratorModule } from '../../orchestrator/src/orchestrator.module';
 import { SandboxModule } from '../../sandbox/src/sandbox.module';
 
-/** All four services in one process over the embedded adapters: what `npm start` runs. */
+/**
+ * All four services in one process over the embedded adapters: what `npm start` runs. The order of
+ * the imports is the reverse of their destroy hooks' order: the orchestrator stops starting steps
+ * before the sandbox lets its running calls finish (AgentRunnerService.onModuleDestroy).
+ */
 @Module({})
 export class StandaloneModule {
   static forRoot(env: NodeJS.ProcessEnv): DynamicModule {

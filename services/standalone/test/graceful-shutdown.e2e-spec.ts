@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
@@ -101,6 +101,66 @@ describe('The all-in-one service on SIGTERM', () => {
       expect(all).toEqual(history);
       expect(JSON.parse(all.at(-1)!.data)).toMatchObject({ type: 'done', data: { status: 'completed' } });
       expect(all.filter((b) => b.event === 'content').map((b) => JSON.parse(b.data).data.text)).toEqual(['finished after restart']);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it('starts no step while the sandbox lets a running command finish: a call started then would find no sandbox', async () => {
+    const env = {
+      DATA_DIR: dataDir,
+      API_KEYS: KEY,
+      LLM_BASE_URL: model.url,
+      LLM_MODEL: 'scripted',
+      LLM_MAX_RETRIES: '0',
+      SHUTDOWN_TIMEOUT_MS: '15000',
+    };
+    model.script(
+      // Task A: a command still running at SIGTERM, which the sandbox lets finish (grace 12 s).
+      { toolCalls: [{ name: 'shell', arguments: { command: 'echo started > a.log; sleep 4; echo finished >> a.log' } }] },
+      // Task B: its model answers during that grace. Before, its loop went on to run the call,
+      // which found the sandbox no longer taking any, and was reported interrupted after the restart.
+      { toolCalls: [{ name: 'shell', arguments: { command: 'echo ran > b.log' } }], delayMs: 2_000 },
+    );
+    const port = await freePort();
+    const first = await startServiceProcess(env, port);
+    const create = async (message: string) => {
+      const res = await fetch(`${first.url}/api/v1/tasks`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ message }),
+      });
+      return ((await res.json()) as { data: { id: string } }).data.id;
+    };
+    const a = await create('a long command');
+    const aLog = join(dataDir, 'workspaces', a, 'a.log');
+    const until = Date.now() + 20_000;
+    while (!(await readFile(aLog, 'utf8').catch(() => ''))) {
+      if (Date.now() > until) throw new Error(`the command never started:\n${first.output()}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const b = await create('a short command');
+    while (model.requests.length < 2) {
+      if (Date.now() > until) throw new Error(`task B never called the model:\n${first.output()}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+
+    const exit = await first.terminate();
+    expect(exit).toMatchObject({ code: 0, signal: null });
+    expect(await readFile(aLog, 'utf8')).toBe('started\nfinished\n');
+
+    model.script({ text: 'done' }, { text: 'done' });
+    const second = await startServiceProcess(env, port);
+    try {
+      for (const id of [a, b]) {
+        const blocks = parseSseBlocks((await readRawStream(`${second.url}/api/v1/tasks/${id}/stream?after=0`, auth)).text).filter(
+          (block) => block.id,
+        );
+        const results = blocks.filter((block) => block.event === 'tool_result').map((block) => JSON.parse(block.data).data);
+        expect(results).toEqual([expect.objectContaining({ status: 'success', output: expect.not.stringContaining('Interrupted') })]);
+        expect(JSON.parse(blocks.at(-1)!.data)).toMatchObject({ type: 'done', data: { status: 'completed' } });
+      }
+      expect(await readFile(join(dataDir, 'workspaces', b, 'b.log'), 'utf8')).toBe('ran\n');
     } finally {
       await second.stop();
     }

@@ -22,6 +22,8 @@ export class InProcessRunner implements DurableRunner {
   /** One deadline timer per task (a step that returned `waitUntil`). */
   private readonly deadlines = new Map<string, NodeJS.Timeout>();
   private stopped = false;
+  /** drain() was called: the running steps finish, no other starts. */
+  private draining = false;
 
   constructor(
     private readonly step: StepFunction,
@@ -32,11 +34,12 @@ export class InProcessRunner implements DurableRunner {
 
   async start(): Promise<void> {
     this.stopped = false;
+    this.draining = false;
     for (const taskId of this.activeTaskIds()) this.notify(taskId);
   }
 
   notify(taskId: string): void {
-    if (this.stopped) return;
+    if (this.stopped || this.draining) return;
     const running = this.loops.get(taskId);
     if (running) {
       running.dirty = true;
@@ -53,6 +56,12 @@ export class InProcessRunner implements DurableRunner {
 
   async idle(): Promise<void> {
     while (this.loops.size > 0) await Promise.all([...this.loops.values()].map((l) => l.done));
+  }
+
+  drain(): void {
+    this.draining = true;
+    for (const timer of this.deadlines.values()) clearTimeout(timer);
+    this.deadlines.clear();
   }
 
   async stop(): Promise<void> {
@@ -86,7 +95,7 @@ export class InProcessRunner implements DurableRunner {
 
   private async run(taskId: string, loop: Loop): Promise<void> {
     await Promise.resolve(); // let notify() return before the first step starts
-    for (let steps = 0; steps < this.maxStepsPerRun && !this.stopped; steps++) {
+    for (let steps = 0; steps < this.maxStepsPerRun && !this.stopped && !this.draining; steps++) {
       loop.dirty = false;
       let outcome;
       try {

@@ -1,4 +1,4 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { TaskSecrets, runWithLogContext, taskIdOf } from '@app/common';
 import { MESSAGE_BUS, MessageBus } from '@app/bus';
 import { EVENT_STORE, EventStore, StoredEvent } from '@app/event-store';
@@ -23,7 +23,7 @@ const ENDING_EVENTS = new Set(['TaskCancelled']);
 const SLOT_FREEING_EVENTS = new Set(['TurnCompleted', 'TaskFailed', 'TaskCancelled']);
 
 @Injectable()
-export class AgentRunnerService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class AgentRunnerService implements OnApplicationBootstrap, OnModuleDestroy, BeforeApplicationShutdown {
   private readonly logger = new Logger('AgentRunner');
   private readonly runner: DurableRunner;
   private readonly admission?: TurnAdmission;
@@ -66,6 +66,17 @@ export class AgentRunnerService implements OnApplicationBootstrap, BeforeApplica
   async onApplicationBootstrap(): Promise<void> {
     this.unsubscribe = this.store.onAppended((events) => this.route(events));
     await this.runner.start();
+  }
+
+  /**
+   * The first of the shutdown: no new step starts (in-process), while the steps running go on. In
+   * the all-in-one process this runs before the sandbox's own onModuleDestroy (Nest destroys the
+   * root's imports last to first, and StandaloneModule imports the sandbox before the
+   * orchestrator), which lets the tool calls running finish for the grace time: a step started in
+   * that time would send a call nobody takes any more, and find it interrupted at the next start.
+   */
+  onModuleDestroy(): void {
+    this.runner.drain?.();
   }
 
   /**
