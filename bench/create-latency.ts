@@ -1,6 +1,6 @@
 import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { runAutocannon, LoadOptions, LoadResult } from './lib/autocannon-run';
-import { startChildService } from './lib/child-service';
+import { benchServiceEnv, startChildService } from './lib/child-service';
 import { freePort } from '../test/support/service-process';
 import { runPaced } from './lib/paced-load';
 import { summarize, Summary } from './lib/stats';
@@ -49,12 +49,7 @@ export async function benchCreateLatency(options: CreateLatencyOptions): Promise
       port,
       cpuProfDir: options.cpuProfDir,
       env: {
-        PATH: process.env.PATH ?? '',
-        DATA_DIR: dataDir,
-        API_KEYS: 'bench-key',
-        LLM_BASE_URL: model.url,
-        LLM_MODEL: 'bench',
-        LLM_STREAM: 'false',
+        ...benchServiceEnv(dataDir, 'bench-key', model.url),
         ...options.extraEnv,
       },
     });

@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { compiledEntry } from '../test/support/compiled-entry';
 import { freePort } from '../test/support/service-process';
-import { ChildService, startChildService } from './lib/child-service';
+import { ChildService, benchServiceEnv, startChildService } from './lib/child-service';
 import { procMemoryMiB } from './lib/proc-memory';
 import { summarize, Summary } from './lib/stats';
 import { sleep, withTimeout } from './lib/timing';
@@ -95,12 +95,7 @@ export async function benchFootprint(options: FootprintOptions): Promise<Footpri
       bootTimeoutMs: 60_000,
       nodeArgs: ['-r', join(ROOT, 'scripts/print-memory-on-signal.js')],
       env: {
-        PATH: process.env.PATH ?? '',
-        DATA_DIR: dataDir,
-        API_KEYS: API_KEY,
-        LLM_BASE_URL: model.url,
-        LLM_MODEL: 'bench',
-        LLM_STREAM: 'false',
+        ...benchServiceEnv(dataDir, API_KEY, model.url),
         LOG_LEVEL: 'warn',
       },
     });

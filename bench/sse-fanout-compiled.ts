@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { freePort } from '../test/support/service-process';
-import { ChildService, startChildService } from './lib/child-service';
+import { ApiClient } from './lib/api-client';
+import { ChildService, benchServiceEnv, startChildService } from './lib/child-service';
 import { SseRecorder } from './lib/sse-recorder';
 import { summarize, Summary } from './lib/stats';
 import { sleep, waitUntil, withTimeout } from './lib/timing';
@@ -44,12 +45,7 @@ export async function benchCompiledSseFanout(options: CompiledSseFanoutOptions):
     service = await startChildService({
       port: await freePort(),
       env: {
-        PATH: process.env.PATH ?? '',
-        DATA_DIR: dataDir,
-        API_KEYS: API_KEY,
-        LLM_BASE_URL: model.url,
-        LLM_MODEL: 'bench',
-        LLM_STREAM: 'false',
+        ...benchServiceEnv(dataDir, API_KEY, model.url),
         LLM_TIMEOUT_MS: '3600000',
         LOG_LEVEL: 'warn',
       },
@@ -63,12 +59,13 @@ export async function benchCompiledSseFanout(options: CompiledSseFanoutOptions):
 }
 
 async function measure(url: string, options: CompiledSseFanoutOptions): Promise<CompiledSseFanoutFigures> {
-  const id = await call<{ id: string }>(url, 'POST', '/api/v1/tasks', { message: 'stay running' }).then((d) => d.id);
-  await waitUntil('the turn to start', async () => (await task(url, id)).status === 'running', WAIT_MS);
-  const base = (await task(url, id)).lastEventId;
+  const api = new ApiClient(url, API_KEY);
+  const id = await api.createTask('stay running');
+  await waitUntil('the turn to start', async () => (await api.getTask(id)).status === 'running', WAIT_MS);
+  const base = (await api.getTask(id)).lastEventId;
   const clients = Array.from(
     { length: options.subscribers },
-    () => new SseRecorder(`${url}/api/v1/tasks/${id}/stream?after=${base}`, { authorization: `Bearer ${API_KEY}` }),
+    () => new SseRecorder(`${url}/api/v1/tasks/${id}/stream?after=${base}`, api.authHeader),
   );
   options.log(`sse (compiled child): ${options.subscribers} streams, ${options.followUps} follow-ups every ${options.intervalMs} ms`);
   try {
@@ -78,7 +75,7 @@ async function measure(url: string, options: CompiledSseFanoutOptions): Promise<
     for (let k = 1; k <= options.followUps; k++) {
       const next = performance.now() + options.intervalMs;
       sentAt[k] = performance.now();
-      await call(url, 'POST', `/api/v1/tasks/${id}/messages`, { message: `follow-up ${k}` });
+      await api.sendMessage(id, `follow-up ${k}`);
       postMs.push(performance.now() - sentAt[k]);
       await sleep(Math.max(0, next - performance.now()));
     }
@@ -105,20 +102,4 @@ async function measure(url: string, options: CompiledSseFanoutOptions): Promise<
   } finally {
     clients.forEach((c) => c.close());
   }
-}
-
-async function task(url: string, id: string): Promise<{ status: string; lastEventId: number }> {
-  return call(url, 'GET', `/api/v1/tasks/${id}`);
-}
-
-async function call<T>(url: string, method: string, path: string, json?: unknown): Promise<T> {
-  const response = await fetch(`${url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${API_KEY}`, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: json === undefined ? undefined : JSON.stringify(json),
-    signal: AbortSignal.timeout(10_000),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${path}: HTTP ${response.status} ${text.slice(0, 200)}`);
-  return (JSON.parse(text) as { data: T }).data;
 }

@@ -1,6 +1,7 @@
 import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { freePort } from '../test/support/service-process';
-import { ChildService, startChildService } from './lib/child-service';
+import { ApiClient } from './lib/api-client';
+import { ChildService, benchServiceEnv, startChildService } from './lib/child-service';
 import { readStreamEvents } from './lib/read-stream-events';
 import { SseRecorder } from './lib/sse-recorder';
 import { summarize, Summary } from './lib/stats';
@@ -49,12 +50,7 @@ export async function benchStepOverhead(options: StepOverheadOptions): Promise<S
       port: await freePort(),
       cpuProfDir: options.cpuProfDir,
       env: {
-        PATH: process.env.PATH ?? '',
-        DATA_DIR: dataDir,
-        API_KEYS: API_KEY,
-        LLM_BASE_URL: model.url,
-        LLM_MODEL: 'bench',
-        LLM_STREAM: 'false',
+        ...benchServiceEnv(dataDir, API_KEY, model.url),
         LOG_LEVEL: 'warn',
       },
     });
@@ -72,6 +68,7 @@ async function measure(
   model: Awaited<ReturnType<typeof startScriptedOpenAiServer>>,
   options: StepOverheadOptions,
 ): Promise<StepOverheadFigures> {
+  const api = new ApiClient(url, API_KEY);
   const wall: number[] = [];
   const overhead: number[] = [];
   const modelMs: number[] = [];
@@ -81,17 +78,12 @@ async function measure(
     const calls = Array.from({ length: options.stepsPerTask }, () => ({ toolCalls: [{ name: 'list_files', arguments: {} }] }));
     model.script(...calls, { text: 'done' });
     const timingsBefore = model.timings.length;
-    const id = await createTask(url);
-    const client = new SseRecorder(`${url}/api/v1/tasks/${id}/stream?after=0`, auth());
+    const id = await api.createTask('loop');
+    const client = new SseRecorder(`${url}/api/v1/tasks/${id}/stream?after=0`, api.authHeader);
     try {
       await client.open();
-      await waitUntil(
-        'the turn to end',
-        async () => (await getJson(url, `/api/v1/tasks/${id}`)).status === 'completed',
-        TASK_TIMEOUT_MS,
-        100,
-      );
-      const events = await readStreamEvents(url, id, auth(), TASK_TIMEOUT_MS);
+      await waitUntil('the turn to end', async () => (await api.getTask(id)).status === 'completed', TASK_TIMEOUT_MS, 100);
+      const events = await readStreamEvents(url, id, api.authHeader, TASK_TIMEOUT_MS);
       const status = events.find((e) => e.event === 'status');
       const done = events.find((e) => e.event === 'done');
       if (!status || !done) throw new Error(`task ${id}: no status or done event in its history`);
@@ -119,22 +111,3 @@ async function measure(
     modelServerMs: summarize(modelMs),
   };
 }
-
-async function createTask(url: string): Promise<string> {
-  const response = await fetch(`${url}/api/v1/tasks`, {
-    method: 'POST',
-    headers: { ...auth(), 'content-type': 'application/json' },
-    body: JSON.stringify({ message: 'loop' }),
-    signal: AbortSignal.timeout(10_000),
-  });
-  if (response.status !== 201 && response.status !== 200) throw new Error(`POST /api/v1/tasks: HTTP ${response.status}`);
-  return ((await response.json()) as { data: { id: string } }).data.id;
-}
-
-async function getJson(url: string, path: string): Promise<Record<string, unknown>> {
-  const response = await fetch(`${url}${path}`, { headers: auth(), signal: AbortSignal.timeout(10_000) });
-  if (!response.ok) throw new Error(`GET ${path}: HTTP ${response.status}`);
-  return ((await response.json()) as { data: Record<string, unknown> }).data;
-}
-
-const auth = () => ({ authorization: `Bearer ${API_KEY}` });

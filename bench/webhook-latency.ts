@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { startScriptedOpenAiServer, ScriptedReply } from '@app/model-provider/testing/scripted-openai-server';
 import { freePort } from '../test/support/service-process';
 import { ApiClient } from './lib/api-client';
-import { ChildService, startChildService } from './lib/child-service';
+import { ChildService, benchServiceEnv, startChildService } from './lib/child-service';
 import { procMemoryMiB } from './lib/proc-memory';
 import { SchedSample, processSchedSample, schedBetween, schedSample } from './lib/schedstat';
 import { startReceiverProcess, WebhookArrival } from './lib/webhook-receiver-process';
@@ -88,12 +88,7 @@ export async function benchWebhookLatency(options: WebhookLatencyOptions): Promi
       port: await freePort(),
       cpuProfDir: options.cpuProfDir,
       env: {
-        PATH: process.env.PATH ?? '',
-        DATA_DIR: dataDir,
-        API_KEYS: 'bench-key',
-        LLM_BASE_URL: model.url,
-        LLM_MODEL: 'bench',
-        LLM_STREAM: 'false',
+        ...benchServiceEnv(dataDir, 'bench-key', model.url),
         LLM_TIMEOUT_MS: '600000',
         WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
         WEBHOOK_URL: `${receiver.origin}/hook`,

@@ -21,6 +21,11 @@ export class ApiClient {
     return body.data as { status: string; lastEventId: number; turn: number };
   }
 
+  /** A follow-up message: it queues a turn. */
+  async sendMessage(id: string, message: string): Promise<void> {
+    await this.call('POST', `/api/v1/tasks/${id}/messages`, { message });
+  }
+
   async cancel(id: string): Promise<string> {
     const body = await this.call('POST', `/api/v1/tasks/${id}/cancel`, {});
     return (body.data as { status: string }).status;

@@ -35,6 +35,21 @@ export interface ChildServiceOptions {
 }
 
 /**
+ * What every benchmark's child is given: its own DATA_DIR, one API key, and the scripted model
+ * (whole answers, not streamed); a benchmark adds its own.
+ */
+export function benchServiceEnv(dataDir: string, apiKey: string, modelUrl: string): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    DATA_DIR: dataDir,
+    API_KEYS: apiKey,
+    LLM_BASE_URL: modelUrl,
+    LLM_MODEL: 'bench',
+    LLM_STREAM: 'false',
+  };
+}
+
+/**
  * Runs the all-in-one service as `npm start` does (its entry point and node options, then
  * `BENCH_NODE_ARGS`, space-separated, for experiments) as a child process and waits for /healthz.
  */
