@@ -169,7 +169,11 @@ class PostExchange implements Undici.Dispatcher.DispatchHandlers {
   }
 
   onConnect(abort: (reason: Error) => void): void {
+    // Called again when undici sends the request anew on another socket (idempotent, pipelined
+    // behind one that failed): what the failed socket brought back does not count.
     this.abortExchange = abort;
+    this.statusCode = undefined;
+    this.bytesRead = 0;
     // A deadline passed while connecting (or before a retry on a new socket): nothing more is sent.
     if (this.settled) abort(new Error('webhook attempt ended'));
   }
