@@ -122,6 +122,8 @@ describe('The all-in-one service on SIGTERM', () => {
       // which found the sandbox no longer taking any, and was reported interrupted after the restart.
       { toolCalls: [{ name: 'shell', arguments: { command: 'echo ran > b.log' } }], delayMs: 2_000 },
     );
+    // The model server is shared by this file's tests: its requests are counted from here.
+    const modelCallsBefore = model.requests.length;
     const port = await freePort();
     const first = await startServiceProcess(env, port);
     const create = async (message: string) => {
@@ -140,7 +142,7 @@ describe('The all-in-one service on SIGTERM', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
     const b = await create('a short command');
-    while (model.requests.length < 2) {
+    while (model.requests.length < modelCallsBefore + 2) {
       if (Date.now() > until) throw new Error(`task B never called the model:\n${first.output()}`);
       await new Promise((r) => setTimeout(r, 20));
     }
