@@ -34,24 +34,22 @@ export class RequestDrain {
   }
 
   /**
-   * Refuses new work, and waits for the requests being handled: at most `graceMs`, then `onLate`
-   * (which stops what still runs) and the rest of them. Says whether the grace time ran out.
+   * Refuses new work, and waits for the requests being handled, at most `graceMs`: says whether
+   * they all finished, or the grace time ran out first. Not longer: past it, what runs here is
+   * the caller's to stop, and a request forwarded to another instance is not this one's to wait for.
    */
-  async drain(graceMs: number, onLate: () => void): Promise<'finished' | 'late'> {
+  async drain(graceMs: number): Promise<'finished' | 'late'> {
     this.draining = true;
     if (this.handling.size === 0) return 'finished';
     const settled = (async () => {
       // Requests tracked while waiting (a handler that was mid-arrival) are waited for too.
       while (this.handling.size > 0) await Promise.allSettled([...this.handling]);
+      return 'finished' as const;
     })();
     let timer: NodeJS.Timeout | undefined;
     const grace = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), graceMs)));
-    const outcome = await Promise.race([settled.then(() => 'finished' as const), grace]);
+    const outcome = await Promise.race([settled, grace]);
     clearTimeout(timer);
-    if (outcome === 'late') {
-      onLate();
-      await settled;
-    }
     return outcome;
   }
 }

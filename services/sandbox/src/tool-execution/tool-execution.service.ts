@@ -148,10 +148,14 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
           `letting them finish (at most ${graceMs} ms)`,
       );
     }
-    await this.requests.drain(graceMs, () => {
-      this.logger.warn(`stopping ${this.running.size} tool call(s) still running after ${graceMs} ms`);
-      for (const { controller } of this.running.values()) controller.abort();
-    });
+    if ((await this.requests.drain(graceMs)) === 'finished') return;
+    this.logger.warn(`stopping ${this.running.size} tool call(s) still running after ${graceMs} ms`);
+    const stopped = Promise.allSettled([...this.calls.values()]);
+    for (const { controller } of this.running.values()) controller.abort();
+    // The commands stopped here answer before the leases go; a forward still waiting on another
+    // instance, or a call still waiting for its workspace, is not waited for: the first is that
+    // instance's, the second is refused when its turn comes (nothing runs here any more).
+    await stopped;
   }
 
   async definitions(req: ListToolsRequest): Promise<ToolDefinition[]> {
