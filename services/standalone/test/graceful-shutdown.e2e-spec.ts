@@ -43,16 +43,18 @@ describe('The all-in-one service on SIGTERM', () => {
     await model.close();
     await rm(dataDir, { recursive: true, force: true });
   });
+  /** The service's variables: this file's data dir and scripted model, and the test's own. */
+  const serviceEnv = (extra: Record<string, string> = {}) => ({
+    DATA_DIR: dataDir,
+    API_KEYS: KEY,
+    LLM_BASE_URL: model.url,
+    LLM_MODEL: 'scripted',
+    LLM_MAX_RETRIES: '0',
+    ...extra,
+  });
 
   it('ends the stream with a reconnect comment, exits 0 promptly, and the resumed stream misses nothing', async () => {
-    const env = {
-      DATA_DIR: dataDir,
-      API_KEYS: KEY,
-      LLM_BASE_URL: model.url,
-      LLM_MODEL: 'scripted',
-      LLM_MAX_RETRIES: '0',
-      SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
-    };
+    const env = serviceEnv({ SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS) });
     const port = await freePort();
     model.script(
       { toolCalls: [{ name: 'write_file', arguments: { path: 'downloads/a.txt', content: 'before shutdown' } }] },
@@ -107,14 +109,7 @@ describe('The all-in-one service on SIGTERM', () => {
   });
 
   it('starts no step while the sandbox lets a running command finish: a call started then would find no sandbox', async () => {
-    const env = {
-      DATA_DIR: dataDir,
-      API_KEYS: KEY,
-      LLM_BASE_URL: model.url,
-      LLM_MODEL: 'scripted',
-      LLM_MAX_RETRIES: '0',
-      SHUTDOWN_TIMEOUT_MS: '15000',
-    };
+    const env = serviceEnv({ SHUTDOWN_TIMEOUT_MS: '15000' });
     model.script(
       // Task A: a command still running at SIGTERM, which the sandbox lets finish (grace 12 s).
       { toolCalls: [{ name: 'shell', arguments: { command: 'echo started > a.log; sleep 4; echo finished >> a.log' } }] },
@@ -169,7 +164,7 @@ describe('The all-in-one service on SIGTERM', () => {
   });
 
   it('finishes a request in flight at SIGTERM before it exits 0', async () => {
-    const env = { DATA_DIR: dataDir, API_KEYS: KEY, LLM_BASE_URL: model.url, LLM_MODEL: 'scripted', LLM_MAX_RETRIES: '0' };
+    const env = serviceEnv();
     model.script({ text: 'done' });
     const service = await startServiceProcess(env, await freePort());
     // A create whose body is still arriving when the signal comes.
