@@ -48,10 +48,17 @@ export async function startReceiverProcess(): Promise<ReceiverProcess> {
       }),
       timeoutMs,
     );
-  const { port } = await next((m): m is { port: number } => 'port' in m, 'listening', 10_000);
-  const warm = next((m): m is { warm: true } => 'warm' in m, 'its warm-up', 60_000);
-  child.send({ warmUp: WARM_UP_REQUESTS });
-  await warm;
+  let port: number;
+  try {
+    ({ port } = await next((m): m is { port: number } => 'port' in m, 'listening', 10_000));
+    const warm = next((m): m is { warm: true } => 'warm' in m, 'its warm-up', 60_000);
+    child.send({ warmUp: WARM_UP_REQUESTS });
+    await warm;
+  } catch (error) {
+    // Its IPC channel would keep the bench alive after it gave up.
+    child.kill('SIGKILL');
+    throw error;
+  }
   return {
     pid: child.pid!,
     port,
