@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { RequestListener, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { ModelCallAbortedError, ModelProviderError } from '../model-provider.errors';
@@ -295,6 +295,81 @@ describe('OpenAiChatProvider', () => {
     });
   });
 
+  describe('reading answers', () => {
+    it('keeps its connections for the next calls after whole JSON answers', async () => {
+      let calls = 0;
+      const keep = await startServer((req, res) => {
+        calls++;
+        req.resume();
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: `answer ${calls}` }, finish_reason: 'stop' }] }),
+        );
+      });
+      let connections = 0;
+      keep.http.on('connection', () => connections++);
+      try {
+        const model = provider({ baseUrl: keep.url, stream: false });
+        for (let i = 1; i <= 6; i++) expect((await model.complete(ask(`call ${i}`))).text).toBe(`answer ${i}`);
+
+        // undici may open a second socket while the first is being handed back; none is dropped.
+        expect(connections).toBeLessThanOrEqual(2);
+      } finally {
+        await keep.close();
+      }
+    });
+
+    it('assembles a stream of hundreds of separately written events', async () => {
+      const words = Array.from({ length: 400 }, (_, i) => `w${i} `);
+      const slow = await startServer((req, res) => {
+        req.resume();
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        let i = 0;
+        const next = () => {
+          if (i < words.length) {
+            res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: words[i++] } }] })}\n\n`);
+            setImmediate(next);
+          } else {
+            res.end(`data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`);
+          }
+        };
+        next();
+      });
+      try {
+        const response = await provider({ baseUrl: slow.url }).complete(ask('hi'));
+
+        expect(response.text).toBe(words.join(''));
+        expect(response.finishReason).toBe('stop');
+      } finally {
+        await slow.close();
+      }
+    });
+
+    it('refuses an answer larger than 16 MiB without retrying it', async () => {
+      let hits = 0;
+      const huge = await startServer((req, res) => {
+        hits++;
+        req.resume();
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const mebibyte = 'x'.repeat(1024 * 1024);
+        for (let i = 0; i < 17; i++) res.write(mebibyte);
+        res.end();
+      });
+      try {
+        const error = await provider({ baseUrl: huge.url, stream: false })
+          .complete(ask('hi'))
+          .catch((e: unknown) => e);
+
+        expect(error).toBeInstanceOf(ModelProviderError);
+        expect((error as ModelProviderError).message).toContain('the answer is larger than 16 MiB');
+        expect((error as ModelProviderError).retryable).toBe(false);
+        expect(hits).toBe(1);
+      } finally {
+        await huge.close();
+      }
+    });
+  });
+
   describe('API key', () => {
     it('sends Authorization: Bearer when a key is set', async () => {
       await provider({ apiKey: 'sk-test-123' }).complete(ask('hi'));
@@ -328,6 +403,22 @@ async function unusedLocalUrl(): Promise<string> {
   const { port } = probe.address() as AddressInfo;
   await new Promise((resolve) => probe.close(resolve));
   return `http://127.0.0.1:${port}/v1`;
+}
+
+/** A plain HTTP server on 127.0.0.1 answering every request with `handler`; its base URL ends in /v1. */
+async function startServer(handler: RequestListener) {
+  const http = createServer(handler);
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const { port } = http.address() as AddressInfo;
+  return {
+    http,
+    url: `http://127.0.0.1:${port}/v1`,
+    close: () =>
+      new Promise((resolve) => {
+        http.closeAllConnections();
+        http.close(resolve);
+      }),
+  };
 }
 
 /** Sends one content delta, then ends the response without finish_reason or [DONE]. */

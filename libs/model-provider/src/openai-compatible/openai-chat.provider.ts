@@ -3,6 +3,7 @@ import type * as Undici from 'undici';
 import { ModelCallAbortedError, ModelProviderError } from '../model-provider.errors';
 import { ModelProvider, ModelRequest, ModelResponse } from '../model-provider.port';
 import { AttemptFailure } from './attempt-failure';
+import { AnswerHead, AnswerTooLargeError, ModelExchange } from './model-exchange';
 import { toChatCompletionsRequest } from './chat-completions.request';
 import { parseCompletion, StreamedCompletion, WireCompletion } from './chat-completions.response';
 import { backoffDelayMs, retryAfterMs, sleep } from './retry.policy';
@@ -29,33 +30,29 @@ export interface OpenAiChatProviderOptions {
   readonly name?: string;
 }
 
-/** undici's request API and the connection pool of one provider. */
-interface Http {
-  readonly request: typeof Undici.request;
-  readonly agent: Undici.Agent;
-}
-
-type HttpResponse = Undici.Dispatcher.ResponseData;
-
 /**
  * A model reached over the OpenAI chat-completions protocol (OpenAI, Ollama, vLLM, LiteLLM…).
- * Over undici's `request`, not the global `fetch`: reading an answer costs about a third of the
- * CPU (a hundred answers at once: 7 ms against 23 ms, BENCHMARKS.md "Webhooks"), on the event loop
- * every task's step shares. Redirects are not followed: a base URL that redirects is reported.
+ * Over undici's `dispatch` (model-exchange.ts), not the global `fetch` nor undici's `request`:
+ * reading an answer costs a fraction of their CPU, on the event loop every task's step shares
+ * (BENCHMARKS.md "Webhooks"). Redirects are not followed: a base URL that redirects is reported.
  */
 export class OpenAiChatProvider implements ModelProvider {
   readonly name: string;
-  private readonly endpoint: string;
+  /** Where the chat-completions endpoint is, as undici's dispatch takes it. */
+  private readonly origin: string;
+  private readonly path: string;
   private readonly stream: boolean;
   private readonly timeoutMs: number;
   private readonly maxRetries: number;
   private readonly retryBaseDelayMs: number;
   private readonly maxRetryDelayMs: number;
-  private http?: Promise<Http>;
+  private agent?: Promise<Undici.Agent>;
 
   constructor(private readonly options: OpenAiChatProviderOptions) {
     this.name = options.name ?? 'openai-compatible';
-    this.endpoint = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+    const endpoint = new URL(`${options.baseUrl.replace(/\/+$/, '')}/chat/completions`);
+    this.origin = endpoint.origin;
+    this.path = `${endpoint.pathname}${endpoint.search}`;
     this.stream = options.stream ?? true;
     this.timeoutMs = options.timeoutMs ?? 120_000;
     this.maxRetries = options.maxRetries ?? 4;
@@ -93,31 +90,23 @@ export class OpenAiChatProvider implements ModelProvider {
 
   /** One HTTP exchange; every failure leaves as an AttemptFailure unless the caller aborted. */
   private async attempt(body: string, signal: AbortSignal | undefined): Promise<ModelResponse> {
-    const controller = new AbortController();
+    const exchange = new ModelExchange();
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      controller.abort();
+      exchange.abort(new Error(`timed out after ${this.timeoutMs} ms`));
     }, this.timeoutMs);
-    const forwardAbort = () => controller.abort();
+    const forwardAbort = () => exchange.abort(new Error('the model call was aborted'));
     signal?.addEventListener('abort', forwardAbort, { once: true });
-    let bodyRead = false;
     try {
-      const { request, agent } = await this.connections();
-      const response = await request(this.endpoint, {
-        method: 'POST',
-        headers: this.headers(),
-        body,
-        signal: controller.signal,
-        dispatcher: agent,
-      });
-      if (response.statusCode < 200 || response.statusCode >= 300) throw await httpFailure(response);
-      const isSse = header(response, 'content-type')?.includes('text/event-stream');
+      const agent = await this.connections();
+      agent.dispatch({ origin: this.origin, path: this.path, method: 'POST', headers: this.headers(), body }, exchange);
+      const head = await exchange.head;
+      if (head.statusCode < 200 || head.statusCode >= 300) throw await httpFailure(head, exchange);
+      const isSse = head.header('content-type')?.includes('text/event-stream');
       // A server that ignores `stream: true` and answers plain JSON is still understood.
-      if (isSse) return await this.readStream(response);
-      const answer = await this.readJson(response);
-      bodyRead = true;
-      return answer;
+      if (isSse) return await this.readStream(exchange);
+      return await this.readJson(exchange);
     } catch (error) {
       if (error instanceof AttemptFailure || signal?.aborted) throw error;
       if (timedOut) {
@@ -125,29 +114,29 @@ export class OpenAiChatProvider implements ModelProvider {
           cause: error,
         });
       }
+      if (error instanceof AnswerTooLargeError) throw new AttemptFailure(error.message, false, undefined, { cause: error });
       throw new AttemptFailure(`network error: ${networkCause(error)}`, true, undefined, { cause: error });
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', forwardAbort);
-      // Frees the socket when a body may be left unread (an error, a stream left at [DONE]). Not
-      // after a whole JSON body: an abort builds a DOMException with its stack and dispatches an
-      // event, about 0.1 ms, a tenth of the CPU of a burst of answers (BENCHMARKS.md "Webhooks").
-      if (!bodyRead) controller.abort();
+      // Frees the socket when a body is left unread (an error, a stream left at [DONE]); nothing
+      // once the answer was read whole.
+      exchange.abort(new Error('the answer was not read to its end'));
     }
   }
 
   /** undici, loaded at the first call (about 0.1 s of CPU that a start need not pay), and its pool. */
-  private connections(): Promise<Http> {
-    this.http ??= import('undici').then(({ Agent, request }) => ({
-      request,
-      // The attempt's own deadline (timeoutMs) bounds the whole exchange; these bound each phase.
-      agent: new Agent({ headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs }),
-    }));
-    return this.http;
+  private connections(): Promise<Undici.Agent> {
+    this.agent ??= import('undici').then(
+      ({ Agent }) =>
+        // The attempt's own deadline (timeoutMs) bounds the whole exchange; these bound each phase.
+        new Agent({ headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs }),
+    );
+    return this.agent;
   }
 
-  private async readJson(response: HttpResponse): Promise<ModelResponse> {
-    const text = await response.body.text();
+  private async readJson(exchange: ModelExchange): Promise<ModelResponse> {
+    const text = await exchange.text();
     let body: WireCompletion;
     try {
       body = JSON.parse(text) as WireCompletion;
@@ -160,10 +149,10 @@ export class OpenAiChatProvider implements ModelProvider {
     return parseCompletion(body, this.options.model);
   }
 
-  private async readStream(response: HttpResponse): Promise<ModelResponse> {
+  private async readStream(exchange: ModelExchange): Promise<ModelResponse> {
     const completion = new StreamedCompletion();
     let sawDone = false;
-    for await (const data of readSseData(response.body)) {
+    for await (const data of readSseData(exchange.chunks())) {
       if (data.trim() === '[DONE]') {
         sawDone = true;
         break;
@@ -200,19 +189,13 @@ function aborted(signal: AbortSignal): ModelCallAbortedError {
   return new ModelCallAbortedError({ cause: signal.reason });
 }
 
-async function httpFailure(response: HttpResponse): Promise<AttemptFailure> {
-  const detail = providerMessage(await response.body.text().catch(() => ''));
-  const code = response.statusCode;
+async function httpFailure(head: AnswerHead, exchange: ModelExchange): Promise<AttemptFailure> {
+  const detail = providerMessage(await exchange.text().catch(() => ''));
+  const code = head.statusCode;
   const status = `HTTP ${code}${STATUS_CODES[code] ? ` ${STATUS_CODES[code]}` : ''}`;
   const retryable = code === 429 || code >= 500;
-  const retryAfter = retryable ? retryAfterMs((name) => header(response, name)) : undefined;
+  const retryAfter = retryable ? retryAfterMs((name) => head.header(name)) : undefined;
   return new AttemptFailure(detail ? `${status}: ${detail}` : status, retryable, retryAfter);
-}
-
-/** A response header's value (the first, if it came more than once). */
-function header(response: HttpResponse, name: string): string | undefined {
-  const value = response.headers[name];
-  return Array.isArray(value) ? value[0] : value;
 }
 
 /** The provider's own words: `{error:{message}}` (OpenAI), `{error}` or `{message}`, else the text. */
