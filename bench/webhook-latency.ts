@@ -6,7 +6,7 @@ import { freePort } from '../test/support/service-process';
 import { ApiClient } from './lib/api-client';
 import { ChildService, benchServiceEnv, startChildService } from './lib/child-service';
 import { procMemoryMiB } from './lib/proc-memory';
-import { SchedSample, processSchedSample, schedBetween, schedSample } from './lib/schedstat';
+import { SchedSample, processSchedSample, schedBetween, schedSample, threadSchedSamples, threadsBetween } from './lib/schedstat';
 import { startReceiverProcess, WebhookArrival } from './lib/webhook-receiver-process';
 import { summarize, Summary } from './lib/stats';
 import { sleep, waitUntil } from './lib/timing';
@@ -43,6 +43,11 @@ export interface WebhookLatencyFigures {
   readonly serviceProcess?: SchedSample;
   readonly benchProcess?: SchedSample;
   readonly receiverProcess?: SchedSample;
+  /**
+   * The service's threads on a CPU in the same window, by name, busiest first: `main` (the event
+   * loop), the webhook sender's worker, V8's helpers (`V8 DefaultWorke`: compiler and GC), libuv's pool.
+   */
+  readonly serviceThreads: readonly { name: string; onCpuMs: number }[];
   /** task.completed messages of the measured tasks received, distinct by webhook-id, and repeats. */
   readonly received: number;
   readonly duplicates: number;
@@ -102,6 +107,7 @@ export async function benchWebhookLatency(options: WebhookLatencyOptions): Promi
       service: schedSample(pids.service),
       bench: schedSample('self'),
       serviceProcess: processSchedSample(pids.service),
+      serviceThreads: threadSchedSamples(pids.service),
       benchProcess: processSchedSample('self'),
       receiverProcess: processSchedSample(pids.receiver),
     });
@@ -139,6 +145,7 @@ export async function benchWebhookLatency(options: WebhookLatencyOptions): Promi
         serviceProcess: schedBetween(before.serviceProcess, after.serviceProcess),
         benchProcess: schedBetween(before.benchProcess, after.benchProcess),
         receiverProcess: schedBetween(before.receiverProcess, after.receiverProcess),
+        serviceThreads: threadsBetween(pids.service, before.serviceThreads, after.serviceThreads),
       };
       return { ids, released, arrived, sched };
     };
@@ -169,6 +176,7 @@ export async function benchWebhookLatency(options: WebhookLatencyOptions): Promi
       ...(sched.serviceProcess ? { serviceProcess: sched.serviceProcess } : {}),
       ...(sched.benchProcess ? { benchProcess: sched.benchProcess } : {}),
       ...(sched.receiverProcess ? { receiverProcess: sched.receiverProcess } : {}),
+      serviceThreads: sched.serviceThreads,
       received: once.length,
       duplicates: arrived.length - once.length,
       retried: attempts.filter((a) => a.attempts !== 1).length,

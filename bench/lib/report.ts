@@ -239,6 +239,18 @@ export function renderReport(r: BenchResults): string {
         '',
       ]);
     }
+    if (w.serviceThreads.length > 0) {
+      rows.push([
+        name,
+        "diagnostic: release → last received, the service's threads on a CPU, by name",
+        w.serviceThreads
+          .filter((t) => t.onCpuMs >= 0.05)
+          .map((t) => `${t.name} ${ms(t.onCpuMs)}`)
+          .join('; '),
+        '',
+        '',
+      ]);
+    }
     if (w.serviceRssMiB !== undefined) {
       rows.push([
         name,

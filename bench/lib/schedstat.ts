@@ -51,3 +51,37 @@ function readSchedstat(path: string): SchedSample | undefined {
     return undefined;
   }
 }
+
+/** Every thread of process `pid` by thread id: its name (/proc/<pid>/task/<tid>/comm) and counters. */
+export function threadSchedSamples(pid: number): Map<string, { name: string; sample: SchedSample }> {
+  const threads = new Map<string, { name: string; sample: SchedSample }>();
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const sample = readSchedstat(`/proc/${pid}/task/${tid}/schedstat`);
+      if (!sample) continue;
+      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      threads.set(tid, { name, sample });
+    }
+  } catch {
+    // The process ended: what was read so far.
+  }
+  return threads;
+}
+
+/**
+ * On-CPU time between two samples of threadSchedSamples, summed by thread name (V8's helpers share
+ * one name), busiest first; the process's first thread (its event loop) is named `main`.
+ */
+export function threadsBetween(
+  pid: number,
+  before: Map<string, { name: string; sample: SchedSample }>,
+  after: Map<string, { name: string; sample: SchedSample }>,
+): { name: string; onCpuMs: number }[] {
+  const byName = new Map<string, number>();
+  for (const [tid, { name, sample }] of after) {
+    const label = tid === String(pid) ? 'main' : `${name}#${tid}`;
+    const earlier = before.get(tid)?.sample.onCpuMs ?? 0;
+    byName.set(label, (byName.get(label) ?? 0) + sample.onCpuMs - earlier);
+  }
+  return [...byName].map(([name, onCpuMs]) => ({ name, onCpuMs })).sort((a, b) => b.onCpuMs - a.onCpuMs);
+}
