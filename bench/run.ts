@@ -22,7 +22,8 @@ import { benchWebhookLatency } from './webhook-latency';
 // BENCH_ONLY (comma list of create,sse,sse-compiled,replay,sandbox,approve,bounds,webhook,webhook-append,footprint,step), BENCH_CPU_PROF (directory: profile the children of
 // benchmarks 1 and 9 with --cpu-prof), BENCH_PACED=0 (skip the evenly paced supplementary run),
 // BENCH_CHILD_ENV (JSON object of extra variables for the child of benchmarks 1 and 8, for comparison runs),
-// BENCH_WEBHOOK_WARMUP (tasks in benchmark 8's warm-up round, 10), BENCH_WEBHOOK_WARMUP_ROUNDS (its warm-up rounds, 1).
+// BENCH_WEBHOOK_WARMUP (tasks in benchmark 8's warm-up round, 10), BENCH_WEBHOOK_WARMUP_ROUNDS (its warm-up rounds, 1),
+// BENCH_WEBHOOK_SAMPLES (a file: benchmark 8's samples appended as a JSON line per run, for bench/pooled-percentiles.ts).
 
 const ROOT = join(__dirname, '..');
 const WATCHDOG_MS = 20 * 60_000;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { statSync } from 'node:fs';
+import { appendFileSync, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { startScriptedOpenAiServer, ScriptedReply } from '@app/model-provider/testing/scripted-openai-server';
 import { freePort } from '../test/support/service-process';
@@ -163,10 +163,15 @@ export async function benchWebhookLatency(options: WebhookLatencyOptions): Promi
     const once = [...firstById.values()];
     const attempts = await Promise.all(ids.map((id) => firstAttempt(api, id)));
     const attemptAt = new Map(attempts.map((a) => [a.taskId, a]));
+    const latencies = once.map((a) => a.receivedAtMs - a.recordedAtMs);
+    // BENCH_WEBHOOK_SAMPLES (a file): each run's samples as a JSON line, for percentiles over a
+    // series of runs (bench/pooled-percentiles.ts): one run's p99 is its second-slowest message.
+    const samplesFile = process.env.BENCH_WEBHOOK_SAMPLES;
+    if (samplesFile) appendFileSync(samplesFile, `${JSON.stringify({ at: new Date().toISOString(), latencyMs: latencies })}\n`);
     return {
       tasks: options.tasks,
       warmupTasks: options.warmupTasks,
-      latency: summarize(once.map((a) => a.receivedAtMs - a.recordedAtMs)),
+      latency: summarize(latencies),
       toAttemptStart: summarize(once.map((a) => Date.parse(attemptAt.get(a.taskId)!.at) - a.recordedAtMs)),
       attemptToReceived: summarize(once.map((a) => a.receivedAtMs - Date.parse(attemptAt.get(a.taskId)!.at))),
       finishSpreadMs: Math.max(...once.map((a) => a.recordedAtMs)) - Math.min(...once.map((a) => a.recordedAtMs)),
