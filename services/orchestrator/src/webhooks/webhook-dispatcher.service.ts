@@ -34,6 +34,7 @@ import {
   taskIdOfWebhookStream,
   webhookStreamId,
 } from '@app/webhooks';
+import { DueQueue } from './due-queue';
 
 /** A message not yet delivered or failed: when it is due, and where the scan must restart to find it again. */
 interface PendingMessage {
@@ -82,6 +83,8 @@ const LEASE_MARGIN_MS = 10_000;
 export class WebhookDispatcherService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('WebhookDispatcher');
   private readonly pending = new Map<string, PendingMessage>();
+  /** The pending messages by due time, stale entries included (see schedule). */
+  private readonly due = new DueQueue();
   /** Outboxes kept up to date from the feed (each event applied once, in order), by task; least recently touched first. */
   private readonly outboxes = new Map<string, TaskWebhookOutbox>();
   private readonly inFlight = new Map<string, Promise<void>>();
@@ -252,7 +255,7 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
         this.pending.delete(message.id);
         continue;
       }
-      this.pending.set(message.id, { taskId, dueAt, foundAt: Math.min(known?.foundAt ?? foundAt, foundAt) });
+      this.setPending(message.id, { taskId, dueAt, foundAt: Math.min(known?.foundAt ?? foundAt, foundAt) });
     }
   }
 
@@ -263,18 +266,31 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
     return { version: 1, position };
   }
 
-  /** Arms the timer for the earliest due message; sends those due now. */
+  /** Records a pending message, and queues it by its due time unless it is queued at that time already. */
+  private setPending(id: string, message: PendingMessage): void {
+    const known = this.pending.get(id);
+    this.pending.set(id, message);
+    if (known?.dueAt !== message.dueAt) this.due.push(id, message.dueAt);
+  }
+
+  /**
+   * Sends the messages due now; arms the timer for the next one. The queue's entries that no
+   * longer stand for a pending message at that time (delivered or failed since, re-timed, or
+   * being attempted: re-queued when the attempt ends) are dropped as they come to the top.
+   */
   private schedule(): void {
     if (this.stopped) return;
     clearTimeout(this.timer);
     const now = Date.now();
-    let next = Infinity;
-    for (const [id, p] of this.pending) {
-      if (this.inFlight.has(id)) continue;
-      if (p.dueAt <= now) this.startAttempt(id, p.taskId);
-      else next = Math.min(next, p.dueAt);
+    for (let top = this.due.peek(); top !== undefined; top = this.due.peek()) {
+      const p = this.pending.get(top.id);
+      const stands = p !== undefined && p.dueAt === top.dueAt && !this.inFlight.has(top.id);
+      if (stands && top.dueAt > now) break;
+      this.due.pop();
+      if (stands) this.startAttempt(top.id, p.taskId);
     }
-    if (next !== Infinity) this.timer = setTimeout(() => this.schedule(), Math.min(next - now, 2 ** 31 - 1));
+    const next = this.due.peek();
+    if (next) this.timer = setTimeout(() => this.schedule(), Math.min(next.dueAt - now, 2 ** 31 - 1));
   }
 
   private startAttempt(messageId: string, taskId: string): void {
@@ -284,11 +300,15 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
         this.logger.error(`webhook ${messageId} of task ${taskId}: ${describe(error)}`);
         // Tried again later rather than never: the store or the network may be back by then.
         const p = this.pending.get(messageId);
-        if (p) this.pending.set(messageId, { ...p, dueAt: Date.now() + this.config.retryBaseMs });
+        if (p) this.setPending(messageId, { ...p, dueAt: Date.now() + this.config.retryBaseMs });
       }),
     );
     const work = attempted.finally(() => {
       this.inFlight.delete(messageId);
+      // Its queue entry was used up when the attempt started: still pending (a retry, or a claim
+      // lost to another dispatcher), it is queued again at the time now recorded.
+      const p = this.pending.get(messageId);
+      if (p) this.due.push(messageId, p.dueAt);
       this.checkpointFile.markDirty();
       this.schedule();
     });
