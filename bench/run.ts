@@ -13,17 +13,18 @@ import { benchSseFanout } from './sse-fanout';
 import { benchCompiledSseFanout } from './sse-fanout-compiled';
 import { benchStepOverhead } from './step-overhead';
 import { benchWebhookAppendCost } from './webhook-append-cost';
+import { benchWebhookBacklog } from './webhook-backlog';
 import { benchWebhookLatency } from './webhook-latency';
 
 // `npm run bench`: the benchmarks of BENCHMARKS.md, one after the other, then a Markdown
 // table on stdout and in .bench/latest.md. Exit code 0, or 1 when a measurement failed.
 //
 // Environment: BENCH_RATE (create rate, default 500), BENCH_DURATION_S (measured seconds, 10),
-// BENCH_ONLY (comma list of create,sse,sse-compiled,replay,sandbox,approve,bounds,webhook,webhook-append,footprint,step), BENCH_CPU_PROF (directory: profile the children of
+// BENCH_ONLY (comma list of create,sse,sse-compiled,replay,sandbox,approve,bounds,webhook,webhook-append,webhook-backlog,footprint,step), BENCH_CPU_PROF (directory: profile the children of
 // benchmarks 1 and 9 with --cpu-prof), BENCH_PACED=0 (skip the evenly paced supplementary run),
 // BENCH_CHILD_ENV (JSON object of extra variables for the child of benchmarks 1 and 8, for comparison runs),
 // BENCH_WEBHOOK_WARMUP (tasks in benchmark 8's warm-up round, 10), BENCH_WEBHOOK_WARMUP_ROUNDS (its warm-up rounds, 1),
-// BENCH_WEBHOOK_SAMPLES (a file: benchmark 8's samples appended as a JSON line per run, for bench/pooled-percentiles.ts).
+// BENCH_WEBHOOK_BACKLOG (messages pending in benchmark 8c, 2000), BENCH_WEBHOOK_SAMPLES (a file: benchmark 8's samples appended as a JSON line per run, for bench/pooled-percentiles.ts).
 
 const ROOT = join(__dirname, '..');
 const WATCHDOG_MS = 20 * 60_000;
@@ -46,7 +47,9 @@ const log = (line: string): void => void process.stderr.write(`[bench] ${line}\n
 async function main(): Promise<number> {
   const rate = envNumber('BENCH_RATE', 500);
   const durationS = envNumber('BENCH_DURATION_S', 10);
-  const only = (process.env.BENCH_ONLY ?? 'create,sse,sse-compiled,replay,sandbox,approve,bounds,webhook,webhook-append,footprint,step')
+  const only = (
+    process.env.BENCH_ONLY ?? 'create,sse,sse-compiled,replay,sandbox,approve,bounds,webhook,webhook-append,webhook-backlog,footprint,step'
+  )
     .split(',')
     .map((s) => s.trim());
   const results: BenchResults = { startedAt: new Date().toISOString(), machine: machineFacts(), failures: {}, skipped: [] };
@@ -167,6 +170,18 @@ async function main(): Promise<number> {
       results.failures['8b. webhook dispatcher cost per append'] = describe(error);
     }
   } else results.skipped.push('8b. webhook dispatcher cost per append');
+
+  if (only.includes('webhook-backlog')) {
+    try {
+      mutable.webhookBacklog = await benchWebhookBacklog({
+        messages: envNumber('BENCH_WEBHOOK_BACKLOG', 2_000),
+        cpuProfDir: process.env.BENCH_CPU_PROF || undefined,
+        log,
+      });
+    } catch (error) {
+      results.failures['8c. webhook retries with a backlog'] = describe(error);
+    }
+  } else results.skipped.push('8c. webhook retries with a backlog');
 
   if (only.includes('footprint')) {
     try {

@@ -8,6 +8,7 @@ import type { SseFanoutFigures } from '../sse-fanout';
 import type { CompiledSseFanoutFigures } from '../sse-fanout-compiled';
 import type { StepOverheadFigures } from '../step-overhead';
 import type { AppendCostFigures } from '../webhook-append-cost';
+import type { WebhookBacklogFigures } from '../webhook-backlog';
 import type { WebhookLatencyFigures } from '../webhook-latency';
 import type { MachineFacts } from './machine';
 
@@ -23,6 +24,7 @@ export interface BenchResults {
   readonly bounds?: MovedBoundsFigures;
   readonly webhook?: WebhookLatencyFigures;
   readonly webhookAppend?: AppendCostFigures;
+  readonly webhookBacklog?: WebhookBacklogFigures;
   readonly footprint?: FootprintFigures;
   readonly step?: StepOverheadFigures;
   /** Benchmark name → error message, for the ones that failed. */
@@ -277,6 +279,22 @@ export function renderReport(r: BenchResults): string {
         ],
       );
     }
+  }
+  if (r.webhookBacklog) {
+    const b = r.webhookBacklog;
+    const name = `8c. webhook retries with ${b.messages} messages pending, receiver down`;
+    rows.push(
+      [name, 'service CPU per retry, less idle (every thread; refused at once, recorded)', `${b.cpuPerAttemptUs.toFixed(0)} µs`, '', ''],
+      [name, 'retries measured; window', `${b.attempts}; ${(b.windowMs / 1000).toFixed(1)} s`, '', ''],
+      [name, 'diagnostic: the service idle, before the tasks: CPU per second', ms(b.idleCpuMsPerS), '', ''],
+      [
+        name,
+        "diagnostic: the window, the service's threads on a CPU",
+        b.threads.map((t) => `${t.name} ${ms(t.onCpuMs)}`).join('; '),
+        '',
+        '',
+      ],
+    );
   }
   if (r.sseCompiled) {
     const s = r.sseCompiled;
