@@ -41,12 +41,12 @@ const NO_LIMIT = -1;
  * Appends committed in one transaction at most. A group's events reach the listeners (SSE, the
  * agent loop, the webhook dispatcher) only after its COMMIT, so in a burst the first appends would
  * wait for the last; the next group commits on the next loop turn. Measured with benchmark 8 (a
- * hundred turns completing at once, their webhooks): p99 ≤ 20 ms in 17 runs of 24 with 48, 7 of
- * 10 with 32, 2 of 6 with 64, 2 of 10 unbounded; the cost, more commits when appends queue up,
- * shows at saturation: benchmark 1 at 500 creates/s, p50 26–27 ms against 22–23 unbounded
- * (BENCHMARKS.md "Webhooks").
+ * hundred turns completing at once, their webhooks), alternating, 8 runs each: p99 ≤ 20 ms in 8
+ * of 8 with 24 (12.2 ms the median run, 15.7 ms over the 800 samples) against 5 of 8 with 48
+ * (19.4 ms, 21.1 ms). The cost, more commits when appends queue up, shows at saturation:
+ * benchmark 1 at 500 creates/s, p50 34–39 ms against 32–33 ms with 48 (BENCHMARKS.md "Webhooks").
  */
-const MAX_APPENDS_PER_COMMIT = 48;
+const MAX_APPENDS_PER_COMMIT = 24;
 
 /**
  * The embedded store over one SQLite connection (see embedded-event-store.ts for how it is opened).
