@@ -47,9 +47,14 @@ export class ModelExchange implements Undici.Dispatcher.DispatchHandlers {
     this.head.catch(() => undefined);
   }
 
+  /** The answer was read whole, or the exchange failed: nothing is left to abort. */
+  get ended(): boolean {
+    return this.complete || this.failure !== undefined;
+  }
+
   /** Ends the exchange: whatever waits for the head or the body fails with `reason`. */
   abort(reason: Error): void {
-    if (this.complete || this.failure) return;
+    if (this.ended) return;
     this.fail(reason);
     this.abortExchange?.(reason);
   }

@@ -119,9 +119,9 @@ export class OpenAiChatProvider implements ModelProvider {
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', forwardAbort);
-      // Frees the socket when a body is left unread (an error, a stream left at [DONE]); nothing
-      // once the answer was read whole.
-      exchange.abort(new Error('the answer was not read to its end'));
+      // Frees the socket when a body is left unread (an error, a stream left at [DONE]). Nothing,
+      // not even the reason's Error and its stack, once the answer was read whole: the usual case.
+      if (!exchange.ended) exchange.abort(new Error('the answer was not read to its end'));
     }
   }
 
