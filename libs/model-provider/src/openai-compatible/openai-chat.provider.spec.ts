@@ -424,17 +424,11 @@ async function startServer(handler: RequestListener) {
 /** Sends one content delta, then ends the response without finish_reason or [DONE]. */
 async function startTruncatingServer() {
   let hits = 0;
-  const cut = createServer((req, res) => {
+  const cut = await startServer((req, res) => {
     hits++;
     req.resume();
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.end(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'Half an ans' } }] })}\n\n`);
   });
-  await new Promise<void>((resolve) => cut.listen(0, '127.0.0.1', resolve));
-  const { port } = cut.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    hits: () => hits,
-    close: () => new Promise((resolve) => cut.close(resolve)),
-  };
+  return { ...cut, hits: () => hits };
 }
