@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { EventStore } from '@app/event-store';
 import { startWebhookReceiver } from '@app/webhooks/testing/webhook-receiver';
+import { benchWebhookEnv } from './lib/child-service';
 import { InProcessService } from './lib/in-process-service';
 import { summarize, Summary } from './lib/stats';
 import { sleep } from './lib/timing';
@@ -44,13 +44,7 @@ export async function benchWebhookAppendCost(options: AppendCostOptions): Promis
   try {
     const runs: AppendCostRun[] = [];
     for (const webhooks of [false, true, true, false]) {
-      const env: Record<string, string> = webhooks
-        ? {
-            WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
-            WEBHOOK_URL: `${receiver.origin}/hook`,
-            WEBHOOK_ALLOW_HOSTS: `127.0.0.1:${receiver.port}`,
-          }
-        : {};
+      const env: Record<string, string> = webhooks ? benchWebhookEnv(`127.0.0.1:${receiver.port}`) : {};
       const service = await InProcessService.start(env);
       try {
         for (const load of options.loads) {

@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { freePort } from '../test/support/service-process';
 import { ApiClient } from './lib/api-client';
-import { ChildService, benchServiceEnv, startChildService } from './lib/child-service';
+import { ChildService, benchServiceEnv, benchWebhookEnv, startChildService } from './lib/child-service';
 import { processSchedSample, schedBetween, threadSchedSamples, threadsBetween } from './lib/schedstat';
 import { sleep } from './lib/timing';
 import { makeTmpDir, removeDir } from './lib/tmp-dir';
@@ -61,9 +60,7 @@ export async function benchWebhookBacklog(options: WebhookBacklogOptions): Promi
       cpuProfDir: options.cpuProfDir,
       env: {
         ...benchServiceEnv(dataDir, 'bench-key', model.url),
-        WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
-        WEBHOOK_URL: `http://127.0.0.1:${deadPort}/hook`,
-        WEBHOOK_ALLOW_HOSTS: `127.0.0.1:${deadPort}`,
+        ...benchWebhookEnv(`127.0.0.1:${deadPort}`),
         WEBHOOK_RETRY_BASE_MS: String(RETRY_BASE_MS),
         WEBHOOK_MAX_ATTEMPTS: String(MAX_ATTEMPTS),
         WEBHOOK_TIMEOUT_MS: '2000',

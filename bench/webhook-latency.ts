@@ -1,10 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { appendFileSync, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { startScriptedOpenAiServer, ScriptedReply } from '@app/model-provider/testing/scripted-openai-server';
 import { freePort } from '../test/support/service-process';
 import { ApiClient } from './lib/api-client';
-import { ChildService, benchServiceEnv, startChildService } from './lib/child-service';
+import { ChildService, benchServiceEnv, benchWebhookEnv, startChildService } from './lib/child-service';
 import { procMemoryMiB } from './lib/proc-memory';
 import { SchedSample, processSchedSample, schedBetween, schedSample, threadSchedSamples, threadsBetween } from './lib/schedstat';
 import { startReceiverProcess, WebhookArrival } from './lib/webhook-receiver-process';
@@ -44,8 +43,9 @@ export interface WebhookLatencyFigures {
   readonly benchProcess?: SchedSample;
   readonly receiverProcess?: SchedSample;
   /**
-   * The service's threads on a CPU in the same window, by name, busiest first: `main` (the event
-   * loop), the webhook sender's worker, V8's helpers (`V8 DefaultWorke`: compiler and GC), libuv's pool.
+   * The service's threads on a CPU in the same window, busiest first (threadsBetween): `main` (the
+   * event loop), then by thread id V8's helpers (compiler and GC) and, the newest, the webhook
+   * sender's worker.
    */
   readonly serviceThreads: readonly { name: string; onCpuMs: number }[];
   /** task.completed messages of the measured tasks received, distinct by webhook-id, and repeats. */
@@ -95,9 +95,7 @@ export async function benchWebhookLatency(options: WebhookLatencyOptions): Promi
       env: {
         ...benchServiceEnv(dataDir, 'bench-key', model.url),
         LLM_TIMEOUT_MS: '600000',
-        WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
-        WEBHOOK_URL: `${receiver.origin}/hook`,
-        WEBHOOK_ALLOW_HOSTS: `127.0.0.1:${receiver.port}`,
+        ...benchWebhookEnv(`127.0.0.1:${receiver.port}`),
         ...options.extraEnv,
       },
     });

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { ChildProcess, spawn } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -46,6 +47,18 @@ export function benchServiceEnv(dataDir: string, apiKey: string, modelUrl: strin
     LLM_BASE_URL: modelUrl,
     LLM_MODEL: 'bench',
     LLM_STREAM: 'false',
+  };
+}
+
+/**
+ * The variables that turn webhooks on, every task's messages going to `http://<hostPort>/hook`
+ * (allowed although it is loopback), signed with a fresh random secret.
+ */
+export function benchWebhookEnv(hostPort: string): Record<string, string> {
+  return {
+    WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
+    WEBHOOK_URL: `http://${hostPort}/hook`,
+    WEBHOOK_ALLOW_HOSTS: hostPort,
   };
 }
 

@@ -244,7 +244,7 @@ export function renderReport(r: BenchResults): string {
     if (w.serviceThreads.length > 0) {
       rows.push([
         name,
-        "diagnostic: release → last received, the service's threads on a CPU, by name",
+        "diagnostic: release → last received, the service's threads on a CPU (main, then by thread id)",
         w.serviceThreads
           .filter((t) => t.onCpuMs >= 0.05)
           .map((t) => `${t.name} ${ms(t.onCpuMs)}`)
@@ -289,7 +289,7 @@ export function renderReport(r: BenchResults): string {
       [name, 'diagnostic: the service idle, before the tasks: CPU per second', ms(b.idleCpuMsPerS), '', ''],
       [
         name,
-        "diagnostic: the window, the service's threads on a CPU",
+        "diagnostic: the window, the service's threads on a CPU (main, then by thread id)",
         b.threads.map((t) => `${t.name} ${ms(t.onCpuMs)}`).join('; '),
         '',
         '',

@@ -69,8 +69,9 @@ export function threadSchedSamples(pid: number): Map<string, { name: string; sam
 }
 
 /**
- * On-CPU time between two samples of threadSchedSamples, summed by thread name (V8's helpers share
- * one name), busiest first; the process's first thread (its event loop) is named `main`.
+ * On-CPU time of each thread between two samples of threadSchedSamples, busiest first. Node names
+ * every thread of a process alike (`node`), so each is labelled `<name>#<tid>`, except the first
+ * (its event loop), `main`; threads started later have higher ids.
  */
 export function threadsBetween(
   pid: number,
