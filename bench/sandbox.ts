@@ -47,7 +47,6 @@ export async function benchSandbox(options: { runs: number; workspaceMb: number;
         argv: ['/bin/bash', '-lc', 'true'],
         env: { PATH: '/usr/bin:/bin' },
         cwd: workspace,
-        workspace,
         limits: config.limits,
         timeoutMs: 10_000,
       });

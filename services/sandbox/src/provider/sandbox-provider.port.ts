@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { OnSkipped } from '../workspace/no-follow-tar';
+import type { OnSkipped } from '../workspace/snapshot-entries';
 
 /**
  * The sandbox provider port: where a task's untrusted commands run. The sandbox service owns it;
@@ -17,15 +17,15 @@ export type LimitHit = 'timeout' | 'cpu' | 'memory' | 'processes' | 'output' | '
 export interface SandboxLimits {
   /** Wall clock per command; on expiry the whole process tree is killed. */
   readonly timeoutMs: number;
-  /** CPU seconds per command (RLIMIT_CPU). */
+  /** CPU seconds per process (RLIMIT_CPU). */
   readonly cpuSeconds: number;
-  /** Address-space bytes per process (RLIMIT_AS). */
+  /** Memory of the task's processes and memory-backed folders together (a cgroup; RLIMIT_AS per process where none is delegated). */
   readonly memoryBytes: number;
-  /** Processes of the sandbox user at once (RLIMIT_NPROC): stops fork bombs. */
+  /** Processes of the task at once (a cgroup's pids.max; RLIMIT_NPROC of its uid where none is delegated): stops fork bombs. */
   readonly maxProcesses: number;
   /** Output bytes kept (stdout and stderr together); the rest is dropped and marked. */
   readonly maxOutputBytes: number;
-  /** Bytes the whole workspace may occupy. */
+  /** Bytes the whole workspace may hold (its own filesystem of that size; a watcher where the host has none). */
   readonly diskQuotaBytes: number;
 }
 
@@ -62,6 +62,8 @@ export interface ProviderHealth {
   readonly reason?: string;
   /** What works less well than it should here (logged at start-up). */
   readonly warnings?: readonly string[];
+  /** What is enforced and how, one line per bound (logged at start-up). */
+  readonly enforced?: readonly string[];
 }
 
 /** Who owns files in a workspace, so host-side writers (file tools, extraction, restore) can match it. */

@@ -1,3 +1,4 @@
+import { isAbsolute } from 'node:path';
 import { boolFromEnv, intFromEnv } from '@app/common';
 import { SandboxLimits } from './sandbox-provider.port';
 
@@ -8,9 +9,15 @@ export interface SandboxConfig {
   readonly limits: SandboxLimits;
   /** Network inside sandboxes (SANDBOX_NETWORK); off by default. */
   readonly network: boolean;
-  /** Each task's sandbox runs as uid/gid uidBase + (hash of the task id mod uidCount). */
+  /** Each live task's sandbox runs as a uid of its own from [uidBase, uidBase + uidCount), unique on the host. */
   readonly uidBase: number;
   readonly uidCount: number;
+  /** Host-wide (every sandbox instance on the host): workspace mount points and uid claims (SANDBOX_RUNTIME_DIR). */
+  readonly runtimeDir: string;
+  /** `auto`: each workspace a filesystem of its own where the host allows (else a folder, said at start-up); `folder`: always a folder. */
+  readonly workspaceFs: 'auto' | 'folder';
+  /** `auto`: a cgroup per task where one is delegated (else rlimits, said at start-up); `off`: rlimits only. */
+  readonly cgroups: 'auto' | 'off';
 }
 
 const MiB = 1024 * 1024;
@@ -33,5 +40,20 @@ export function sandboxConfigFromEnv(env: NodeJS.ProcessEnv): SandboxConfig {
     network: boolFromEnv(env, 'SANDBOX_NETWORK', false),
     uidBase: intFromEnv(env, 'SANDBOX_UID_BASE', 200_000, { min: 1000 }),
     uidCount: intFromEnv(env, 'SANDBOX_UID_COUNT', 50_000, { min: 1 }),
+    runtimeDir: absolutePathFromEnv(env, 'SANDBOX_RUNTIME_DIR', '/run/agentic-task-service'),
+    workspaceFs: oneOf(env, 'SANDBOX_WORKSPACE_FS', ['auto', 'folder'] as const),
+    cgroups: oneOf(env, 'SANDBOX_CGROUPS', ['auto', 'off'] as const),
   };
+}
+
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[]): T {
+  const value = env[name]?.trim() || values[0];
+  if (!values.includes(value as T)) throw new Error(`${name} must be ${values.map((v) => `"${v}"`).join(' or ')}, got "${value}"`);
+  return value as T;
+}
+
+function absolutePathFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const value = env[name]?.trim() || fallback;
+  if (!isAbsolute(value)) throw new Error(`${name} must be an absolute path, got "${value}"`);
+  return value;
 }

@@ -1,118 +1,120 @@
-import { randomBytes } from 'node:crypto';
-import { chown, lchown, lstat, mkdir, readdir, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join, posix } from 'node:path';
-import { PassThrough, Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import type * as Tar from 'tar';
-import { NoFollowDir } from '../workspace/no-follow-dir';
-import { tarWithoutFollowing } from '../workspace/no-follow-tar';
-import { ArchiveBounds, FileOwner, SnapshotOptions } from './sandbox-provider.port';
+import { PassThrough, Readable, Transform, Writable } from 'node:stream';
+import { snapshotEntries } from '../workspace/snapshot-entries';
+import { ArchiveBounds, ExecResult, SnapshotOptions } from './sandbox-provider.port';
 
-/** Uncompressed bytes a restore may write, per compressed byte allowed: caps a decompression bomb. */
-const RESTORE_EXPANSION = 10;
+/** How a provider runs GNU tar in a workspace (as its task, in its sandbox where it has one). */
+export interface TarIo {
+  readonly stdin: Readable;
+  /** The archive a snapshot writes; absent when restoring. */
+  readonly stdout?: Writable;
+  readonly timeoutMs: number;
+  readonly signal: AbortSignal;
+}
+export type RunTar = (args: readonly string[], io: TarIo) => Promise<ExecResult>;
+
+/** A workspace ready to be archived: the path the service reads it by, and tar run in it. */
+export interface ArchiveSource {
+  readonly root: string;
+  readonly runTar: RunTar;
+}
 
 /**
- * A tar of `dir`, read without following any link (tarWithoutFollowing), failing past its
- * bounds or when `signal` fires. Not compressed: Node's single-threaded gzip made a 100 MB
- * snapshot take ~3 s instead of ~0.3 s (BENCHMARKS.md); restore reads gzip'd archives too.
+ * POSIX (pax) archives of the names it is given on stdin, exactly those (NUL-separated, read
+ * verbatim: a name starting with "-" is a name, not an option), with holes kept as holes: a sparse
+ * file costs the archive what it holds, not its apparent size.
  */
-export function archiveDirectory(dir: string, options: SnapshotOptions): Readable {
+const CREATE = [
+  '--create',
+  '--file=-',
+  '--format=posix',
+  '--sparse',
+  '--no-recursion',
+  '--null',
+  '--verbatim-files-from',
+  '--files-from=-',
+];
+/** Extracting as the task: owners are the task's own, modes as archived less the umask; absolute names and `..` refused by tar. */
+const EXTRACT = ['--extract', '--file=-', '--no-same-owner', '--delay-directory-restore'];
+const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
+
+/**
+ * A tar stream of the workspace. The service lists what goes in (snapshotEntries: no link
+ * followed, FIFOs, sockets and devices left out and reported); tar, run as the task where the
+ * provider sandboxes, reads exactly those names. Not compressed: gzip made a 100 MB snapshot ten
+ * times slower (BENCHMARKS.md). Fails past `maxBytes` of archive, past `timeoutMs`, or when
+ * `signal` fires.
+ */
+export function archiveWorkspace(open: () => Promise<ArchiveSource>, options: SnapshotOptions): Readable {
   const out = new PassThrough();
-  let size = 0;
-  const limiter = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      size += chunk.length;
-      if (size > options.maxBytes) return done(new Error(`snapshot exceeds ${options.maxBytes} bytes (SANDBOX_SNAPSHOT_MAX_BYTES)`));
-      done(null, chunk);
-    },
-  });
-  const source = Readable.from(tarWithoutFollowing(dir, options.onSkipped), { objectMode: false });
-  const stop = (error: Error) => {
-    source.destroy(error);
-    out.destroy(error);
+  const stop = new AbortController();
+  let failure: Error | undefined;
+  const fail = (error: Error) => {
+    failure ??= error;
+    stop.abort();
   };
+  const onAbort = () => fail(new Error('snapshot stopped: the sandbox is in use again'));
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  if (options.signal?.aborted) onAbort();
   const timer = setTimeout(
-    () => stop(new Error(`snapshot took longer than ${options.timeoutMs} ms (SANDBOX_SNAPSHOT_TIMEOUT_MS)`)),
+    () => fail(new Error(`snapshot took longer than ${options.timeoutMs} ms (SANDBOX_SNAPSHOT_TIMEOUT_MS)`)),
     options.timeoutMs,
   );
   timer.unref();
-  const onAbort = () => stop(new Error('snapshot stopped: the sandbox is in use again'));
-  options.signal?.addEventListener('abort', onAbort, { once: true });
-  if (options.signal?.aborted) onAbort();
-  pipeline(source, limiter, out)
-    .catch((error: Error) => out.destroy(error))
-    .finally(() => {
+  const limiter = byteLimit(options.maxBytes, 'snapshot');
+  limiter.on('error', fail);
+  limiter.pipe(out, { end: false });
+
+  void (async () => {
+    try {
+      if (failure) throw failure;
+      const source = await open();
+      const names = Readable.from(nulSeparated(snapshotEntries(source.root, options.onSkipped)));
+      names.on('error', fail);
+      const result = await source.runTar(CREATE, { stdin: names, stdout: limiter, timeoutMs: options.timeoutMs, signal: stop.signal });
+      if (failure) throw failure;
+      if (result.exitCode !== 0) throw new Error(`tar could not archive the workspace: ${tarSays(result)}`);
+      await new Promise<void>((resolve) => limiter.end(resolve));
+      out.end();
+    } catch (error) {
+      out.destroy(failure ?? (error as Error));
+    } finally {
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
-    });
+    }
+  })();
   return out;
 }
 
 /**
- * Replaces `target` by the archive's contents, all or nothing: extracted into a fresh directory
- * beside it (absolute paths, `..` and writes through symlinks refused by tar), handed to `owner`,
- * then swapped in with renames. On any failure `target` is as it was and the scratch is gone.
+ * Fills a fresh, empty workspace from an archive (a snapshot of ours, or a gzip'd one of older
+ * versions), tar run as the task: whatever links, `..` or absolute names the archive holds, it
+ * can write nothing the task could not. Bounded by `maxBytes` of archive and `timeoutMs`; what
+ * it unpacks is bounded by the workspace itself. Rejects with tar's reason; the caller drops the
+ * half-filled workspace.
  */
-export async function restoreDirectory(target: string, archive: Readable, bounds: ArchiveBounds, owner?: FileOwner): Promise<void> {
-  const scratch = join(dirname(target), `.restore-${basename(target)}-${randomBytes(4).toString('hex')}`);
-  const previous = `${scratch}.previous`;
-  await mkdir(scratch, { mode: 0o700 });
-  const timer = setTimeout(
-    () => archive.destroy(new Error(`restore took longer than ${bounds.timeoutMs} ms (SANDBOX_SNAPSHOT_TIMEOUT_MS)`)),
-    bounds.timeoutMs,
-  );
+export async function restoreWorkspace(runTar: RunTar, archive: Readable, bounds: ArchiveBounds): Promise<void> {
+  const stop = new AbortController();
+  let failure: Error | undefined;
+  const timer = setTimeout(() => {
+    failure ??= new Error(`restore took longer than ${bounds.timeoutMs} ms (SANDBOX_SNAPSHOT_TIMEOUT_MS)`);
+    stop.abort();
+  }, bounds.timeoutMs);
   try {
-    const links: SymlinkEntry[] = [];
-    // Loaded at the first restore: tar costs every start ~20 ms of CPU (BENCHMARKS.md, "Footprint").
-    const tar = await import('tar');
-    await pipeline(archive, byteLimit(bounds.maxBytes, 'snapshot'), extractor(tar, scratch, bounds.maxBytes * RESTORE_EXPANSION, links));
-    await placeSymlinks(scratch, links);
-    if (owner) await chownTree(scratch, owner);
-    const hadTarget = await lstat(target).then(
-      () => true,
-      () => false,
-    );
-    if (hadTarget) await rename(target, previous);
-    await rename(scratch, target);
-    if (hadTarget) await rm(previous, { recursive: true, force: true });
-  } catch (error) {
-    await rm(scratch, { recursive: true, force: true });
-    throw error;
+    const { head, rest } = await peek(archive, GZIP_MAGIC.length);
+    const metered = byteLimit(bounds.maxBytes, 'snapshot');
+    metered.on('error', (error: Error) => {
+      failure ??= error;
+      stop.abort();
+    });
+    rest.on('error', (error: Error) => metered.destroy(error));
+    rest.pipe(metered);
+    const gzip = head.equals(GZIP_MAGIC) ? ['--gzip'] : [];
+    const result = await runTar([...EXTRACT, ...gzip], { stdin: metered, timeoutMs: bounds.timeoutMs, signal: stop.signal });
+    if (failure) throw failure;
+    if (result.exitCode !== 0) throw new Error(`the snapshot could not be unpacked: ${tarSays(result)}`);
   } finally {
     clearTimeout(timer);
   }
-}
-
-const RESTORED_TYPES = new Set(['File', 'OldFile', 'ContiguousFile', 'Directory', 'Link']);
-
-interface SymlinkEntry {
-  readonly path: string;
-  readonly target: string;
-}
-
-function extractor(tar: typeof Tar, cwd: string, maxUnpacked: number, links: SymlinkEntry[]): NodeJS.WritableStream {
-  let unpacked = 0;
-  const stream = tar.x({
-    cwd,
-    strict: true,
-    preservePaths: false,
-    preserveOwner: false,
-    filter: (path, entry) => {
-      if (!('type' in entry)) return false;
-      // Symlinks are made after everything else (placeSymlinks): tar refuses one pointing out of
-      // the workspace, yet a Python venv's `bin/python -> /usr/bin/python3` is a normal link.
-      if (entry.type === 'SymbolicLink') {
-        if (entry.linkpath) links.push({ path, target: entry.linkpath });
-        return false;
-      }
-      // Devices and FIFOs are never restored (strict mode would fail the whole restore on one).
-      if (!RESTORED_TYPES.has(entry.type)) return false;
-      unpacked += 'size' in entry ? Number(entry.size ?? 0) : 0;
-      if (unpacked > maxUnpacked) stream.emit('error', new Error(`snapshot unpacks to more than ${maxUnpacked} bytes`));
-      return unpacked <= maxUnpacked;
-    },
-  });
-  return stream as unknown as NodeJS.WritableStream;
 }
 
 function byteLimit(maxBytes: number, what: string): Transform {
@@ -126,52 +128,35 @@ function byteLimit(maxBytes: number, what: string): Transform {
   });
 }
 
-/**
- * Creates the archive's symlinks once every file and folder is in place, whatever they point at:
- * nothing is ever written through them. Each is made in its parent folder reached without
- * following any link (NoFollowDir); one whose path is absolute, climbs with `..` or names no
- * existing folder is dropped. Links are grouped by folder, so each folder is opened once.
- */
-async function placeSymlinks(root: string, links: readonly SymlinkEntry[]): Promise<void> {
-  const byFolder = new Map<string, { name: string; target: string }[]>();
-  for (const { path, target } of links) {
-    const parts = posix
-      .normalize(path)
-      .split('/')
-      .filter((p) => p !== '' && p !== '.');
-    if (path.startsWith('/') || parts.length === 0 || parts.includes('..')) continue;
-    const name = parts.pop() as string;
-    const folder = parts.join('/');
-    const group = byFolder.get(folder) ?? [];
-    group.push({ name, target });
-    byFolder.set(folder, group);
+async function* nulSeparated(names: AsyncIterable<string>): AsyncGenerator<Buffer> {
+  for await (const name of names) yield Buffer.from(`${name}\0`);
+}
+
+/** The first `length` bytes of a stream, and the whole stream again (those bytes included). */
+async function peek(stream: Readable, length: number): Promise<{ head: Buffer; rest: Readable }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const iterator = stream[Symbol.asyncIterator]();
+  while (size < length) {
+    const next = (await iterator.next()) as IteratorResult<Buffer>;
+    if (next.done) break;
+    chunks.push(next.value);
+    size += next.value.length;
   }
-  for (const [folder, entries] of byFolder) {
-    const opened: NoFollowDir[] = [await NoFollowDir.open(root)];
-    try {
-      for (const part of folder === '' ? [] : folder.split('/')) {
-        const sub = await opened[opened.length - 1].openDir(part);
-        if (!sub) break;
-        opened.push(sub);
-      }
-      if (opened.length !== (folder === '' ? 1 : folder.split('/').length + 1)) continue;
-      for (const { name, target } of entries) await opened[opened.length - 1].createSymlink(name, target).catch(ignoreExisting);
-    } finally {
-      await Promise.all(opened.map((d) => d.close()));
+  const head = Buffer.concat(chunks);
+  async function* all(): AsyncGenerator<Buffer> {
+    if (head.length > 0) yield head;
+    for (;;) {
+      const next = (await iterator.next()) as IteratorResult<Buffer>;
+      if (next.done) return;
+      yield next.value;
     }
   }
+  return { head: head.subarray(0, length), rest: Readable.from(all(), { objectMode: false }) };
 }
 
-function ignoreExisting(error: NodeJS.ErrnoException): void {
-  if (error.code !== 'EEXIST') throw error;
-}
-
-async function chownTree(dir: string, owner: FileOwner): Promise<void> {
-  await chown(dir, owner.uid, owner.gid);
-  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
-  for (const entry of entries) {
-    const path = join(entry.parentPath, entry.name);
-    // lchown: a symlink is re-owned itself, never the file it points to.
-    await lchown(path, owner.uid, owner.gid);
-  }
+/** tar's own words, cut: what it said on stderr, else its exit. */
+function tarSays(result: ExecResult): string {
+  const said = result.output.trim().split('\n').slice(-3).join('; ');
+  return said || (result.limitMessage ?? `exit ${result.exitCode}`);
 }

@@ -1,4 +1,4 @@
-import { chown, mkdtemp, open, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { chown, mkdtemp, open, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newId } from '@app/common';
@@ -6,13 +6,15 @@ import { EventStore, createEmbeddedEventStore } from '@app/event-store';
 import { LocalObjectStore } from '@app/object-store';
 import { TaskCommandExecutor } from '@app/task-commands';
 import { BubblewrapProvider } from '../provider/bubblewrap/bubblewrap.provider';
-import { TEST_LIMITS } from '../provider/testing/sandbox-provider.contract';
+import { TEST_LIMITS, testSandboxConfig } from '../provider/testing/sandbox-provider.contract';
 import { SandboxSessions, SessionLimits } from './sandbox-sessions';
 
 // Idle expiry against real parts (bubblewrap, local objects, the embedded store): a snapshot is
 // bounded, stops as soon as its task is used again, and a slow one holds up no other.
 
-const BIG_BYTES = 1024 * 1024 * 1024;
+const MiB = 1024 * 1024;
+/** Written for real (zeros, not holes: a hole costs a snapshot nothing), so archiving it takes a while. */
+const BIG_BYTES = 512 * MiB;
 
 describe('SandboxSessions idle expiry', () => {
   let dir: string;
@@ -26,7 +28,7 @@ describe('SandboxSessions idle expiry', () => {
     store = await createEmbeddedEventStore({ dataDir: join(dir, 'eventstore') });
     commands = new TaskCommandExecutor(store);
     provider = new BubblewrapProvider(
-      { provider: 'bubblewrap', limits: TEST_LIMITS, network: false, uidBase: 200_000, uidCount: 50_000 },
+      testSandboxConfig('bubblewrap', { ...TEST_LIMITS, diskQuotaBytes: 2 * BIG_BYTES }),
       join(dir, 'data'),
     );
     objects = new LocalObjectStore(join(dir, 'objects'));
@@ -39,12 +41,12 @@ describe('SandboxSessions idle expiry', () => {
   const sessionsWith = (limits: Partial<SessionLimits> = {}) =>
     new SandboxSessions(provider, objects, commands, join(dir, 'data', 'workspaces'), {
       idleTtlMs: 0,
-      snapshotMaxBytes: 4 * BIG_BYTES,
+      snapshotMaxBytes: 8 * BIG_BYTES,
       snapshotTimeoutMs: 60_000,
       ...limits,
     });
 
-  /** A task whose workspace holds `bytes` of a sparse file: slow to archive, cheap to make. */
+  /** A task whose workspace holds a file of `bytes`. */
   async function taskWithWorkspace(bytes: number): Promise<string> {
     const taskId = newId('task');
     await commands.execute(taskId, {
@@ -63,9 +65,9 @@ describe('SandboxSessions idle expiry', () => {
     });
     const workspace = await provider.create(taskId);
     const file = join(workspace, 'big.bin');
-    await writeFile(file, '');
-    const handle = await open(file, 'r+');
-    await handle.truncate(bytes);
+    const handle = await open(file, 'w');
+    const chunk = Buffer.alloc(Math.min(bytes, 64 * MiB));
+    for (let written = 0; written < bytes; written += chunk.length) await handle.write(chunk, 0, Math.min(chunk.length, bytes - written));
     await handle.close();
     const owner = provider.fileOwner(taskId);
     await chown(file, owner.uid, owner.gid);

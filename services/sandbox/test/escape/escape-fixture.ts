@@ -7,7 +7,7 @@ import { LocalObjectStore } from '@app/object-store';
 import { ArtifactScanner, ScanResult } from '../../src/artifacts/artifact-scanner';
 import { BubblewrapProvider } from '../../src/provider/bubblewrap/bubblewrap.provider';
 import { ExecResult, SandboxLimits } from '../../src/provider/sandbox-provider.port';
-import { TEST_LIMITS, taskIdFor } from '../../src/provider/testing/sandbox-provider.contract';
+import { TEST_LIMITS, taskIdFor, testSandboxConfig } from '../../src/provider/testing/sandbox-provider.contract';
 
 export const HOST_CANARY = 'HOST-FILE-CANARY-3d1f';
 export const OTHER_TASK_CANARY = 'OTHER-TASK-CANARY-88a2';
@@ -46,7 +46,7 @@ export async function startEscapeFixture(limits: SandboxLimits = { ...TEST_LIMIT
   await writeFile(join(hostDir, 'canary.txt'), HOST_CANARY);
   await mkdir(join(dataDir, 'eventstore'), { recursive: true });
   await writeFile(join(dataDir, 'eventstore', 'canary'), DATA_DIR_CANARY);
-  const provider = new BubblewrapProvider({ provider: 'bubblewrap', limits, network: false, uidBase: 200_000, uidCount: 50_000 }, dataDir);
+  const provider = new BubblewrapProvider(testSandboxConfig('bubblewrap', limits), dataDir);
   const objects = new LocalObjectStore(join(base, 'objects'));
   const scanner = new ArtifactScanner(objects);
   const task = taskIdFor(41);

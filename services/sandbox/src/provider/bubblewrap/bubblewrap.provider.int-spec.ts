@@ -4,16 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SandboxConfig } from '../sandbox.config';
 import { SandboxLimits } from '../sandbox-provider.port';
-import { TEST_LIMITS, describeSandboxProviderContract, taskIdFor } from '../testing/sandbox-provider.contract';
+import { TEST_LIMITS, describeSandboxProviderContract, taskIdFor, testSandboxConfig } from '../testing/sandbox-provider.contract';
 import { BubblewrapProvider } from './bubblewrap.provider';
 
-const config = (limits: SandboxLimits, network = false): SandboxConfig => ({
-  provider: 'bubblewrap',
-  limits,
-  network,
-  uidBase: 200_000,
-  uidCount: 50_000,
-});
+const config = (limits: SandboxLimits, network = false): SandboxConfig => testSandboxConfig('bubblewrap', limits, { network });
 
 describeSandboxProviderContract('bubblewrap', (dataDir, limits) => new BubblewrapProvider(config(limits), dataDir));
 
@@ -68,15 +62,16 @@ describe('bubblewrap limits and options', () => {
 describe('bubblewrap providers sharing one volume (sandbox instances of a cluster)', () => {
   it('check only ever touches a probe workspace of its own, so instances can check at the same time', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'ats-shared-volume-'));
+    const providers = [1, 2, 3].map(() => new BubblewrapProvider(config(TEST_LIMITS), dataDir));
+    // Workspaces already on the volume (another instance's probe mid-check, tasks) must survive.
+    const others = ['task_00000000000000000000000000000000', taskIdFor(7)];
     try {
-      const providers = [1, 2, 3].map(() => new BubblewrapProvider(config(TEST_LIMITS), dataDir));
-      // Workspaces already on the volume (another instance's probe mid-check, tasks) must survive.
-      const others = ['task_00000000000000000000000000000000', taskIdFor(7)];
       for (const id of others) await writeFile(join(await providers[0].create(id), 'mark'), 'x');
       const health = await Promise.all(providers.map((p) => p.check()));
       expect(health.map((h) => h.ok)).toEqual([true, true, true]);
-      for (const id of others) await expect(stat(join(dataDir, 'workspaces', id, 'mark'))).resolves.toBeTruthy();
+      for (const id of others) await expect(stat(join(providers[0].workspacePath(id), 'mark'))).resolves.toBeTruthy();
     } finally {
+      for (const id of others) await providers[0].destroy(id);
       await rm(dataDir, { recursive: true, force: true });
     }
   });

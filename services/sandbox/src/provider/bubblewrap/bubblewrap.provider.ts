@@ -1,91 +1,112 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, rm, stat } from 'node:fs/promises';
-import { Readable } from 'node:stream';
+import { statfs } from 'node:fs/promises';
+import { Readable, Writable } from 'node:stream';
 import { SandboxConfig } from '../sandbox.config';
 import { ExecRequest, ExecResult, FileOwner, ProviderHealth, SandboxProvider, SnapshotOptions } from '../sandbox-provider.port';
-import { sandboxUserOf } from '../sandbox-user';
-import { archiveDirectory, restoreDirectory } from '../workspace-archive';
-import { runLimited } from '../process/run-limited';
-import { WorkspaceDirs } from '../workspace-dirs';
+import { archiveWorkspace, restoreWorkspace, RunTar } from '../workspace-archive';
+import { diskUsage } from '../process/disk-usage';
+import { HostFacts, runLimited } from '../process/run-limited';
 import { UnsettableVariableError, unsettableResult } from '../process/settable-env';
-import { BWRAP, bwrapLaunch, sandboxEnv } from './bwrap-args';
+import { BWRAP, LAUNCHER_ENV, bwrapLaunch, sandboxEnv } from './bwrap-args';
+import { HostBoundsSetup, setUpHostBounds, sweepHostLeftovers } from './host/host-bounds';
+import { Volume, workspaceMountPoint } from './host/workspace-volumes';
 import { seccompProgram } from './seccomp/seccomp-filter';
 
 const CHECK_TIMEOUT_MS = 10_000;
+const TAR = '/usr/bin/tar';
+/** A filesystem with less room than this left is full for a write that failed with ENOSPC. */
+const FULL_BELOW_BYTES = 1024 * 1024;
+
+/** One process to run in a task's sandbox. */
+interface SandboxJob {
+  readonly argv: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal;
+  readonly stdin?: Readable;
+  readonly stdout?: Writable;
+}
 
 /**
- * The default provider on Linux: every command runs under bubblewrap as the task's own
- * unprivileged uid, with fresh namespaces, the system read-only, the workspace the only writable
- * host path, network off unless configured, and prlimit's per-command limits.
+ * The default provider on Linux: every process of a task runs under bubblewrap as the task's own
+ * unprivileged host uid, in a user namespace with fresh PID, IPC, UTS, cgroup, mount and network
+ * namespaces, the system read-only, the workspace (a filesystem of its own, as big as the quota)
+ * the only writable host storage, in the task's cgroup (memory, processes, CPU share), network
+ * off unless configured. Snapshots and restores run tar the same way, as the task.
  */
 export class BubblewrapProvider implements SandboxProvider {
   readonly name = 'bubblewrap';
   readonly unsafe = false;
-  private readonly dirs: WorkspaceDirs;
   private readonly running = new Map<string, Set<AbortController>>();
+  /** The uid each mounted workspace belongs to (what fileOwner answers without a system call). */
+  private readonly owners = new Map<string, FileOwner>();
+  private host?: Promise<HostBoundsSetup>;
 
   /** Undefined on an architecture we have no syscall table for; check() says so. */
   private readonly seccomp = seccompProgram();
 
   constructor(
     private readonly config: SandboxConfig,
-    dataDir: string,
-  ) {
-    this.dirs = new WorkspaceDirs(dataDir);
-  }
+    private readonly dataDir: string,
+  ) {}
 
   /** Runs `true` through the real launch path, and says exactly what stops it when it fails. */
   async check(): Promise<ProviderHealth> {
-    const exists = await stat(BWRAP).then(
-      () => true,
-      () => false,
-    );
-    if (!exists) return { ok: false, reason: `${BWRAP} is missing (Debian package "bubblewrap")` };
     const uid = process.getuid?.();
     if (uid !== 0)
       return {
         ok: false,
-        reason: `the service runs as uid ${uid}: it must run as root to start each task's commands as that task's own unprivileged uid`,
+        reason: `the service runs as uid ${uid}: it must run as root to give each task its own uid, workspace filesystem and cgroup`,
       };
-    const warnings = this.seccomp
-      ? []
-      : [`no seccomp filter on this architecture (${process.arch}): nested user namespaces, mount, ptrace and the rest are not refused`];
+    let host: HostBoundsSetup;
+    try {
+      host = await this.hostBounds();
+      await sweepHostLeftovers(host);
+    } catch (error) {
+      return { ok: false, reason: `the host's bounds could not be set up: ${messageOf(error)}` };
+    }
+    const warnings = [...host.warnings];
+    if (!this.seccomp)
+      warnings.push(
+        `no seccomp filter on this architecture (${process.arch}): nested user namespaces, mount, ptrace and the rest are not refused`,
+      );
     // A probe workspace of its own: instances sharing one volume check at the same time.
     const probeId = `task_${randomBytes(16).toString('hex')}`;
     try {
       await this.create(probeId);
       const result = await this.exec(probeId, { command: 'true', env: {}, timeoutMs: CHECK_TIMEOUT_MS });
-      if (result.exitCode === 0) return { ok: true, warnings };
-      return { ok: false, reason: `bwrap could not run a command: ${result.output.trim() || `exit ${result.exitCode}`}` };
+      if (result.exitCode === 0) return { ok: true, warnings, enforced: host.enforced };
+      const missing = result.output.includes(BWRAP) ? ` (${BWRAP}: Debian package "bubblewrap")` : '';
+      return { ok: false, reason: `bwrap could not run a command${missing}: ${result.output.trim() || `exit ${result.exitCode}`}` };
     } catch (error) {
-      return {
-        ok: false,
-        reason: `the probe workspace under DATA_DIR could not be prepared: ${error instanceof Error ? error.message : String(error)}`,
-      };
+      return { ok: false, reason: `the probe workspace under DATA_DIR could not be prepared: ${messageOf(error)}` };
     } finally {
       await this.destroy(probeId).catch(() => undefined);
     }
   }
 
   async create(taskId: string): Promise<string> {
-    return this.dirs.create(taskId, this.fileOwner(taskId));
+    return (await this.open(taskId)).path;
   }
 
   workspacePath(taskId: string): string {
-    return this.dirs.pathOf(taskId);
+    return workspaceMountPoint({ dataDir: this.dataDir, runtimeDir: this.config.runtimeDir }, taskId);
   }
 
-  exists(taskId: string): Promise<boolean> {
-    return this.dirs.exists(taskId);
+  async exists(taskId: string): Promise<boolean> {
+    return (await this.hostBounds()).volumes.exists(taskId);
   }
 
   fileOwner(taskId: string): FileOwner {
-    return sandboxUserOf(taskId, this.config.uidBase, this.config.uidCount);
+    const owner = this.owners.get(taskId);
+    // Never a guess: a file written for the wrong uid would be another task's, or the task's no more.
+    if (!owner) throw new Error(`the workspace of ${taskId} is not mounted here: its owner is not known`);
+    return owner;
   }
 
   async exec(taskId: string, request: ExecRequest): Promise<ExecResult> {
-    const workspaceRoot = await this.create(taskId);
-    let env: ReturnType<typeof sandboxEnv>;
+    const volume = await this.open(taskId);
+    let env: Record<string, string>;
     try {
       env = sandboxEnv(request.env);
     } catch (error) {
@@ -93,51 +114,116 @@ export class BubblewrapProvider implements SandboxProvider {
       return unsettableResult(error);
     }
     const limits = this.config.limits;
-    const launch = bwrapLaunch({
-      workspace: workspaceRoot,
-      user: this.fileOwner(taskId),
-      limits,
-      network: this.config.network,
-      command: request.command,
-      insideOnlyEnv: env.insideOnlyEnv,
-      seccomp: this.seccomp,
-    });
-    const controller = new AbortController();
-    const forward = () => controller.abort();
-    request.signal?.addEventListener('abort', forward, { once: true });
-    if (request.signal?.aborted) controller.abort();
-    this.track(taskId, controller, true);
-    try {
-      const timeoutMs = Math.min(request.timeoutMs ?? limits.timeoutMs, limits.timeoutMs);
-      return await runLimited({
-        argv: launch.argv,
-        env: env.launcherEnv,
-        cwd: '/',
-        workspace: workspaceRoot,
-        limits,
-        timeoutMs,
-        signal: controller.signal,
-        extraFds: launch.fds,
-      });
-    } finally {
-      this.track(taskId, controller, false);
-      request.signal?.removeEventListener('abort', forward);
-    }
+    const timeoutMs = Math.min(request.timeoutMs ?? limits.timeoutMs, limits.timeoutMs);
+    return this.run(taskId, volume, { argv: ['/bin/bash', '-lc', request.command], env, timeoutMs, signal: request.signal });
   }
 
   snapshot(taskId: string, options: SnapshotOptions): Readable {
-    return archiveDirectory(this.workspacePath(taskId), options);
+    return archiveWorkspace(async () => {
+      const volume = await this.open(taskId);
+      return { root: volume.path, runTar: this.tarIn(taskId, volume) };
+    }, options);
   }
 
   async restore(taskId: string, archive: Readable, options: { maxBytes: number; timeoutMs: number }): Promise<void> {
-    await this.dirs.prepareParents();
-    await restoreDirectory(this.workspacePath(taskId), archive, options, this.fileOwner(taskId));
-    await chmod(this.workspacePath(taskId), 0o700);
+    const { volumes } = await this.hostBounds();
+    const scratch = await volumes.openScratch(taskId);
+    try {
+      await restoreWorkspace(this.tarIn(taskId, scratch), archive, options);
+    } catch (error) {
+      await volumes.dropScratch(taskId);
+      throw error;
+    }
+    this.owners.set(taskId, (await volumes.commitScratch(taskId)).owner);
   }
 
   async destroy(taskId: string): Promise<void> {
     for (const controller of this.running.get(taskId) ?? []) controller.abort();
-    await rm(this.workspacePath(taskId), { recursive: true, force: true });
+    const host = await this.hostBounds();
+    const owner = this.owners.get(taskId);
+    this.owners.delete(taskId);
+    if (owner && host.cgroups) await host.cgroups.remove(owner.uid);
+    await host.volumes.destroy(taskId);
+  }
+
+  private async open(taskId: string): Promise<Volume> {
+    const volume = await (await this.hostBounds()).volumes.open(taskId);
+    this.owners.set(taskId, volume.owner);
+    return volume;
+  }
+
+  /** tar, run as the task in a sandbox on `volume`, with nothing of the task's env or secrets. */
+  private tarIn(taskId: string, volume: Volume): RunTar {
+    return (args, io) => this.run(taskId, volume, { argv: [TAR, ...args], env: sandboxEnv({}), ...io });
+  }
+
+  /**
+   * Runs one process in the task's sandbox: the service forks and drops to the task's uid, the
+   * process joins the task's cgroup before bwrap has read its options (so before it has started
+   * anything), and the command is stopped when the cgroup saw the kernel kill for memory.
+   */
+  private async run(taskId: string, volume: Volume, job: SandboxJob): Promise<ExecResult> {
+    const host = await this.hostBounds();
+    const filesystem = host.volumes.kind === 'filesystem';
+    const limits = this.config.limits;
+    const cgroup = host.cgroups ? await host.cgroups.forTask(volume.owner.uid) : undefined;
+    const before = (await cgroup?.counters()) ?? { oomKills: 0, processLimitHits: 0 };
+    const launch = bwrapLaunch({
+      workspace: volume.path,
+      user: volume.owner,
+      limits,
+      bounds: { cgroup: cgroup !== undefined, filesystem },
+      network: this.config.network,
+      argv: job.argv,
+      env: job.env,
+      seccomp: this.seccomp,
+    });
+    const controller = new AbortController();
+    const forward = () => controller.abort();
+    job.signal?.addEventListener('abort', forward, { once: true });
+    if (job.signal?.aborted) controller.abort();
+    this.track(taskId, controller, true);
+    try {
+      return await runLimited({
+        argv: launch.argv,
+        env: LAUNCHER_ENV,
+        cwd: '/',
+        user: volume.owner,
+        limits,
+        timeoutMs: job.timeoutMs,
+        signal: controller.signal,
+        extraFds: launch.fds,
+        stdin: job.stdin,
+        stdout: job.stdout,
+        beforeStart: cgroup ? (pid) => cgroup.join(pid) : undefined,
+        watch: async () => {
+          if (cgroup && (await cgroup.counters()).oomKills > before.oomKills) return 'memory';
+          if (!filesystem && (await diskUsage(volume.path, limits.diskQuotaBytes)) > limits.diskQuotaBytes) return 'disk';
+          return undefined;
+        },
+        facts: async (): Promise<HostFacts> => {
+          const after = (await cgroup?.counters()) ?? before;
+          return {
+            oomKills: after.oomKills - before.oomKills,
+            processLimitHits: after.processLimitHits - before.processLimitHits,
+            boundsPerTask: cgroup !== undefined,
+            ...(filesystem
+              ? { workspaceFull: await isFull(volume.path) }
+              : { overQuota: (await diskUsage(volume.path, limits.diskQuotaBytes)) >= limits.diskQuotaBytes }),
+          };
+        },
+        afterExit: cgroup ? () => cgroup.killAll() : undefined,
+      });
+    } finally {
+      this.track(taskId, controller, false);
+      job.signal?.removeEventListener('abort', forward);
+    }
+  }
+
+  private hostBounds(): Promise<HostBoundsSetup> {
+    this.host ??= setUpHostBounds(this.config, this.dataDir);
+    this.host.catch(() => (this.host = undefined));
+    return this.host;
   }
 
   private track(taskId: string, controller: AbortController, add: boolean): void {
@@ -147,4 +233,14 @@ export class BubblewrapProvider implements SandboxProvider {
     if (set.size > 0) this.running.set(taskId, set);
     else this.running.delete(taskId);
   }
+}
+
+/** A workspace filesystem with no room or no inode left. */
+async function isFull(path: string): Promise<boolean> {
+  const fs = await statfs(path).catch(() => undefined);
+  return fs !== undefined && (fs.bavail * fs.bsize < FULL_BELOW_BYTES || fs.ffree === 0);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -68,54 +68,67 @@ export const CHILD_FD = { args: 3, seccomp: 4, passwd: 5, group: 6 } as const;
 export const SHM_BYTES = 64 * 1024 * 1024;
 export const TMP_MAX_BYTES = 512 * 1024 * 1024;
 
+/**
+ * The whole environment of the host-side launchers (prlimit, then bwrap): fixed, so nothing of a
+ * task (its env, its secrets, a loader variable) is in the environment of any process outside
+ * the sandbox. The sandbox's own environment reaches bwrap as options through a pipe.
+ */
+export const LAUNCHER_ENV: Readonly<Record<string, string>> = { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8' };
+
 export interface BwrapInvocation {
-  /** The workspace's host path; it reaches bwrap through a pipe, never the command line. */
+  /** The workspace's mount point on the host (never a task value); it reaches bwrap through a pipe. */
   readonly workspace: string;
+  /** The task's own unprivileged uid, which bwrap already runs as on the host. */
   readonly user: FileOwner;
   readonly limits: SandboxLimits;
+  /** Which rlimits stand in for what the host bounds otherwise (see perProcessLimits). */
+  readonly bounds: HostBounds;
   readonly network: boolean;
-  readonly command: string;
-  /** Variables that would change how the host-side launchers run: set inside the sandbox only. */
-  readonly insideOnlyEnv: Readonly<Record<string, string>>;
+  /** What runs inside, argv[0] first: `bash -lc <command>`, or tar for a snapshot. */
+  readonly argv: readonly string[];
+  /** The whole environment inside (sandboxEnv). */
+  readonly env: Readonly<Record<string, string>>;
   /** The compiled seccomp filter, or undefined where we have no syscall table (no filter then). */
   readonly seccomp?: Buffer;
 }
 
+/** What the host bounds for every task as a whole, so that a per-process rlimit need not. */
+export interface HostBounds {
+  /** A per-task cgroup bounds memory and processes. */
+  readonly cgroup: boolean;
+  /** The workspace is a filesystem of its own, as big as the quota. */
+  readonly filesystem: boolean;
+}
+
 export interface BwrapLaunch {
+  /** Run as the task's uid: the service drops to it between fork and exec. */
   readonly argv: string[];
   /** What the child gets as fds 3, 4, …: bytes fed through a pipe, or null for none. */
   readonly fds: (Buffer | null)[];
 }
 
 /**
- * How to start one command. prlimit sets the per-command resource limits; bwrap, started by the
- * service as root, builds the sandbox with full privilege (so the workspace can sit below
- * folders the task's uid could never pass through); inside it, setpriv drops for good to the
- * task's own unprivileged uid, with no capabilities, no supplementary groups and no_new_privs,
- * before anything of the task runs. Only setpriv and the command are on the command line:
- * bwrap's options arrive through a pipe (`--args`), so neither the host's process list nor the
- * sandbox's /proc/1/cmdline shows a host path, a task id or an environment value.
+ * How to start one sandboxed process. The service forks, drops for good to the task's own
+ * unprivileged uid (no capabilities, no supplementary groups) and execs prlimit with a fixed
+ * environment; prlimit sets the per-process limits and execs bwrap, which makes a user namespace
+ * (the task's uid mapped to itself, nothing else: no uid 0 inside), then PID, IPC, UTS, cgroup,
+ * mount and network namespaces. No process on the way holds a host privilege once anything of
+ * the task exists in it: the task's environment and the sandbox's layout reach bwrap through a
+ * pipe (`--args`), the environment applying to what runs inside only, and the command is on the
+ * command line of bwrap, which already runs as the task.
  *
- * Inside: fresh PID, IPC, UTS, cgroup and mount namespaces (network too unless allowed); /usr
- * and a few /etc files read-only; a private /proc; a minimal /dev; bounded tmpfs at /tmp and
- * /dev/shm; the workspace read-write at /workspace; `/` and `/dev` read-only, so nothing else
- * can be written (an unbounded tmpfs would be host memory); the seccomp filter, which also
- * refuses new user namespaces. The sandbox's pid 1 is bwrap's reaper, a root process the task
- * can neither signal nor inspect.
+ * Inside: /usr and a few /etc files read-only; a private /proc (its /proc/sys and the rest are
+ * root's, so read-only to the task); no /sys; a minimal /dev; bounded tmpfs at /tmp and /dev/shm;
+ * the workspace read-write at /workspace; `/` and `/dev` read-only; the seccomp filter, which
+ * refuses new namespaces of every kind.
  */
 export function bwrapLaunch(i: BwrapInvocation): BwrapLaunch {
-  const { limits } = i;
-  const prlimit = [
-    PRLIMIT,
-    `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`,
-    `--as=${limits.memoryBytes}`,
-    `--nproc=${limits.maxProcesses}`,
-    `--fsize=${limits.diskQuotaBytes}`,
-    '--core=0',
-    '--',
-  ];
   const options = [
-    // No user namespace: the task's uid is then the host's, whose RLIMIT_NPROC and files we control.
+    '--unshare-user',
+    '--uid',
+    String(i.user.uid),
+    '--gid',
+    String(i.user.gid),
     '--unshare-pid',
     '--unshare-ipc',
     '--unshare-uts',
@@ -125,7 +138,8 @@ export function bwrapLaunch(i: BwrapInvocation): BwrapLaunch {
     '--new-session',
     '--hostname',
     'sandbox',
-    // Made first and explicitly: a folder bwrap creates on the way to a mount point is 0700 when it runs as root.
+    '--clearenv',
+    ...Object.entries(i.env).flatMap(([name, value]) => ['--setenv', name, value]),
     '--perms',
     '0755',
     '--dir',
@@ -154,7 +168,7 @@ export function bwrapLaunch(i: BwrapInvocation): BwrapLaunch {
     '--perms',
     '1777',
     '--size',
-    String(Math.min(limits.diskQuotaBytes, TMP_MAX_BYTES)),
+    String(Math.min(i.limits.diskQuotaBytes, TMP_MAX_BYTES)),
     '--tmpfs',
     '/tmp',
     '--bind',
@@ -166,19 +180,11 @@ export function bwrapLaunch(i: BwrapInvocation): BwrapLaunch {
     '/',
     '--chdir',
     SANDBOX_WORKSPACE,
-    // What setpriv needs to become the task's user; it drops them all with the change.
-    '--cap-add',
-    'CAP_SETUID',
-    '--cap-add',
-    'CAP_SETGID',
-    '--cap-add',
-    'CAP_SETPCAP',
     ...(i.seccomp ? ['--seccomp', String(CHILD_FD.seccomp)] : []),
-    ...Object.entries(i.insideOnlyEnv).flatMap(([name, value]) => ['--setenv', name, value]),
   ];
-  const argv = [...prlimit, BWRAP, '--args', String(CHILD_FD.args), '--', ...dropToUserArgv(i.user), '/bin/bash', '-lc', i.command];
   return {
-    argv,
+    // bwrap takes the command only on its own command line (never from --args): the task's uid's process.
+    argv: [PRLIMIT, ...perProcessLimits(i.limits, i.bounds), '--', BWRAP, '--args', String(CHILD_FD.args), '--', ...i.argv],
     fds: [
       Buffer.from(options.map((o) => `${o}\0`).join('')),
       i.seccomp ?? null,
@@ -190,49 +196,36 @@ export function bwrapLaunch(i: BwrapInvocation): BwrapLaunch {
   };
 }
 
-/** setpriv's argv prefix that becomes `user` for good: no capabilities left in any set, no way back up. */
-function dropToUserArgv(user: FileOwner): string[] {
+/**
+ * prlimit's options: CPU seconds and no core files always; the file size bound (no file's
+ * apparent size past the quota, so no sparse giant either). Memory per process and the process
+ * count only where no per-task cgroup bounds the task as a whole (RLIMIT_AS would also refuse
+ * the large address-space reservations of Go, Java or V8 that a cgroup lets through).
+ */
+export function perProcessLimits(limits: SandboxLimits, bounds: HostBounds): string[] {
   return [
-    SETPRIV,
-    '--reuid',
-    String(user.uid),
-    '--regid',
-    String(user.gid),
-    '--clear-groups',
-    '--inh-caps=-all',
-    '--bounding-set=-all',
-    '--no-new-privs',
-    '--',
+    `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`,
+    `--fsize=${limits.diskQuotaBytes}`,
+    '--core=0',
+    ...(bounds.cgroup ? [] : [`--as=${limits.memoryBytes}`, `--nproc=${limits.maxProcesses}`]),
   ];
 }
 
-// The dynamic loader and libc read these in every program, the host-side launchers included
-// (glibc's "unsecure" list): a task's LD_PRELOAD must reach its own commands, never prlimit.
-const LOADER_VARIABLE =
-  /^(LD_|GCONV_PATH$|GETCONF_DIR$|HOSTALIASES$|LOCALDOMAIN$|LOCPATH$|MALLOC_|NIS_PATH$|NLSPATH$|RESOLV_HOST_CONF$|RES_OPTIONS$|TMPDIR$|TZDIR$)/;
-
 /**
- * The environment inside: a fixed base plus the task's own variables (valid names only), split
- * into what is safe to hand to the launchers as their environment and what must be set inside.
- * A value with a NUL is refused whole: it would end the value early in an environment, and in
- * bwrap's NUL-separated options it would start an option of its own.
+ * The environment inside: a fixed base, then the task's own variables (valid names only; a
+ * task's PATH wins), all set by bwrap for what runs inside, loader variables included, since no
+ * process that reads them runs with privileges. A value with a NUL is refused whole: it would end
+ * the value early, and in bwrap's NUL-separated options it would start an option of its own.
  */
-export function sandboxEnv(env: Readonly<Record<string, string>>): {
-  launcherEnv: Record<string, string>;
-  insideOnlyEnv: Record<string, string>;
-} {
-  const launcherEnv: Record<string, string> = {
+export function sandboxEnv(env: Readonly<Record<string, string>>): Record<string, string> {
+  assertSettable(env);
+  const inside: Record<string, string> = {
     PATH: '/usr/local/bin:/usr/bin:/bin',
     HOME: SANDBOX_WORKSPACE,
     USER: 'sandbox',
     LANG: 'C.UTF-8',
+    TMPDIR: '/tmp',
   };
-  const insideOnlyEnv: Record<string, string> = { TMPDIR: '/tmp' };
-  assertSettable(env);
-  for (const [name, value] of Object.entries(env)) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) continue;
-    if (LOADER_VARIABLE.test(name)) insideOnlyEnv[name] = value;
-    else launcherEnv[name] = value;
-  }
-  return { launcherEnv, insideOnlyEnv };
+  for (const [name, value] of Object.entries(env)) if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) inside[name] = value;
+  return inside;
 }

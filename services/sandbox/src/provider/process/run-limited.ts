@@ -1,9 +1,11 @@
 import { spawn, StdioOptions } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
-import { ExecResult, LimitHit, SandboxLimits } from '../sandbox-provider.port';
-import { diskUsage } from './disk-usage';
+import { ExecResult, FileOwner, LimitHit, SandboxLimits } from '../sandbox-provider.port';
 import { OutputCollector } from './output-collector';
-import { classifyExit } from './classify-exit';
+import { ExitFacts, classifyExit } from './classify-exit';
+
+/** What the host knows about an ended command that its exit status does not say. */
+export type HostFacts = Pick<ExitFacts, 'oomKills' | 'processLimitHits' | 'workspaceFull' | 'overQuota' | 'boundsPerTask'>;
 
 export interface LimitedProcess {
   /** argv[0] and the rest; no shell in between. */
@@ -11,8 +13,8 @@ export interface LimitedProcess {
   /** The whole environment the process gets (nothing of the service's own leaks in). */
   readonly env: Readonly<Record<string, string>>;
   readonly cwd: string;
-  /** Watched for the disk quota while the process runs. */
-  readonly workspace: string;
+  /** Started as this user: the service drops to it between fork and exec, so no privileged process runs it. */
+  readonly user?: FileOwner;
   readonly limits: SandboxLimits;
   readonly timeoutMs: number;
   readonly signal?: AbortSignal;
@@ -21,16 +23,31 @@ export interface LimitedProcess {
    * them to the end), a number is one of our open descriptors handed over, `null` leaves the fd closed.
    */
   readonly extraFds?: readonly (Buffer | number | null)[];
+  /**
+   * Awaited once the process exists and before its extra fds get their bytes (bwrap waits for
+   * its options on fd 3, so it has started nothing yet): where it joins its task's cgroup.
+   */
+  readonly beforeStart?: (pid: number) => Promise<void>;
+  /** Asked every 250 ms while it runs (one question at a time): a limit it names stops the command. */
+  readonly watch?: () => Promise<LimitHit | undefined>;
+  /** Asked once it has ended, before the verdict: what the host saw of it. */
+  readonly facts?: (output: string) => Promise<HostFacts>;
+  /** Awaited once it has ended, whatever happened (a cgroup emptied of what is left). */
+  readonly afterExit?: () => Promise<void>;
+  /** The command's stdin (a restore's archive); absent: none. */
+  readonly stdin?: Readable;
+  /** Where stdout goes instead of the output (a snapshot's archive); stderr stays the output. */
+  readonly stdout?: Writable;
 }
 
-const DISK_POLL_MS = 250;
+const WATCH_MS = 250;
 /** After a kill, how long to wait for the pipes to close before giving up on them. */
 const KILL_GRACE_MS = 2000;
 
 /**
  * Runs one process in its own process group with every per-command bound the sandbox promises:
- * wall clock (the whole group is killed), output size, the workspace's disk quota (polled, and
- * checked once more at the end), cancellation. It never throws for the command's own failures.
+ * wall clock (the whole group is killed), output size, what the watcher stops it for (memory,
+ * a folder workspace's quota), cancellation. It never throws for the command's own failures.
  */
 export function runLimited(p: LimitedProcess): Promise<ExecResult> {
   const startedAt = Date.now();
@@ -40,22 +57,16 @@ export function runLimited(p: LimitedProcess): Promise<ExecResult> {
     let settled = false;
     const extra = p.extraFds ?? [];
     const stdio = [
-      'ignore',
+      p.stdin ? 'pipe' : 'ignore',
       'pipe',
       'pipe',
       ...extra.map((fd) => (fd === null ? 'ignore' : typeof fd === 'number' ? fd : 'pipe')),
     ] as StdioOptions;
-    const child = spawn(p.argv[0], p.argv.slice(1), { cwd: p.cwd, env: { ...p.env }, detached: true, stdio });
+    const user = p.user ? { uid: p.user.uid, gid: p.user.gid } : {};
+    const child = spawn(p.argv[0], p.argv.slice(1), { cwd: p.cwd, env: { ...p.env }, detached: true, stdio, ...user });
     // Piped by the stdio above; the wide StdioOptions type hides that.
     const stdout = child.stdout as Readable;
     const stderr = child.stderr as Readable;
-    extra.forEach((fd, i) => {
-      if (!Buffer.isBuffer(fd)) return;
-      const pipe = child.stdio[3 + i] as Writable | null;
-      // A child that exits before reading closes its end: EPIPE is its failure to report, not ours.
-      pipe?.on('error', () => undefined);
-      pipe?.end(fd);
-    });
     const kill = (reason: LimitHit | 'cancelled') => {
       stoppedBy ??= reason;
       try {
@@ -64,49 +75,79 @@ export function runLimited(p: LimitedProcess): Promise<ExecResult> {
         // already gone
       }
       // Pipes held open by a process that escaped the group must not keep us waiting.
-      setTimeout(() => finish(null, 'SIGKILL'), KILL_GRACE_MS).unref();
+      setTimeout(() => void finish(null, 'SIGKILL'), KILL_GRACE_MS).unref();
     };
     const timer = setTimeout(() => kill('timeout'), p.timeoutMs);
     const onAbort = () => kill('cancelled');
     p.signal?.addEventListener('abort', onAbort, { once: true });
     if (p.signal?.aborted) onAbort();
-    // One measurement at a time: on a big workspace a walk can take longer than the poll interval.
-    let diskTimer: NodeJS.Timeout | undefined;
-    const watchDisk = () => {
-      diskTimer = setTimeout(() => {
-        void diskUsage(p.workspace, p.limits.diskQuotaBytes).then((used) => {
-          if (used > p.limits.diskQuotaBytes) kill('disk');
-          else if (!settled) watchDisk();
+    let watchTimer: NodeJS.Timeout | undefined;
+    const watch = () => {
+      if (!p.watch) return;
+      watchTimer = setTimeout(() => {
+        void p.watch?.().then((hit) => {
+          if (hit) kill(hit);
+          else if (!settled) watch();
         });
-      }, DISK_POLL_MS);
+      }, WATCH_MS);
     };
-    watchDisk();
-    stdout.on('data', output.push);
+    if (p.stdout) stdout.pipe(p.stdout, { end: false });
+    else stdout.on('data', output.push);
     stderr.on('data', output.push);
     child.on('error', (error) => {
       output.push(Buffer.from(`could not start the command: ${error.message}\n`));
-      finish(127, null);
+      void finish(127, null);
     });
-    child.on('close', (code, signal) => finish(code, signal));
+    child.on('close', (code, signal) => void finish(code, signal));
+    if (p.stdin) {
+      const stdin = child.stdin as Writable;
+      stdin.on('error', () => undefined); // a child that stops reading (tar refusing an archive) closes it: its exit says why
+      p.stdin.on('error', () => kill('cancelled'));
+      p.stdin.pipe(stdin);
+    }
+    void start();
+
+    /** Places the process (beforeStart), then hands it its fds' bytes, then watches it. */
+    async function start(): Promise<void> {
+      if (child.pid !== undefined && p.beforeStart) {
+        try {
+          await p.beforeStart(child.pid);
+        } catch (error) {
+          output.push(Buffer.from(`could not start the command: ${(error as Error).message}\n`));
+          kill('cancelled');
+          return;
+        }
+      }
+      extra.forEach((fd, i) => {
+        if (!Buffer.isBuffer(fd)) return;
+        const pipe = child.stdio[3 + i] as Writable | null;
+        // A child that exits before reading closes its end: EPIPE is its failure to report, not ours.
+        pipe?.on('error', () => undefined);
+        pipe?.end(fd);
+      });
+      watch();
+    }
 
     async function finish(code: number | null, signal: NodeJS.Signals | null): Promise<void> {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      clearTimeout(diskTimer);
+      clearTimeout(watchTimer);
       p.signal?.removeEventListener('abort', onAbort);
       stdout.destroy();
       stderr.destroy();
-      const overQuota = stoppedBy === undefined && (await diskUsage(p.workspace, p.limits.diskQuotaBytes)) >= p.limits.diskQuotaBytes;
+      await p.afterExit?.().catch(() => undefined);
       const text = output.text();
+      const facts = (await p.facts?.(text).catch(() => undefined)) ?? {};
       const verdict = classifyExit({
         code,
         signal,
-        stoppedBy: overQuota ? 'disk' : stoppedBy,
+        stoppedBy,
         output: text,
         truncated: output.truncated,
         limits: p.limits,
         timeoutMs: p.timeoutMs,
+        ...facts,
       });
       resolve({
         exitCode: stoppedBy === undefined ? code : null,

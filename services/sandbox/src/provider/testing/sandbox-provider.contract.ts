@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { SandboxConfig, SandboxProviderName } from '../sandbox.config';
 import { SandboxLimits, SandboxProvider } from '../sandbox-provider.port';
 
 export const TEST_LIMITS: SandboxLimits = {
@@ -14,6 +15,25 @@ export const TEST_LIMITS: SandboxLimits = {
 };
 
 export const taskIdFor = (n: number) => `task_${String(n).padStart(32, '0')}`;
+
+/** A provider's configuration as tests use it: the service's defaults, these limits, and what else the test changes. */
+export function testSandboxConfig(
+  provider: SandboxProviderName,
+  limits: SandboxLimits = TEST_LIMITS,
+  changes: Partial<SandboxConfig> = {},
+): SandboxConfig {
+  return {
+    provider,
+    limits,
+    network: false,
+    uidBase: 200_000,
+    uidCount: 50_000,
+    runtimeDir: '/run/agentic-task-service',
+    workspaceFs: 'auto',
+    cgroups: 'auto',
+    ...changes,
+  };
+}
 
 export interface ProviderFixture {
   readonly provider: SandboxProvider;

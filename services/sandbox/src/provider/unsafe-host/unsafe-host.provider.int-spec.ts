@@ -1,8 +1,7 @@
-import { describeSandboxProviderContract } from '../testing/sandbox-provider.contract';
+import { describeSandboxProviderContract, testSandboxConfig } from '../testing/sandbox-provider.contract';
 import { UnsafeHostProvider } from './unsafe-host.provider';
 
 describeSandboxProviderContract(
   'unsafe-host',
-  (dataDir, limits) =>
-    new UnsafeHostProvider({ provider: 'unsafe-host', limits, network: true, uidBase: 200_000, uidCount: 50_000 }, dataDir),
+  (dataDir, limits) => new UnsafeHostProvider(testSandboxConfig('unsafe-host', limits, { network: true }), dataDir),
 );

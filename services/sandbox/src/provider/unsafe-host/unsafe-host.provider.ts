@@ -1,12 +1,14 @@
-import { rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { lstat, mkdir, rename, rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { PRLIMIT } from '../bubblewrap/bwrap-args';
 import { assertSettable, UnsettableVariableError, unsettableResult } from '../process/settable-env';
-import { runLimited } from '../process/run-limited';
+import { LimitedProcess, runLimited } from '../process/run-limited';
 import { SandboxConfig } from '../sandbox.config';
 import { ExecRequest, ExecResult, FileOwner, ProviderHealth, SandboxProvider, SnapshotOptions } from '../sandbox-provider.port';
-import { archiveDirectory, restoreDirectory } from '../workspace-archive';
-import { WorkspaceDirs } from '../workspace-dirs';
+import { diskUsage } from '../process/disk-usage';
+import { archiveWorkspace, restoreWorkspace, RunTar } from '../workspace-archive';
+import { WorkspaceDirs } from './workspace-dirs';
 
 /**
  * NO ISOLATION: commands run on the host as the service's own user, in the workspace, with a
@@ -66,16 +68,57 @@ export class UnsafeHostProvider implements SandboxProvider {
     ];
     if (process.getuid?.() !== 0) prlimit.push(`--nproc=${limits.maxProcesses}`);
     const argv = [...prlimit, '--', '/bin/bash', '-lc', request.command];
-    return runLimited({ argv, env, cwd: workspace, workspace, limits, timeoutMs, signal: request.signal });
+    return runLimited({ argv, env, cwd: workspace, limits, timeoutMs, signal: request.signal, ...this.quotaWatch(workspace) });
   }
 
   snapshot(taskId: string, options: SnapshotOptions): Readable {
-    return archiveDirectory(this.workspacePath(taskId), options);
+    return archiveWorkspace(async () => {
+      const root = await this.create(taskId);
+      return { root, runTar: this.tarIn(root) };
+    }, options);
   }
 
+  /** Extracted into a fresh folder beside the workspace, then swapped in with renames: all or nothing. */
   async restore(taskId: string, archive: Readable, options: { maxBytes: number; timeoutMs: number }): Promise<void> {
     await this.dirs.prepareParents();
-    await restoreDirectory(this.workspacePath(taskId), archive, options);
+    const target = this.workspacePath(taskId);
+    const scratch = `${target}.restoring-${randomBytes(4).toString('hex')}`;
+    await mkdir(scratch, { mode: 0o700 });
+    try {
+      await restoreWorkspace(this.tarIn(scratch), archive, options);
+      const hadTarget = await lstat(target).then(
+        () => true,
+        () => false,
+      );
+      if (hadTarget) await rename(target, `${scratch}.previous`);
+      await rename(scratch, target);
+      if (hadTarget) await rm(`${scratch}.previous`, { recursive: true, force: true });
+    } catch (error) {
+      await rm(scratch, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  private tarIn(root: string): RunTar {
+    const limits = this.config.limits;
+    return (args, io) =>
+      runLimited({
+        argv: ['/usr/bin/tar', ...args],
+        env: { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8' },
+        cwd: root,
+        limits,
+        ...io,
+        ...this.quotaWatch(root),
+      });
+  }
+
+  /** No filesystem of its own here: the workspace is measured while a command runs, and once it has ended. */
+  private quotaWatch(root: string): Pick<LimitedProcess, 'watch' | 'facts'> {
+    const quota = this.config.limits.diskQuotaBytes;
+    return {
+      watch: async () => ((await diskUsage(root, quota)) > quota ? 'disk' : undefined),
+      facts: async () => ({ overQuota: (await diskUsage(root, quota)) >= quota }),
+    };
   }
 
   async destroy(taskId: string): Promise<void> {

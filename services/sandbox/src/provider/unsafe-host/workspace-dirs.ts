@@ -1,13 +1,11 @@
 import { chmod, chown, mkdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ValidationError, isTaskId } from '@app/common';
-import { FileOwner } from './sandbox-provider.port';
+import { FileOwner } from '../sandbox-provider.port';
 
 /**
- * Where workspaces live: DATA_DIR/workspaces/<taskId>, each 0700 and owned by its task's uid.
- * workspaces/ is 0700 and the service's own: a task's uid cannot even pass through it. The
- * sandbox gets its workspace as a descriptor the service opened (bwrap --bind-fd), so DATA_DIR
- * may live anywhere, under a private folder included.
+ * Where the unsafe-host provider keeps workspaces: plain folders, DATA_DIR/workspaces/<taskId>,
+ * 0700 (the bubblewrap provider gives each one a filesystem and a uid of its own instead).
  */
 export class WorkspaceDirs {
   private readonly dataDir: string;

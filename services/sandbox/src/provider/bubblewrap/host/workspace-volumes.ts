@@ -1,0 +1,308 @@
+import { createHash } from 'node:crypto';
+import { access, chmod, chown, mkdir, open, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
+import { ValidationError, isTaskId } from '@app/common';
+import { FileOwner } from '../../sandbox-provider.port';
+import { hostCommand } from './host-command';
+import { readMountTable } from './mount-table';
+import { TaskUids } from './task-uids';
+
+const MKFS = '/usr/sbin/mkfs.ext4';
+const MOUNT = '/usr/bin/mount';
+const UMOUNT = '/usr/bin/umount';
+const CHOWN = '/usr/bin/chown';
+const LOOP_CONTROL = '/dev/loop-control';
+/** A journal costs 4 MiB of the quota; below this a workspace goes without (fsck-free remounts matter less than space there). */
+const JOURNAL_FROM_BYTES = 64 * 1024 * 1024;
+const MOUNT_OPTIONS = 'nosuid,nodev,noatime';
+
+/**
+ * How a workspace is held: `filesystem` is an ext4 image of exactly SANDBOX_DISK_QUOTA_BYTES,
+ * mounted through a loop device, so no write of any kind can take more; `folder` is a plain
+ * folder of DATA_DIR (where the host has no loop devices), bounded only by the watcher.
+ */
+export type VolumeKind = 'filesystem' | 'folder';
+
+export interface VolumeSettings {
+  readonly dataDir: string;
+  /** Host-wide: mount points and uid claims of every sandbox instance on the host (SANDBOX_RUNTIME_DIR). */
+  readonly runtimeDir: string;
+  readonly quotaBytes: number;
+}
+
+/** A workspace ready for use: where it is mounted, and the uid that owns it. */
+export interface Volume {
+  readonly path: string;
+  readonly owner: FileOwner;
+}
+
+/**
+ * Each task's workspace as its own mount under SANDBOX_RUNTIME_DIR, backed by DATA_DIR/workspaces/<taskId>
+ * (an image file, or a folder). The mount point is what bwrap binds at /workspace and what the
+ * service's own readers use. It sits outside DATA_DIR, in folders anyone may pass through but
+ * not list, because bwrap runs as the task's uid, which could never pass through a private
+ * DATA_DIR; the mounted root is the task's own (0700). A mount point exists only while mounted,
+ * and an unmounted one is root's: its owner tells whether the workspace is there.
+ */
+export class WorkspaceVolumes {
+  private readonly backings: string;
+  private readonly mounts: string;
+
+  constructor(
+    private readonly settings: VolumeSettings,
+    private readonly uids: TaskUids,
+    readonly kind: VolumeKind,
+  ) {
+    this.backings = join(resolve(settings.dataDir), 'workspaces');
+    this.mounts = mountsFolder(settings);
+  }
+
+  /** Why a per-workspace filesystem cannot be had here, or undefined when it can. */
+  static async filesystemUnavailable(): Promise<string | undefined> {
+    for (const [path, what] of [
+      [LOOP_CONTROL, 'no loop devices'],
+      [MKFS, 'mkfs.ext4 is missing (Debian package "e2fsprogs")'],
+      [MOUNT, 'mount is missing'],
+    ])
+      if (!(await exists(path))) return `${what} (${path})`;
+    return undefined;
+  }
+
+  backingOf(taskId: string): string {
+    return join(this.backings, checked(taskId));
+  }
+
+  mountPointOf(taskId: string): string {
+    return workspaceMountPoint(this.settings, taskId);
+  }
+
+  /** Whether the task has a workspace (mounted or not). */
+  exists(taskId: string): Promise<boolean> {
+    return exists(this.backingOf(taskId));
+  }
+
+  /** The task's workspace, made (with a newly claimed uid) or mounted again as needed. */
+  async open(taskId: string): Promise<Volume> {
+    const backing = this.backingOf(taskId);
+    return this.openAt(backing, this.mountPointOf(taskId), backing);
+  }
+
+  /** A fresh, empty workspace beside the task's own, for a restore to fill before it takes its place. */
+  async openScratch(taskId: string): Promise<Volume> {
+    await this.dropScratch(taskId);
+    const backing = this.backingOf(taskId);
+    // The task's uid, if it has one: the claim stays the task's (named by its backing) throughout.
+    const uid = (await this.exists(taskId)) ? (await this.open(taskId)).owner.uid : undefined;
+    return this.openAt(`${backing}.restoring`, `${this.mountPointOf(taskId)}.restoring`, backing, uid);
+  }
+
+  /** The filled scratch replaces the task's workspace (which is removed), keeping its uid. */
+  async commitScratch(taskId: string): Promise<Volume> {
+    const backing = this.backingOf(taskId);
+    const scratch = `${backing}.restoring`;
+    await this.unmount(`${this.mountPointOf(taskId)}.restoring`);
+    await this.unmount(this.mountPointOf(taskId));
+    await rm(backing, { recursive: true, force: true });
+    await rename(scratch, backing);
+    return this.openAt(backing, this.mountPointOf(taskId), backing);
+  }
+
+  async dropScratch(taskId: string): Promise<void> {
+    await this.unmount(`${this.mountPointOf(taskId)}.restoring`);
+    await rm(`${this.backingOf(taskId)}.restoring`, { recursive: true, force: true });
+  }
+
+  /** Unmounts and removes the workspace, and gives its uid back. */
+  async destroy(taskId: string): Promise<void> {
+    const backing = this.backingOf(taskId);
+    const uid = await this.uidOf(taskId);
+    await this.dropScratch(taskId);
+    await this.unmount(this.mountPointOf(taskId));
+    await rm(backing, { recursive: true, force: true });
+    if (uid !== undefined) await this.uids.release(uid, backing);
+  }
+
+  /**
+   * Unmounts what a crashed instance, or a DATA_DIR deleted under a running one, left mounted on
+   * this host: mounts whose backing image or folder no longer exists. Their uids are free again.
+   */
+  async sweepStale(): Promise<number> {
+    const root = `${join(this.settings.runtimeDir, 'w')}/`;
+    let swept = 0;
+    for (const mount of await readMountTable()) {
+      if (!mount.mountPoint.startsWith(root)) continue;
+      const backing = await backingFileOf(mount);
+      if (backing === undefined || !backing.deleted) continue;
+      const owner = await stat(mount.mountPoint).then(
+        (s) => s.uid,
+        () => undefined,
+      );
+      await this.unmount(mount.mountPoint, true).catch(() => undefined);
+      if (owner !== undefined) await this.uids.release(owner, backing.path);
+      swept++;
+    }
+    return swept;
+  }
+
+  /**
+   * Mounts `backing` at `mountPoint`, making it first if missing. `claimKey` names the task's
+   * uid claim (its own backing's path, also while a scratch is filled for it).
+   */
+  private async openAt(backing: string, mountPoint: string, claimKey: string, uid?: number): Promise<Volume> {
+    const mounted = await ownerOfMount(mountPoint);
+    if (mounted !== undefined) return { path: mountPoint, owner: { uid: mounted, gid: mounted } };
+    await this.prepareFolders();
+    if (!(await exists(backing))) {
+      const claimed = uid ?? (await this.uids.claim(claimKey));
+      await this.make(backing, claimed).catch(async (error: unknown) => {
+        if (uid === undefined) await this.uids.release(claimed, claimKey);
+        throw error;
+      });
+    }
+    await mkdir(mountPoint, { mode: 0o000 }).catch(ignoreExisting);
+    try {
+      await this.mount(backing, mountPoint);
+      const found = (await stat(mountPoint)).uid;
+      const owner = (await this.uids.reclaim(found, claimKey)) ? found : await this.reassign(claimKey, mountPoint);
+      return { path: mountPoint, owner: { uid: owner, gid: owner } };
+    } catch (error) {
+      await this.unmount(mountPoint).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** A new, empty backing owned by `uid`: made beside its final name, so a crash never leaves half of one. */
+  private async make(backing: string, uid: number): Promise<void> {
+    const partial = `${backing}.new`;
+    await rm(partial, { recursive: true, force: true });
+    try {
+      if (this.kind === 'folder') {
+        await mkdir(partial, { mode: 0o700 });
+        await chown(partial, uid, uid);
+      } else {
+        const handle = await open(partial, 'wx', 0o600);
+        await handle.truncate(this.settings.quotaBytes).finally(() => handle.close());
+        const journal = this.settings.quotaBytes >= JOURNAL_FROM_BYTES ? ['-J', 'size=4'] : ['-O', '^has_journal'];
+        await hostCommand(MKFS, [
+          '-q',
+          '-F',
+          '-m',
+          '0',
+          '-b',
+          '4096',
+          ...journal,
+          '-E',
+          `lazy_itable_init=1,lazy_journal_init=1,nodiscard,root_owner=${uid}:${uid}`,
+          partial,
+        ]);
+      }
+      await rename(partial, backing);
+    } catch (error) {
+      await rm(partial, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  private async mount(backing: string, mountPoint: string): Promise<void> {
+    if ((await stat(backing)).isDirectory()) {
+      await hostCommand(MOUNT, ['--bind', '--', backing, mountPoint]);
+      await hostCommand(MOUNT, ['-o', `remount,bind,${MOUNT_OPTIONS}`, '--', mountPoint]);
+    } else {
+      await hostCommand(MOUNT, ['-t', 'ext4', '-o', `loop,${MOUNT_OPTIONS}`, '--', backing, mountPoint]);
+      // mkfs makes it, root's; the task must not see it, and has no use for it.
+      await rmdir(join(mountPoint, 'lost+found')).catch(() => undefined);
+    }
+    await chmod(mountPoint, 0o700);
+  }
+
+  /**
+   * The uid this workspace carries belongs to another live workspace (the claims folder was
+   * emptied by a reboot and the uid given out again before this one was mounted): the files
+   * move to a fresh uid. Nothing of the task runs meanwhile, and no link is followed.
+   */
+  private async reassign(claimKey: string, mountPoint: string): Promise<number> {
+    const uid = await this.uids.claim(claimKey);
+    await hostCommand(CHOWN, ['-R', '-h', '-P', `${uid}:${uid}`, '--', mountPoint]);
+    return uid;
+  }
+
+  private async unmount(mountPoint: string, lazy = false): Promise<void> {
+    if ((await ownerOfMount(mountPoint)) !== undefined || lazy) {
+      await hostCommand(UMOUNT, [...(lazy ? ['--lazy'] : []), '--', mountPoint]).catch(async (error: Error) => {
+        // Busy (a reader still has a file open): detached now, freed when the last file closes.
+        if (!/busy/i.test(error.message)) throw error;
+        await hostCommand(UMOUNT, ['--lazy', '--', mountPoint]);
+      });
+    }
+    await rmdir(mountPoint).catch(() => undefined);
+  }
+
+  private async uidOf(taskId: string): Promise<number | undefined> {
+    return ownerOfMount(this.mountPointOf(taskId));
+  }
+
+  private async prepareFolders(): Promise<void> {
+    await mkdir(this.backings, { recursive: true, mode: 0o700 });
+    await chmod(this.backings, 0o700);
+    // Passable, not listable: bwrap, as the task's uid, must reach its own mount point by path.
+    for (const dir of [this.settings.runtimeDir, join(this.settings.runtimeDir, 'w'), this.mounts]) {
+      await mkdir(dir, { recursive: true, mode: 0o711 });
+      await chmod(dir, 0o711);
+    }
+  }
+}
+
+/** Where a task's workspace is mounted: known without asking the host anything. */
+export function workspaceMountPoint(settings: Pick<VolumeSettings, 'dataDir' | 'runtimeDir'>, taskId: string): string {
+  return join(mountsFolder(settings), checked(taskId));
+}
+
+/** One folder per DATA_DIR: a restarted instance finds its mounts again, other instances never meet them. */
+function mountsFolder(settings: Pick<VolumeSettings, 'dataDir' | 'runtimeDir'>): string {
+  const key = createHash('sha256').update(resolve(settings.dataDir)).digest('hex').slice(0, 16);
+  return join(settings.runtimeDir, 'w', key);
+}
+
+/**
+ * The uid owning a mounted workspace, or undefined when nothing is mounted there: a mount point
+ * is made root's and stays so until the task's filesystem (or folder) covers it.
+ */
+async function ownerOfMount(mountPoint: string): Promise<number | undefined> {
+  const info = await stat(mountPoint).catch(() => undefined);
+  return info && info.isDirectory() && info.uid !== 0 ? info.uid : undefined;
+}
+
+/** What backs a mount: the loop device's image file, or a bind mount's folder; and whether it was deleted. */
+async function backingFileOf(mount: {
+  root: string;
+  source: string;
+  fsType: string;
+}): Promise<{ path: string; deleted: boolean } | undefined> {
+  const loop = /^\/dev\/(loop\d+)$/.exec(mount.source);
+  if (loop) {
+    const file = await readFile(`/sys/block/${loop[1]}/loop/backing_file`, 'utf8').catch(() => undefined);
+    if (file === undefined) return undefined;
+    const path = file.trim();
+    const deleted = path.endsWith(' (deleted)') || !(await exists(path));
+    return { path: path.replace(/ \(deleted\)$/, ''), deleted };
+  }
+  // A bind mount of a folder that was removed shows "//deleted" after its path.
+  if (mount.root.endsWith('//deleted')) return { path: mount.root.slice(0, -'//deleted'.length), deleted: true };
+  return undefined;
+}
+
+function checked(taskId: string): string {
+  if (!isTaskId(taskId)) throw new ValidationError(`invalid task id "${basename(taskId)}"`);
+  return taskId;
+}
+
+function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+function ignoreExisting(error: NodeJS.ErrnoException): void {
+  if (error.code !== 'EEXIST') throw error;
+}
