@@ -10,4 +10,5 @@ export * from './projections/public-event.projection';
 export * from './projections/turn-queue.projection';
 export * from './artifacts/artifact-types';
 export * from './artifacts/artifact-diff';
+export * from './artifacts/stored-artifacts';
 export * from './mcp/mcp-server-config';

@@ -8,6 +8,7 @@ import {
   ToolResultStatus,
   TokenUsage,
 } from './task.events';
+import { NOTHING_STORED, StoredArtifacts, withStoredObject } from './artifacts/stored-artifacts';
 
 // ─── State ───────────────────────────────────────────────────────────────────────────────────
 // What the decider and the agent loop need to know about a task, folded from its events.
@@ -57,6 +58,8 @@ export interface ExistingTask {
   readonly mcpServers: Readonly<Record<string, TaskMcpServer>>;
   /** Current artifacts by path. */
   readonly artifacts: Readonly<Record<string, ArtifactRecord>>;
+  /** What the artifact store holds for the task (removed artifacts' bytes included): counted against SANDBOX_DISK_QUOTA_BYTES. */
+  readonly storedArtifacts: StoredArtifacts;
   /** Set while the sandbox is torn down and its files wait in a snapshot. */
   readonly expiredSnapshotKey?: string;
   /** Symlinks under downloads/ that lead out of the workspace, as the last call left them. */
@@ -113,6 +116,7 @@ export function evolve(state: TaskState, event: TaskEvent): TaskState {
       secretNames: d.secretNames,
       mcpServers: d.mcpServers ?? {},
       artifacts: {},
+      storedArtifacts: NOTHING_STORED,
       mcpUnavailable: {},
       escapingLinks: [],
       ...(d.sealedSecrets ? { sealedSecrets: d.sealedSecrets } : {}),
@@ -179,7 +183,7 @@ export function evolve(state: TaskState, event: TaskEvent): TaskState {
     }
     case 'ArtifactRecorded': {
       const { callId: _call, ...record } = event.data;
-      return { ...s, artifacts: { ...s.artifacts, [record.path]: record } };
+      return { ...s, artifacts: { ...s.artifacts, [record.path]: record }, storedArtifacts: withStoredObject(s.storedArtifacts, record) };
     }
     case 'ArtifactRemoved': {
       const { [event.data.path]: _removed, ...artifacts } = s.artifacts;

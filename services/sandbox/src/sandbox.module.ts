@@ -7,7 +7,7 @@ import { OBJECT_STORE, ObjectStore } from '@app/object-store';
 import { ServiceMetrics } from '@app/metrics';
 import { ObjectStoreReadiness, RUNTIME_ENV } from '@app/runtime';
 import { TaskCommandExecutor } from '@app/task-commands';
-import { ArtifactScanner } from './artifacts/artifact-scanner';
+import { ArtifactScanner, DEFAULT_SCAN_LIMITS } from './artifacts/artifact-scanner';
 import { SANDBOX_SETTINGS, SandboxSettings, sandboxSettingsFromEnv } from './config/sandbox-settings';
 import { createSandboxProvider } from './provider/create-sandbox-provider';
 import { SANDBOX_PROVIDER, SandboxProvider } from './provider/sandbox-provider.port';
@@ -84,7 +84,12 @@ function redactOpening(secrets: TaskSecrets, commands: TaskCommandExecutor, task
         return sessions;
       },
     },
-    { provide: ArtifactScanner, inject: [OBJECT_STORE], useFactory: (objects: ObjectStore) => new ArtifactScanner(objects) },
+    {
+      provide: ArtifactScanner,
+      inject: [OBJECT_STORE, SANDBOX_SETTINGS],
+      useFactory: (objects: ObjectStore, settings: SandboxSettings) =>
+        new ArtifactScanner(objects, { ...DEFAULT_SCAN_LIMITS, maxStoredBytes: settings.provider.limits.diskQuotaBytes }),
+    },
     {
       provide: UploadFetcher,
       inject: [RUNTIME_ENV, SANDBOX_SETTINGS, OBJECT_STORE],

@@ -4,15 +4,23 @@ import { Harness, startHarness, waitFor } from '../../../test/support/service-ha
 
 // The shell tool through the whole service, in the real bubblewrap sandbox: env, exit codes,
 // limits reported in the tool result, network off, and artifacts recorded as events and
-// downloaded from the object store.
+// downloaded from the object store, no more of them than SANDBOX_DISK_QUOTA_BYTES.
 
 jest.setTimeout(60_000);
+
+/** Small enough that two 10M files pass it; each command's files are also capped at it (RLIMIT_FSIZE). */
+const QUOTA = 16 * 1024 * 1024;
 
 describe('shell tool and artifacts (bubblewrap)', () => {
   let h: Harness;
   let ats: AtsClient;
   beforeAll(async () => {
-    h = await startHarness({ SANDBOX_TIMEOUT_MS: '3000', SANDBOX_MAX_OUTPUT_BYTES: '65536', SANDBOX_MAX_PROCESSES: '64' });
+    h = await startHarness({
+      SANDBOX_TIMEOUT_MS: '3000',
+      SANDBOX_MAX_OUTPUT_BYTES: '65536',
+      SANDBOX_MAX_PROCESSES: '64',
+      SANDBOX_DISK_QUOTA_BYTES: String(QUOTA),
+    });
     ats = h.client();
   });
   afterAll(async () => h.close());
@@ -117,5 +125,25 @@ describe('shell tool and artifacts (bubblewrap)', () => {
       );
       expect({ path, code: error?.code, status: error?.status }).toEqual({ path, code, status });
     }
+  });
+
+  it('stores artifacts up to SANDBOX_DISK_QUOTA_BYTES at their apparent size, and the tool result names each file left out', async () => {
+    // Sparse files: a few KB of the workspace each, 10M each for the artifact store.
+    const events = await run([
+      'mkdir downloads && for f in kept over; do truncate -s 10M downloads/$f.bin && echo $f >> downloads/$f.bin; done',
+      'truncate -s 10M downloads/later.bin && echo later >> downloads/later.bin && echo ok > downloads/ok.txt',
+    ]);
+    const [made, madeLater] = results(events);
+    const leftOut = (path: string, size: number) =>
+      `[artifacts: ${path} (${size} bytes) is not stored: the task's artifacts would pass SANDBOX_DISK_QUOTA_BYTES (${QUOTA} bytes`;
+    expect(made.output).toContain(leftOut('downloads/over.bin', 10 * 1024 * 1024 + 5));
+    expect(made.output).not.toContain('downloads/kept.bin');
+    // The allowance is the task's, not the call's: kept.bin still counts.
+    expect(madeLater.output).toContain(leftOut('downloads/later.bin', 10 * 1024 * 1024 + 6));
+    const artifacts = events.flatMap((e) => (e.type === 'artifact' ? [[e.data.path, e.data.status]] : []));
+    expect(artifacts).toEqual([
+      ['downloads/kept.bin', 'recorded'],
+      ['downloads/ok.txt', 'recorded'],
+    ]);
   });
 });

@@ -6,7 +6,7 @@ import { text } from 'node:stream/consumers';
 import { SecretVault } from '@app/common';
 import { createTempWorkspace, TempWorkspace } from '@app/common/testing/temp-workspace';
 import { LocalObjectStore } from '@app/object-store';
-import { ArtifactScanner } from './artifact-scanner';
+import { ArtifactScanner, DEFAULT_SCAN_LIMITS } from './artifact-scanner';
 
 // The scanner runs with the service's privileges over a workspace that untrusted code shaped:
 // whatever the links, nothing outside downloads/ may become an artifact.
@@ -22,7 +22,7 @@ describe('ArtifactScanner', () => {
     ws = await createTempWorkspace();
     objectsDir = await mkdtemp(join(tmpdir(), 'scanner-objects-'));
     objects = new LocalObjectStore(objectsDir);
-    scanner = new ArtifactScanner(objects, { maxFiles: 5, maxDepth: 3 });
+    scanner = new ArtifactScanner(objects, { ...DEFAULT_SCAN_LIMITS, maxFiles: 5, maxDepth: 3 });
     await writeFile(join(ws.outside, 'shadow'), 'HOST-SECRET');
   });
   afterEach(async () => {

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
+import { Readable } from 'node:stream';
 import type { ObjectStore } from '@app/object-store';
-import { ArtifactRecord, artifactTypeOf } from '@app/task-domain';
+import { ArtifactRecord, NOTHING_STORED, StoredArtifacts, artifactTypeOf } from '@app/task-domain';
 import { NoFollowDir, NoFollowEntry, OpenedFile } from '../workspace/no-follow-dir';
+import { ArtifactAllowance } from './artifact-allowance';
 
 export const DOWNLOADS_DIR = 'downloads';
 
@@ -10,9 +12,15 @@ export interface ScanLimits {
   /** Files recorded at most; the rest are left out, and the scan says so. */
   readonly maxFiles: number;
   readonly maxDepth: number;
+  /**
+   * Bytes the object store may hold for one task (SANDBOX_DISK_QUOTA_BYTES), each file counted at
+   * its apparent size: a file that would pass it is neither read nor stored, and the scan says so.
+   */
+  readonly maxStoredBytes: number;
 }
 
-export const DEFAULT_SCAN_LIMITS: ScanLimits = { maxFiles: 1000, maxDepth: 20 };
+/** maxStoredBytes: SANDBOX_DISK_QUOTA_BYTES's default; the service passes the configured value. */
+export const DEFAULT_SCAN_LIMITS: ScanLimits = { maxFiles: 1000, maxDepth: 20, maxStoredBytes: 1024 ** 3 };
 
 export interface ScanResult {
   /** Every artifact the task has now (unchanged ones as they were recorded). */
@@ -28,12 +36,23 @@ export type Redact = (text: string) => string;
 
 interface FoundFile {
   readonly dir: NoFollowDir;
+  readonly entry: NoFollowEntry;
   readonly name: string;
   /** The path as recorded: workspace-relative, secrets masked. */
   readonly path: string;
   readonly size: number;
   readonly modifiedAt: string;
 }
+
+interface StoredFile {
+  readonly sha256: string;
+  readonly objectKey: string;
+  readonly size: number;
+  readonly modifiedAt: string;
+}
+
+/** The file was not read, or was read and not kept: storing it would pass the task's allowance. */
+const OVER_QUOTA = Symbol('over quota');
 
 const MAX_NOTES = 20;
 const MAX_LINKS = 100;
@@ -50,6 +69,11 @@ const SANDBOX_ROOT = '/workspace';
  * from the one descriptor opened for it, so swapping names meanwhile changes nothing. FIFOs,
  * sockets and devices are never opened. A secret value in a file name is masked in the recorded
  * path, since the path goes into events, listings and headers.
+ *
+ * What the store holds for a task is bounded (ScanLimits.maxStoredBytes), counting a file's
+ * apparent size, not the blocks it takes: a sparse file of 1000M takes a few KB in the workspace
+ * but 1000M in the store, and as long to read. So a file is checked against what is left before a
+ * byte of it is read, and only that many bytes are ever read from it.
  */
 export class ArtifactScanner {
   constructor(
@@ -60,12 +84,14 @@ export class ArtifactScanner {
   /**
    * `since` (ms): only entries changed from then on get a note, so a symlink left in downloads/
    * is mentioned by the call that made it, not by every call after it. Bounds hit are always said.
+   * `stored`: what the store already holds for the task (its state's `storedArtifacts`), counted
+   * against maxStoredBytes; absent, nothing.
    */
   async scan(
     taskId: string,
     workspaceRoot: string,
     known: Readonly<Record<string, ArtifactRecord>>,
-    options: { redact?: Redact; since?: number } = {},
+    options: { redact?: Redact; since?: number; stored?: StoredArtifacts } = {},
   ): Promise<ScanResult> {
     const redact = options.redact ?? ((text: string) => text);
     const notes = new Notes(redact, options.since ?? 0);
@@ -85,14 +111,17 @@ export class ArtifactScanner {
       const files = new Map<string, FoundFile>();
       await this.walk(downloads, DOWNLOADS_DIR, 0, files, opened, notes, redact, links);
       const records: ArtifactRecord[] = [];
+      // One allowance for the whole scan: several new files share what is left.
+      const allowance = new ArtifactAllowance(this.limits.maxStoredBytes, options.stored ?? NOTHING_STORED);
       for (const file of files.values()) {
         const before = known[file.path];
         if (before && before.size === file.size && before.modifiedAt === file.modifiedAt) {
           records.push(before);
           continue;
         }
-        const stored = await this.store(taskId, file, before);
-        if (stored) records.push({ path: file.path, name: posix.basename(file.path), ...artifactTypeOf(file.path), ...stored });
+        const stored = allowance.mayHold(file.size) ? await this.store(taskId, file, before, allowance) : OVER_QUOTA;
+        if (stored === OVER_QUOTA) notes.add(file.entry, overQuotaNote(file, allowance));
+        else if (stored) records.push({ path: file.path, name: posix.basename(file.path), ...artifactTypeOf(file.path), ...stored });
       }
       return { records, notes: notes.lines(), escapingLinks: links.list() };
     } finally {
@@ -100,23 +129,38 @@ export class ArtifactScanner {
     }
   }
 
-  /** Hashes first: content the task already has is not uploaded again. Undefined when the file is gone or changed meanwhile. */
+  /**
+   * Hashes first: content the task already has is not uploaded again, nor counted again. Undefined
+   * when the file is gone or changed meanwhile; OVER_QUOTA when its bytes are new and do not fit.
+   */
   private async store(
     taskId: string,
     file: FoundFile,
     before: ArtifactRecord | undefined,
-  ): Promise<{ sha256: string; objectKey: string; size: number; modifiedAt: string } | undefined> {
+    allowance: ArtifactAllowance,
+  ): Promise<StoredFile | typeof OVER_QUOTA | undefined> {
     const opened = await file.dir.openFile(file.name);
     if (!opened) return undefined;
     try {
+      // Not the size checked against the allowance: changed since it was listed; the next call records the settled file.
+      if (opened.stats.size !== file.size) return undefined;
       const modifiedAt = opened.stats.mtime.toISOString();
-      const sha256 = await sha256Of(opened);
+      const sha256 = await sha256Of(opened, file.size);
       if (before?.sha256 === sha256) return { sha256, objectKey: before.objectKey, size: before.size, modifiedAt };
       const objectKey = `artifacts/${taskId}/${sha256}`;
+      if (!allowance.fits(objectKey, file.size)) return OVER_QUOTA;
+      // Already in the store: a removed artifact put back (held, so free), or a copy kept by a call
+      // whose result was never recorded (counted now, as its record will be).
       const existing = await this.objects.stat(objectKey);
-      if (existing) return { sha256, objectKey, size: existing.size, modifiedAt };
-      const put = await this.objects.put(objectKey, opened.handle.createReadStream({ start: 0, autoClose: false }));
-      if (put.sha256 === sha256) return { sha256, objectKey, size: put.size, modifiedAt };
+      if (existing) {
+        allowance.take(objectKey, existing.size);
+        return { sha256, objectKey, size: existing.size, modifiedAt };
+      }
+      const put = await this.objects.put(objectKey, firstBytes(opened, file.size));
+      if (put.sha256 === sha256) {
+        allowance.take(objectKey, put.size);
+        return { sha256, objectKey, size: put.size, modifiedAt };
+      }
       // Written to while we read it: drop this copy; the next tool call records the settled file.
       await this.objects.delete(objectKey);
       return undefined;
@@ -157,7 +201,14 @@ export class ArtifactScanner {
           continue;
         }
         if (recorded !== path) notes.add(entry, `${recorded} is recorded under this name: its real name contains a secret`);
-        out.set(recorded, { dir, name: entry.name, path: recorded, size: entry.stats.size, modifiedAt: entry.stats.mtime.toISOString() });
+        out.set(recorded, {
+          dir,
+          entry,
+          name: entry.name,
+          path: recorded,
+          size: entry.stats.size,
+          modifiedAt: entry.stats.mtime.toISOString(),
+        });
       } else {
         notes.add(entry, `${path} is ${describe(entry.kind, entry.special)}: not recorded`);
         if (entry.kind === 'symlink') links.consider(path, await dir.readLink(entry.name).catch(() => ''));
@@ -166,10 +217,23 @@ export class ArtifactScanner {
   }
 }
 
-async function sha256Of(file: OpenedFile): Promise<string> {
+async function sha256Of(file: OpenedFile, size: number): Promise<string> {
   const hash = createHash('sha256');
-  for await (const chunk of file.handle.createReadStream({ start: 0, autoClose: false })) hash.update(chunk as Buffer);
+  for await (const chunk of firstBytes(file, size)) hash.update(chunk as Buffer);
   return hash.digest('hex');
+}
+
+/** The file's first `size` bytes, the size checked against the allowance, however long the file grows meanwhile. */
+function firstBytes(file: OpenedFile, size: number): Readable {
+  // `end` is inclusive, and a stream cannot end before byte 0.
+  return size === 0 ? Readable.from([]) : file.handle.createReadStream({ start: 0, end: size - 1, autoClose: false });
+}
+
+function overQuotaNote(file: FoundFile, allowance: ArtifactAllowance): string {
+  return (
+    `${file.path} (${file.size} bytes) is not stored: the task's artifacts would pass ` +
+    `SANDBOX_DISK_QUOTA_BYTES (${allowance.quotaBytes} bytes, ${allowance.leftBytes} left)`
+  );
 }
 
 function describe(kind: string, special?: string): string {

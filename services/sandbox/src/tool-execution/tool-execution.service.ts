@@ -275,7 +275,11 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
     );
     const redact = (text: string) => this.vault.redact(req.taskId, text);
     const scan = await this.scanner
-      .scan(req.taskId, workspaceRoot, state?.artifacts ?? {}, { redact, since: startedAt - FILE_CLOCK_SLACK_MS })
+      .scan(req.taskId, workspaceRoot, state?.artifacts ?? {}, {
+        redact,
+        since: startedAt - FILE_CLOCK_SLACK_MS,
+        stored: state?.storedArtifacts,
+      })
       .catch((error: unknown) => {
         this.logger.error(
           redact(`downloads/ of ${req.taskId} could not be scanned: ${error instanceof Error ? error.message : String(error)}`),
