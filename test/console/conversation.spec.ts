@@ -59,6 +59,19 @@ describe('console conversation fold', () => {
     expect(waiting.items.filter(isPending).map((item) => item.kind === 'tool' && item.callId)).toEqual(['c1']);
     expect(fold(events.slice(0, 7)).items.filter(isPending)).toEqual([]);
   });
+
+  it('says what became of an idle workspace: expired, restored, or kept up after its snapshot failed', () => {
+    const view = fold([
+      { id: 1, type: 'sandbox', data: { status: 'expired', sizeBytes: 10, idleMs: 900000 } },
+      { id: 2, type: 'sandbox', data: { status: 'restored', durationMs: 40 } },
+      { id: 3, type: 'sandbox', data: { status: 'snapshot_failed', reason: 'snapshot exceeds 10 bytes', attempts: 4, kept: 'workspace' } },
+    ]);
+    expect(view.items.map((item) => item.kind === 'notice' && item.text)).toEqual([
+      'The workspace expired while idle (kept, restored on the next turn).',
+      'The workspace was restored.',
+      'The idle workspace could not be archived (4 attempts: snapshot exceeds 10 bytes); it stays up as it is.',
+    ]);
+  });
 });
 
 describe('console CSV preview', () => {

@@ -92,6 +92,10 @@ const EVERY_EVENT: Record<string, unknown>[] = [
   { type: 'ArtifactLinksChanged', data: { callId: 'call_1', links: ['downloads/out'] } },
   { type: 'SandboxExpired', data: { snapshotKey: 'k', sizeBytes: 10, idleMs: 900000, skipped: ['fifo'] } },
   { type: 'SandboxRestored', data: { snapshotKey: 'k', durationMs: 40 } },
+  {
+    type: 'SandboxSnapshotFailed',
+    data: { reason: 'snapshot exceeds 10 bytes (SANDBOX_SNAPSHOT_MAX_BYTES)', attempts: 4, kept: 'workspace' },
+  },
   { type: 'SecretsUnavailable', data: { names: ['TOKEN'], reason: 'the key changed' } },
   { type: 'McpServerUnavailable', data: { server: 'docs', reason: 'refused' } },
   { type: 'TurnCompleted', data: { turn: 1 } },
@@ -130,7 +134,8 @@ describe('the OpenAPI schemas', () => {
     ];
     run.forEach((event, i) => (view = projectTaskView(view, { event: event as unknown as TaskEvent, revision: i + 1, recordedAt: AT })));
     expectValid(envelope('Task'), ok(presentTask(view!)));
-    const failed = projectTaskView(view, { event: EVERY_EVENT[18] as unknown as TaskEvent, revision: 9, recordedAt: AT });
+    const turnFailed = EVERY_EVENT.find((e) => e.type === 'TaskFailed') as unknown as TaskEvent;
+    const failed = projectTaskView(view, { event: turnFailed, revision: 9, recordedAt: AT });
     expectValid(envelope('Task'), ok(presentTask(failed!)));
     expectValid(envelope('TaskPage'), ok({ tasks: [presentTask(failed!)], nextCursor: null }));
   });

@@ -43,6 +43,7 @@ const SAMPLES: { readonly [T in TaskEventType]: TaskEventData<T> } = {
   ArtifactRemoved: { path: 'downloads/a.txt', callId: 'c2' },
   SandboxExpired: { snapshotKey: 'snap/1', sizeBytes: 10, idleMs: 20 },
   SandboxRestored: { snapshotKey: 'snap/1', durationMs: 5 },
+  SandboxSnapshotFailed: { reason: 'snapshot exceeds 10 bytes (SANDBOX_SNAPSHOT_MAX_BYTES)', attempts: 4, kept: 'workspace' },
   SecretsUnavailable: { names: ['TOKEN'], reason: 'no key' },
   McpServerUnavailable: { server: 'docs', reason: 'refused' },
   ArtifactLinksChanged: { callId: 'c1', links: ['downloads/out'] },

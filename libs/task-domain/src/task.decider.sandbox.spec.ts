@@ -105,6 +105,26 @@ describe('task decider: sandbox expiry', () => {
   });
 });
 
+describe('task decider: a snapshot that keeps failing', () => {
+  const data = { reason: 'snapshot exceeds 10 bytes (SANDBOX_SNAPSHOT_MAX_BYTES)', attempts: 4, kept: 'workspace' as const };
+  const expired: TaskEvent = { type: 'SandboxExpired', data: { snapshotKey: 'snap/1', sizeBytes: 10, idleMs: 1000 } };
+
+  it('records why, after how many attempts, and that the workspace was kept', () =>
+    spec
+      .given([created()])
+      .when({ type: 'RecordSandboxSnapshotFailed', data })
+      .then([{ type: 'SandboxSnapshotFailed', data }]));
+
+  it('leaves the sandbox live: a later expiry is still recorded', () =>
+    spec
+      .given([created(), { type: 'SandboxSnapshotFailed', data }])
+      .when({ type: 'RecordSandboxExpired', data: expired.data as never })
+      .then([expired]));
+
+  it('refuses a failure for a sandbox that has expired already', () =>
+    spec.given([created(), expired]).when({ type: 'RecordSandboxSnapshotFailed', data }).thenThrows(SandboxAlreadyExpiredError));
+});
+
 describe('task decider: secrets a process cannot open', () => {
   const reason = 'Secrets TOKEN cannot be opened: wrong key.';
   const report = (turn = 1): TaskCommand => ({ type: 'ReportSecretsUnavailable', data: { turn, reason } });

@@ -10,6 +10,7 @@ import {
   ArtifactRecord,
   McpServerUnavailable,
   SandboxExpired,
+  SandboxSnapshotFailed,
   TaskCreated,
   TaskEvent,
   TokenUsage,
@@ -92,6 +93,7 @@ export type FinishToolCall = Command<
 >;
 export type RecordSandboxExpired = Command<'RecordSandboxExpired', SandboxExpired['data']>;
 export type RecordSandboxRestored = Command<'RecordSandboxRestored', { readonly snapshotKey: string; readonly durationMs: number }>;
+export type RecordSandboxSnapshotFailed = Command<'RecordSandboxSnapshotFailed', SandboxSnapshotFailed['data']>;
 /** A process cannot open the task's secrets: the turn fails rather than run anything without them. */
 export type ReportSecretsUnavailable = Command<'ReportSecretsUnavailable', { readonly turn: number; readonly reason: string }>;
 export type ReportMcpServerUnavailable = Command<'ReportMcpServerUnavailable', McpServerUnavailable['data']>;
@@ -111,6 +113,7 @@ export type TaskCommand =
   | CancelTask
   | RecordSandboxExpired
   | RecordSandboxRestored
+  | RecordSandboxSnapshotFailed
   | ReportSecretsUnavailable
   | ReportMcpServerUnavailable;
 
@@ -186,6 +189,10 @@ export function decide(command: TaskCommand, state: TaskState, policy: DecidePol
     case 'RecordSandboxRestored':
       if (s.expiredSnapshotKey !== command.data.snapshotKey) throw new SandboxNotInSnapshotError(command.data.snapshotKey);
       return [{ type: 'SandboxRestored', data: command.data }];
+    case 'RecordSandboxSnapshotFailed':
+      // An expired sandbox is archived already: a failure to archive it again would be stale.
+      if (s.expiredSnapshotKey !== undefined) throw new SandboxAlreadyExpiredError();
+      return [{ type: 'SandboxSnapshotFailed', data: command.data }];
     case 'ReportSecretsUnavailable':
       return reportSecretsUnavailable(command.data, s, policy);
     case 'ReportMcpServerUnavailable':

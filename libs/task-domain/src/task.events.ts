@@ -177,6 +177,21 @@ export type SandboxExpired = Event<
 /** A later tool call brought the workspace back from its snapshot. */
 export type SandboxRestored = Event<'SandboxRestored', { readonly snapshotKey: string; readonly durationMs: number }>;
 /**
+ * The idle sandbox could not be archived, `attempts` times in a row (SANDBOX_SNAPSHOT_MAX_ATTEMPTS),
+ * so no more idle snapshots are tried until the task is used again. Nothing was lost: the
+ * workspace stays up as it was, neither archived nor removed.
+ */
+export type SandboxSnapshotFailed = Event<
+  'SandboxSnapshotFailed',
+  {
+    /** The last attempt's error, secrets masked. */
+    readonly reason: string;
+    readonly attempts: number;
+    /** What the task still has: `workspace`, the live sandbox as it was. */
+    readonly kept: 'workspace';
+  }
+>;
+/**
  * A process could not open the task's secrets (no key, a wrong key, an altered envelope, or a
  * task from before secrets were durable), so the turn ends failed in the same append (SSE
  * `notice`). Written before durable secrets, it meant the secrets were lost in a restart.
@@ -219,6 +234,7 @@ export type TaskEvent =
   | ArtifactRemoved
   | SandboxExpired
   | SandboxRestored
+  | SandboxSnapshotFailed
   | SecretsUnavailable
   | McpServerUnavailable
   | ArtifactLinksChanged;
@@ -244,6 +260,7 @@ export const TASK_EVENT_SCHEMA_VERSIONS: Record<TaskEventType, number> = {
   ArtifactRemoved: 1,
   SandboxExpired: 1,
   SandboxRestored: 1,
+  SandboxSnapshotFailed: 1,
   SecretsUnavailable: 1,
   McpServerUnavailable: 1,
   ArtifactLinksChanged: 1,

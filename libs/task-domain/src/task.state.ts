@@ -195,6 +195,8 @@ export function evolve(state: TaskState, event: TaskEvent): TaskState {
       const { expiredSnapshotKey: _restored, ...rest } = s;
       return rest;
     }
+    case 'SandboxSnapshotFailed':
+      return s; // nothing to fold: the sandbox stays up as it was (the sandbox service counts its attempts)
     case 'SecretsUnavailable':
       return s; // nothing to fold: the TaskFailed appended with it ends the turn
     case 'ArtifactLinksChanged':

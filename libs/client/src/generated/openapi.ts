@@ -674,6 +674,17 @@ export interface components {
                 /** @enum {string} */
                 status: "restored";
                 durationMs: number;
+            } | {
+                /** @enum {string} */
+                status: "snapshot_failed";
+                /** @description the last attempt's error, secrets masked */
+                reason: string;
+                attempts: number;
+                /**
+                 * @description what the task still has: the live workspace, neither archived nor removed
+                 * @enum {string}
+                 */
+                kept: "workspace";
             };
         };
         NoticeEvent: {
@@ -957,6 +968,17 @@ export interface components {
                 /** @enum {string} */
                 status: "restored";
                 durationMs: number;
+            } | {
+                /** @enum {string} */
+                status: "snapshot_failed";
+                /** @description the last attempt's error, secrets masked */
+                reason: string;
+                attempts: number;
+                /**
+                 * @description what the task still has: the live workspace, neither archived nor removed
+                 * @enum {string}
+                 */
+                kept: "workspace";
             };
             /**
              * Format: date-time

@@ -61,6 +61,11 @@ export function toPublicEvent(event: TaskEvent): PublicEvent {
       };
     case 'SandboxRestored':
       return { kind: 'sandbox', data: { status: 'restored', durationMs: event.data.durationMs } };
+    case 'SandboxSnapshotFailed':
+      return {
+        kind: 'sandbox',
+        data: { status: 'snapshot_failed', reason: event.data.reason, attempts: event.data.attempts, kept: event.data.kept },
+      };
     case 'SecretsUnavailable':
       return { kind: 'notice', data: { code: 'SECRETS_UNAVAILABLE', names: event.data.names, message: event.data.reason } };
     case 'ArtifactLinksChanged':

@@ -115,6 +115,30 @@ describe('sealed secrets', () => {
   });
 });
 
+describe('a snapshot that keeps failing', () => {
+  const failed: TaskEvent = {
+    type: 'SandboxSnapshotFailed',
+    data: { reason: 'snapshot took longer than 100 ms (SANDBOX_SNAPSHOT_TIMEOUT_MS)', attempts: 4, kept: 'workspace' },
+  };
+
+  it('leaves the task view active: the workspace is still up', () => {
+    const view = project([...history, failed])!;
+    expect(view).toMatchObject({ sandbox: 'active', status: 'awaiting_approval', lastEventId: 5, notices: [] });
+  });
+
+  it('is a `sandbox` event on the stream, saying why, after how many attempts, and what was kept', () => {
+    expect(toPublicEvent(failed)).toEqual({
+      kind: 'sandbox',
+      data: {
+        status: 'snapshot_failed',
+        reason: 'snapshot took longer than 100 ms (SANDBOX_SNAPSHOT_TIMEOUT_MS)',
+        attempts: 4,
+        kept: 'workspace',
+      },
+    });
+  });
+});
+
 describe('public events', () => {
   it('maps tool calls, results and the end of a turn to the contract kinds and payloads', () => {
     expect(toPublicEvent(history[3])).toEqual({

@@ -178,6 +178,8 @@ export function projectTaskView(view: TaskView | undefined, { event, revision, r
       return { ...v, sandbox: 'expired' };
     case 'SandboxRestored':
       return { ...v, sandbox: 'active' };
+    case 'SandboxSnapshotFailed':
+      return v; // still `active`: the workspace stays up as it was, and the stream's `sandbox` event says why
     case 'SecretsUnavailable':
       return { ...v, notices: [...v.notices, event.data.reason] };
     case 'McpServerUnavailable':

@@ -39,6 +39,7 @@ export const TASK_EVENT_FIELDS = {
   ArtifactRemoved: ['path', 'callId'],
   SandboxExpired: ['snapshotKey', 'sizeBytes', 'idleMs', 'skipped'],
   SandboxRestored: ['snapshotKey', 'durationMs'],
+  SandboxSnapshotFailed: ['reason', 'attempts', 'kept'],
   SecretsUnavailable: ['names', 'reason'],
   McpServerUnavailable: ['server', 'reason'],
   ArtifactLinksChanged: ['callId', 'links'],

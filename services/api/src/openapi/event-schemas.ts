@@ -75,6 +75,12 @@ export const EVENT_PAYLOADS: Record<string, Schema> = {
   sandbox: either(
     payload({ status: oneOf('expired'), sizeBytes: int, idleMs: int, skipped: { type: 'array', items: str } }, ['skipped']),
     payload({ status: oneOf('restored'), durationMs: int }),
+    payload({
+      status: oneOf('snapshot_failed'),
+      reason: { type: 'string', description: "the last attempt's error, secrets masked" },
+      attempts: { type: 'integer', minimum: 1 },
+      kept: { ...oneOf('workspace'), description: 'what the task still has: the live workspace, neither archived nor removed' },
+    }),
   ),
   notice: either(
     payload({ code: oneOf('SECRETS_UNAVAILABLE'), names: { type: 'array', items: str }, message: str }),

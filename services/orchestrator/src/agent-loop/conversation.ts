@@ -95,6 +95,7 @@ export function buildConversation(events: readonly TaskEvent[]): ChatMessage[] {
       case 'ArtifactLinksChanged':
       case 'SandboxExpired':
       case 'SandboxRestored':
+      case 'SandboxSnapshotFailed':
       case 'TurnCompleted':
       case 'TaskFailed':
       case 'TaskCancelled':

@@ -30,6 +30,8 @@ export function sandboxSettingsFromEnv(env: NodeJS.ProcessEnv): SandboxSettings 
       idleTtlMs: intFromEnv(env, 'SANDBOX_IDLE_TTL_MS', 900_000, { min: 1 }),
       snapshotMaxBytes: intFromEnv(env, 'SANDBOX_SNAPSHOT_MAX_BYTES', 2 * 1024 ** 3, { min: 1 }),
       snapshotTimeoutMs: intFromEnv(env, 'SANDBOX_SNAPSHOT_TIMEOUT_MS', 300_000, { min: 1 }),
+      // Past 20 the doubling waits (2^18 TTLs before the 20th) would never end: ask for fewer.
+      snapshotMaxAttempts: intFromEnv(env, 'SANDBOX_SNAPSHOT_MAX_ATTEMPTS', 4, { min: 1, max: 20 }),
     },
     leaseTtlMs: intFromEnv(env, 'SANDBOX_LEASE_TTL_MS', 15_000, { min: 1_000 }),
     uploads: uploadLimitsFromEnv(env),

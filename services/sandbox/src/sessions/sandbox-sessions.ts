@@ -6,6 +6,7 @@ import type { ObjectStore } from '@app/object-store';
 import { TaskCommandExecutor } from '@app/task-commands';
 import { SandboxProvider } from '../provider/sandbox-provider.port';
 import { SandboxLeases } from './sandbox-leases';
+import { SnapshotRetries } from './snapshot-retries';
 import { TaskLocks } from './task-locks';
 
 export interface SessionLimits {
@@ -13,12 +14,20 @@ export interface SessionLimits {
   readonly idleTtlMs: number;
   readonly snapshotMaxBytes: number;
   readonly snapshotTimeoutMs: number;
+  /**
+   * Idle snapshots of one task that may fail in a row before a SandboxSnapshotFailed event gives
+   * up until the task is used again (SANDBOX_SNAPSHOT_MAX_ATTEMPTS). The retries wait `idleTtlMs`,
+   * then twice as long each time.
+   */
+  readonly snapshotMaxAttempts: number;
 }
 
 /** Snapshots taken at once by one sweep: enough that a slow one blocks no other, few enough not to flood the disk. */
 const EXPIRY_CONCURRENCY = 4;
 /** Left-out entries named in the SandboxExpired event; past this only their number is given. */
 const MAX_SKIPPED_NAMED = 20;
+/** Characters of the last error kept in the SandboxSnapshotFailed event: tar's stderr can be long. */
+const MAX_REASON_CHARS = 1_000;
 
 /** The workspace could not be brought back from its snapshot; the tool call reports this. */
 export class SandboxRestoreError extends Error {}
@@ -34,6 +43,7 @@ export class SandboxSessions {
   private readonly lastUsed = new Map<string, number>();
   /** Snapshots under way, stopped when their task is used again. */
   private readonly expiring = new Map<string, AbortController>();
+  private readonly retries: SnapshotRetries;
 
   constructor(
     private readonly provider: SandboxProvider,
@@ -45,7 +55,10 @@ export class SandboxSessions {
     private readonly redact: (taskId: string, text: string) => string = (_taskId, text) => text,
     /** Which instance holds which task; absent: this instance holds every task it sees. */
     private readonly leases?: SandboxLeases,
-  ) {}
+  ) {
+    // The first retry comes one TTL after the failure, as a sandbox used then left idle would.
+    this.retries = new SnapshotRetries(limits.snapshotMaxAttempts, limits.idleTtlMs);
+  }
 
   /** Sandboxes this instance holds: used since it started, or found on disk by the expiry sweep, and not expired. */
   get liveCount(): number {
@@ -54,11 +67,13 @@ export class SandboxSessions {
 
   /**
    * Runs `body` with the task's workspace ready, as the only operation on that sandbox. A
-   * snapshot of it under way is stopped first: the task is not idle any more.
+   * snapshot of it under way is stopped first: the task is not idle any more, and its next idle
+   * spell may try snapshots afresh.
    */
   use<T>(taskId: string, body: (workspaceRoot: string) => Promise<T>): Promise<T> {
     this.lastUsed.set(taskId, Date.now());
     this.expiring.get(taskId)?.abort();
+    this.retries.forget(taskId);
     return this.locks.run(taskId, async () => {
       this.lastUsed.set(taskId, Date.now());
       try {
@@ -72,7 +87,8 @@ export class SandboxSessions {
   /**
    * Snapshots and tears down every sandbox idle for at least the TTL, a few at a time, each
    * bounded by SANDBOX_SNAPSHOT_TIMEOUT_MS: a slow one holds up no other, and a tool call for
-   * it stops its snapshot at once. Returns the expired task ids.
+   * it stops its snapshot at once. A task whose snapshot failed waits out its backoff, and after
+   * SANDBOX_SNAPSHOT_MAX_ATTEMPTS failures is left up until used again. Returns the expired task ids.
    */
   async expireIdle(now = Date.now()): Promise<string[]> {
     const names = await readdir(this.workspacesDir).catch(() => [] as string[]);
@@ -82,18 +98,19 @@ export class SandboxSessions {
       if (!this.lastUsed.has(taskId)) this.lastUsed.set(taskId, now);
       const idleMs = now - (this.lastUsed.get(taskId) ?? now);
       if (idleMs < this.limits.idleTtlMs || this.locks.isBusy(taskId) || this.expiring.has(taskId)) continue;
+      if (!this.retries.mayTry(taskId, now)) continue;
       due.push({ taskId, idleMs });
     }
     const expired: string[] = [];
     await inBatches(due, EXPIRY_CONCURRENCY, ({ taskId, idleMs }) =>
       runWithLogContext({ taskId }, async () => {
-        if (await this.expireOne(taskId, idleMs)) expired.push(taskId);
+        if (await this.expireOne(taskId, idleMs, now)) expired.push(taskId);
       }),
     );
     return expired;
   }
 
-  private async expireOne(taskId: string, idleMs: number): Promise<boolean> {
+  private async expireOne(taskId: string, idleMs: number, now: number): Promise<boolean> {
     const controller = new AbortController();
     this.expiring.set(taskId, controller);
     try {
@@ -105,15 +122,39 @@ export class SandboxSessions {
       if (expired) await this.leases?.release(taskId);
       return expired;
     } catch (error) {
+      // Stopped by a tool call: no failure, and that call gave the task its whole budget back.
       if (controller.signal.aborted) this.logger.log(`snapshot of ${taskId} stopped: the sandbox is in use again`);
-      else
-        this.logger.error(
-          this.redact(taskId, `sandbox of ${taskId} could not be snapshotted; it stays up and is tried again later: ${messageOf(error)}`),
-        );
-      this.lastUsed.set(taskId, Date.now());
+      else await this.snapshotFailed(taskId, error, now);
       return false;
     } finally {
       this.expiring.delete(taskId);
+    }
+  }
+
+  /**
+   * Counts a failed attempt; after the last one the task's history says why, how many, and that
+   * the workspace is kept as it is (neither archived nor removed), and no more are tried until
+   * the task is used again.
+   */
+  private async snapshotFailed(taskId: string, error: unknown, now: number): Promise<void> {
+    // Masked before it is cut, so no part of a secret outlives the cut.
+    const reason = truncate(this.redact(taskId, messageOf(error)), MAX_REASON_CHARS);
+    const { attempts, retryInMs } = this.retries.failed(taskId, now);
+    const max = this.retries.maxAttempts;
+    if (retryInMs !== undefined) {
+      this.logger.warn(
+        `sandbox of ${taskId} could not be snapshotted (attempt ${attempts} of ${max}); it stays up and is tried again in ${retryInMs} ms: ${reason}`,
+      );
+      return;
+    }
+    this.logger.error(
+      `sandbox of ${taskId} could not be snapshotted in ${attempts} attempt${attempts === 1 ? '' : 's'}; it stays up as it is, with no more snapshots until it is used again: ${reason}`,
+    );
+    try {
+      const data = { reason, attempts, kept: 'workspace' as const };
+      await this.commands.execute(taskId, { type: 'RecordSandboxSnapshotFailed', data }, { retries: 5 });
+    } catch (recordError) {
+      this.logger.error(this.redact(taskId, `the failed snapshot of ${taskId} could not be recorded: ${messageOf(recordError)}`));
     }
   }
 
@@ -144,6 +185,7 @@ export class SandboxSessions {
       // Left by a create that failed after its uploads were placed: nothing refers to it.
       await this.provider.destroy(taskId);
       this.lastUsed.delete(taskId);
+      this.retries.forget(taskId);
       return false;
     }
     if (!state.expiredSnapshotKey) {
@@ -164,6 +206,7 @@ export class SandboxSessions {
     }
     await this.provider.destroy(taskId);
     this.lastUsed.delete(taskId);
+    this.retries.forget(taskId);
     this.logger.log(`sandbox of ${taskId} expired after ${idleMs} ms idle`);
     return true;
   }
@@ -202,4 +245,8 @@ async function inBatches<T>(items: readonly T[], size: number, work: (item: T) =
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+function truncate(text: string, maxChars: number): string {
+  return text.length <= maxChars ? text : `${text.slice(0, maxChars - 1)}…`;
 }

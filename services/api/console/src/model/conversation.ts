@@ -99,16 +99,20 @@ export function foldEvent(state: Conversation, event: TaskStreamEvent): Conversa
     case 'notice':
       return push({ kind: 'notice', eventId: event.id, text: event.data.message });
     case 'sandbox':
-      return push({
-        kind: 'notice',
-        eventId: event.id,
-        text:
-          event.data.status === 'expired'
-            ? 'The workspace expired while idle (kept, restored on the next turn).'
-            : 'The workspace was restored.',
-      });
+      return push({ kind: 'notice', eventId: event.id, text: sandboxNotice(event.data) });
     default:
       return next;
+  }
+}
+
+function sandboxNotice(data: DataOf<'sandbox'>): string {
+  switch (data.status) {
+    case 'expired':
+      return 'The workspace expired while idle (kept, restored on the next turn).';
+    case 'restored':
+      return 'The workspace was restored.';
+    case 'snapshot_failed':
+      return `The idle workspace could not be archived (${data.attempts} attempts: ${data.reason}); it stays up as it is.`;
   }
 }
 
