@@ -81,7 +81,11 @@ export async function startEscapeFixture(limits: SandboxLimits = { ...TEST_LIMIT
       await provider.restore(task, Readable.from([archive]), bounds);
       return { archive, skipped };
     },
-    close: () => rm(base, { recursive: true, force: true }),
+    async close() {
+      // Unmounted and their uids and cgroups given back, before their backing files go.
+      for (const id of [task, other]) await provider.destroy(id).catch(() => undefined);
+      await rm(base, { recursive: true, force: true });
+    },
   };
 }
 
