@@ -19,4 +19,4 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 # Loop devices for the workspace filesystems: the kernel makes them on demand through loop-control.
 [ -e /dev/loop-control ] || modprobe loop 2>/dev/null || echo "no /dev/loop-control: workspaces will be watched folders" >&2
-mkfs.ext4 -V 2>&1 | head -1 >&2
+mkfs.ext4 -V 2>&1 | sed -n 1p >&2

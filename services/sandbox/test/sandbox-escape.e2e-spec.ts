@@ -1,5 +1,6 @@
 import { API_KEY, Harness, OTHER_API_KEY, startHarness, waitFor } from '../../../test/support/service-harness';
 import { followStream, SseEvent } from '../../../test/support/sse-client';
+import { workspaceMountPoint } from '../src/provider/bubblewrap/host/workspace-volumes';
 
 // The attack run's critical finding, through the whole service: one shell step that links
 // downloads/ somewhere else must never turn the host's files or another tenant's workspace into
@@ -55,10 +56,11 @@ describe('escapes through artifacts (bubblewrap, whole service)', () => {
   it("records nothing of another tenant's workspace when downloads links to it", async () => {
     const other = await runTask([`mkdir -p downloads && echo ${CANARY} > downloads/secret.txt`], OTHER_API_KEY);
     expect(artifactEvents(other.events)).toHaveLength(1);
-    // The workspace's host path is visible in /proc/self/mountinfo: aim at the other task's next to it.
-    const link = `ws=$(awk '$5 == "/workspace" { print $4 }' /proc/self/mountinfo); rm -rf downloads; ln -s "$(dirname "$ws")/${other.id}/downloads" downloads; echo "linked to $(readlink downloads)"`;
+    // mountinfo no longer shows a workspace's host path, but the layout is documented: aim at the other task's mount.
+    const target = `${workspaceMountPoint({ dataDir: h.dataDir, runtimeDir: '/run/agentic-task-service' }, other.id)}/downloads`;
+    const link = `rm -rf downloads; ln -s ${target} downloads; echo "linked to $(readlink downloads)"`;
     const { id, events } = await runTask([link, 'cat downloads/secret.txt; ls -la downloads/ 2>&1 | head -2']);
-    expect(outputs(events)[0]).toContain(`/${other.id}/downloads`);
+    expect(outputs(events)[0]).toContain(`linked to ${target}`);
     expect(outputs(events).join('\n')).not.toContain(CANARY);
     expect(artifactEvents(events)).toEqual([]);
     expect((await h.api(`/api/v1/tasks/${id}/artifacts`)).body).toEqual({ files: [] });

@@ -1,5 +1,5 @@
 import { chmod, chown, copyFile, constants, lstat, mkdtemp, rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { PayloadTooLargeError, ValidationError } from '@app/common';
 import type { LocalUpload } from './local-upload';
 import type { FileOwner } from '../provider/sandbox-provider.port';
@@ -10,9 +10,11 @@ import { UploadLimits } from './upload-limits';
 /**
  * Puts a create request's uploads at the workspace root: plain files under their bare name, each
  * `.zip` extracted with its folders (the archive itself is not kept). All or nothing across the
- * whole batch: everything is built in a scratch folder next to the workspace, and only when every
- * upload is in place there does anything move in (see moveInto), so a failure at the third file
- * leaves nothing of the first two. The staged files are removed in every case.
+ * whole batch: everything is built in a scratch folder inside the workspace (its own filesystem:
+ * what an upload unpacks counts against the quota, and the moves are renames), and only when
+ * every upload is in place there does anything move in (see moveInto), so a failure at the third
+ * file leaves nothing of the first two. No command of the task runs meanwhile (the call holds
+ * the task's session), and the scratch's random name was free. The staged files are removed in every case.
  */
 export async function placeUploads(
   files: readonly LocalUpload[],
@@ -22,7 +24,7 @@ export async function placeUploads(
 ): Promise<void> {
   try {
     await checkBatch(files, limits);
-    const scratch = await mkdtemp(join(dirname(workspaceDir), `.${basename(workspaceDir)}.uploads-`));
+    const scratch = await mkdtemp(join(workspaceDir, '.uploads-'));
     try {
       for (const file of files) {
         if (file.name.toLowerCase().endsWith('.zip')) await extractZip(file.stagedPath, scratch, limits, owner, file.name);

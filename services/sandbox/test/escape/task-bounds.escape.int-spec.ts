@@ -56,7 +56,7 @@ describe('escape suite, part 3: no host privilege within reach, and bounds per t
       env: { TOKEN: `${canary}-in-env`, LD_PRELOAD: `/workspace/${canary}.so`, BASH_ENV: `/workspace/${canary}` },
     });
     const started = join(f.provider.workspacePath(f.task), 'started.txt');
-    for (const until = Date.now() + 10_000; !(await stat(started).catch(() => undefined)); ) {
+    for (const until = Date.now() + 10_000; !(await stat(started).catch(() => undefined));) {
       if (Date.now() > until) throw new Error('the command did not start');
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -79,7 +79,9 @@ describe('escape suite, part 3: no host privilege within reach, and bounds per t
       '/proc/sysrq-trigger',
       '/sys/kernel/uevent_helper',
     ];
-    const result = await f.run(tunables.map((t) => `if [ -e ${t} ]; then echo "exists ${t}"; fi; : 2>/dev/null >> ${t} && echo "WRITABLE ${t}"`).join('; '));
+    const result = await f.run(
+      tunables.map((t) => `if [ -e ${t} ]; then echo "exists ${t}"; fi; : 2>/dev/null >> ${t} && echo "WRITABLE ${t}"`).join('; '),
+    );
     // Set up: the ones the attack used are there to try (others depend on the kernel's build).
     for (const present of ['/proc/sys/kernel/core_pattern', '/proc/sys/net/ipv4/ip_forward', '/proc/sys/user/max_user_namespaces'])
       expect(result.output).toContain(`exists ${present}`);
@@ -132,7 +134,9 @@ describe('escape suite, part 3: no host privilege within reach, and bounds per t
 
   it('41. memory: what a command keeps in /tmp counts with its processes', async () => {
     const inTmp = Math.floor((LIMITS.memoryBytes * 0.6) / MiB);
-    const result = await f.run(`head -c ${inTmp}M /dev/zero > /tmp/held && echo "held ${inTmp}M"; head -c ${inTmp}M /dev/zero | tail > /dev/null; echo after`);
+    const result = await f.run(
+      `head -c ${inTmp}M /dev/zero > /tmp/held && echo "held ${inTmp}M"; head -c ${inTmp}M /dev/zero | tail > /dev/null; echo after`,
+    );
     expect(result.output).toContain(`held ${inTmp}M`);
     expect(result.limitHit).toBe('memory');
   });
