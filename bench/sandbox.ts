@@ -14,6 +14,10 @@ export interface SandboxFigures {
   readonly sandboxedMs: { p50: number; p90: number };
   /** Median sandboxed − median bare. */
   readonly overheadMs: number;
+  /** A new task's workspace made and mounted (its own ext4 filesystem on a loop device, its uid claimed). */
+  readonly createWorkspaceMs: { p50: number; p90: number; runs: number };
+  /** How the host bounded the sandboxes measured (the provider's start-up lines). */
+  readonly enforced: readonly string[];
   readonly workspaceBytes: number;
   readonly snapshotBytes: number;
   readonly snapshotMs: number;
@@ -25,12 +29,19 @@ const TASK_ID = `task_${'b'.repeat(32)}`;
 
 /**
  * 4. Sandboxed command start overhead: `bash -lc true` through the whole bubblewrap launch
- * (prlimit, setpriv, bwrap, namespaces) against the same command as a bare child process, both
- * through the same runner (limits, output collection, disk watch).
+ * (fork and drop to the task's uid, prlimit, bwrap with a user namespace and the rest, the
+ * task's cgroup joined and read) against the same command as a bare child process, both through
+ * the same runner (limits, output collection).
+ * 4b. Workspace creation: a new task's workspace made and mounted, with its own filesystem.
  * 5. Snapshot + restore of a 100 MB workspace through the real path: provider snapshot streamed
  * into the local object store, workspace destroyed, restored from the object store.
  */
-export async function benchSandbox(options: { runs: number; workspaceMb: number; log: (m: string) => void }): Promise<SandboxFigures> {
+export async function benchSandbox(options: {
+  runs: number;
+  creates: number;
+  workspaceMb: number;
+  log: (m: string) => void;
+}): Promise<SandboxFigures> {
   const dataDir = await mkdtemp(join(tmpdir(), 'ats-bench-sandbox-'));
   const config = sandboxConfigFromEnv({});
   const provider = new BubblewrapProvider(config, dataDir);
@@ -41,7 +52,11 @@ export async function benchSandbox(options: { runs: number; workspaceMb: number;
     const workspace = await provider.create(taskId);
     const bare: number[] = [];
     const sandboxed: number[] = [];
+    // An agent's commands come a model call apart: each start is timed after a pause (BENCH_SANDBOX_PAUSE_MS, default 50; 0 = back to back).
+    const pauseMs = Number(process.env.BENCH_SANDBOX_PAUSE_MS ?? 50);
+    const pause = () => new Promise((resolve) => setTimeout(resolve, pauseMs));
     for (let i = 0; i < options.runs + 5; i++) {
+      if (pauseMs > 0) await pause();
       let t = performance.now();
       await runLimited({
         argv: ['/bin/bash', '-lc', 'true'],
@@ -51,6 +66,7 @@ export async function benchSandbox(options: { runs: number; workspaceMb: number;
         timeoutMs: 10_000,
       });
       const b = performance.now() - t;
+      if (pauseMs > 0) await pause();
       t = performance.now();
       const result = await provider.exec(taskId, { command: 'true', env: {} });
       const s = performance.now() - t;
@@ -61,6 +77,16 @@ export async function benchSandbox(options: { runs: number; workspaceMb: number;
       }
     }
     options.log(`sandbox: ${options.runs} starts measured`);
+
+    const creates: number[] = [];
+    for (let i = 0; i < options.creates + 3; i++) {
+      const id = `task_${randomBytes(16).toString('hex')}`;
+      const t = performance.now();
+      await provider.create(id);
+      if (i >= 3) creates.push(performance.now() - t);
+      await provider.destroy(id);
+    }
+    options.log(`sandbox: ${options.creates} workspace creations measured`);
 
     // A mixed workspace: half random bytes (incompressible), half text-like (base64 of random).
     const files = options.workspaceMb;
@@ -86,6 +112,8 @@ export async function benchSandbox(options: { runs: number; workspaceMb: number;
       bareMs: p(bare),
       sandboxedMs: p(sandboxed),
       overheadMs: summarize(sandboxed).p50 - summarize(bare).p50,
+      createWorkspaceMs: { ...p(creates), runs: options.creates },
+      enforced: health.enforced ?? [],
       workspaceBytes: files * 1024 * 1024,
       snapshotBytes: size,
       snapshotMs,
@@ -93,6 +121,7 @@ export async function benchSandbox(options: { runs: number; workspaceMb: number;
       restoredIntact: check.output.trim() === String(files),
     };
   } finally {
+    await provider.destroy(TASK_ID).catch(() => undefined);
     await rm(dataDir, { recursive: true, force: true });
   }
 }

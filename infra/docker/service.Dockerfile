@@ -29,9 +29,9 @@ RUN npm ci --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim
 ARG SERVICE
-# The sandbox service needs bubblewrap (+ setpriv/prlimit from util-linux); the others do not run
+# The sandbox service needs bubblewrap, util-linux (prlimit, mount) and e2fsprogs (mkfs.ext4); the others do not run
 # untrusted code, but one base keeps the images alike.
-RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap util-linux python3 \
+RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap util-linux e2fsprogs python3 \
   && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./

@@ -25,8 +25,8 @@ FROM toolchain AS prod-deps
 RUN npm ci --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim
-# bubblewrap is the sandbox; util-linux brings setpriv and prlimit.
-RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap util-linux python3 \
+# bubblewrap is the sandbox; util-linux brings prlimit and mount, e2fsprogs mkfs.ext4 (a filesystem per workspace).
+RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap util-linux e2fsprogs python3 \
   && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createBus } from '@app/bus';
@@ -8,6 +9,7 @@ import { PrivateNatsServer, startPrivateNatsServer } from '@app/bus/testing/nats
 import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { DistributedDeployment, ServiceInstance, startDistributedDeployment } from '../support/distributed-deployment';
 import { StreamBlock as Block, pollDeployment, readHistory } from '../support/distributed-reads';
+import { workspaceOf } from '../support/workspaces';
 
 // The distributed mode end to end: every service its own OS process (two API instances, two
 // orchestrator workers, two sandbox instances, one artifacts instance) over real PostgreSQL,
@@ -66,7 +68,10 @@ describe('The distributed deployment (separate processes over NATS, PostgreSQL, 
       return view.pendingApprovals.length === 1 ? (view.pendingApprovals[0].callId as string) : undefined;
     });
   const instancesOf = (service: ServiceInstance['service']) => d.instances.filter((i) => i.service === service);
-  /** The sandbox instance whose process tree runs a command carrying `marker` (ps's parent links, as pids are host pids). */
+  /**
+   * The sandbox instance whose process tree runs a command carrying `marker` (ps's parent links,
+   * as pids are host pids). A command is on no command line: its shell's environment holds it.
+   */
   const sandboxRunning = async (marker: string): Promise<ServiceInstance | undefined> => {
     const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,args='])
       .toString()
@@ -76,7 +81,14 @@ describe('The distributed deployment (separate processes over NATS, PostgreSQL, 
       .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3] }));
     const parentOf = new Map(rows.map((r) => [r.pid, r.ppid]));
     const byPid = new Map(instancesOf('sandbox').map((i) => [i.process.child.pid, i]));
-    for (const row of rows.filter((r) => r.args.includes(marker))) {
+    const carries = (pid: number) => {
+      try {
+        return readFileSync(`/proc/${pid}/environ`).includes(marker);
+      } catch {
+        return false; // gone meanwhile
+      }
+    };
+    for (const row of rows.filter((r) => r.args.includes(marker) || carries(r.pid))) {
       for (let pid: number | undefined = row.pid; pid && pid > 1; pid = parentOf.get(pid)) {
         const instance = byPid.get(pid);
         if (instance) return instance;
@@ -251,7 +263,7 @@ describe('The distributed deployment (separate processes over NATS, PostgreSQL, 
     }
     const blocks = await history(0, id);
     expect(blocks.filter((b) => b.event === 'tool_result')).toHaveLength(1);
-    const runs = (await readFile(join(d.sandboxVolume, 'workspaces', id, 'runs.log'), 'utf8')).trim().split('\n');
+    const runs = (await readFile(join(workspaceOf(d.sandboxVolume, id), 'runs.log'), 'utf8')).trim().split('\n');
     expect(runs.map((line) => line.split(' ')[0])).toEqual(['start', 'end']);
   });
 

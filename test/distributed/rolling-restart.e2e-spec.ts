@@ -5,6 +5,7 @@ import { ChatCompletionsBody, ScriptedOpenAiServer, startScriptedOpenAiServer } 
 import { BalancedStream, followBalanced } from '../support/balanced-sse-client';
 import { DistributedDeployment, ServiceInstance, startDistributedDeployment } from '../support/distributed-deployment';
 import { orchestratorRunningStep, pollDeployment, readHistory } from '../support/distributed-reads';
+import { workspaceOf } from '../support/workspaces';
 
 // README "Operating it": SIGTERM drains a process within SHUTDOWN_TIMEOUT_MS and exits 0, so a
 // rolling restart of every service, one process at a time, loses nothing. Tasks keep running
@@ -122,7 +123,7 @@ describe('A rolling restart (SIGTERM to each process in turn) while tasks run (d
       expect(history.at(-1)).toMatchObject({ event: 'done', data: { status: 'completed' } });
       expect(history.filter((e) => e.event === 'tool_result').map((e) => e.data.status)).toEqual(Array(STEPS).fill('success'));
       // Every command ran exactly once, whichever process was stopped while it ran.
-      const runs = await readFile(join(d.sandboxVolume, 'workspaces', id, 'runs.log'), 'utf8');
+      const runs = await readFile(join(workspaceOf(d.sandboxVolume, id), 'runs.log'), 'utf8');
       expect(runs).toBe(Array.from({ length: STEPS }, (_, i) => `step-${i + 1}\n`).join(''));
     }
     // The API restarts ended streams that were open: their clients came back with Last-Event-ID.
@@ -188,7 +189,7 @@ describe('A rolling restart (SIGTERM to each process in turn) while tasks run (d
       ]);
       expect(history.at(-1)!.data.status).toBe('completed');
       expect(history.find((e) => e.event === 'content')!.data.text).toBe('Finished on the other worker.');
-      expect(await readFile(join(d.sandboxVolume, 'workspaces', id, 'once.log'), 'utf8')).toBe('ran\n');
+      expect(await readFile(join(workspaceOf(d.sandboxVolume, id), 'once.log'), 'utf8')).toBe('ran\n');
       const requests = model.requests.slice(requestsBefore);
       expect(requests).toHaveLength(3);
       expect(requests[2].messages).toEqual(requests[1].messages);
@@ -209,7 +210,7 @@ describe('A rolling restart (SIGTERM to each process in turn) while tasks run (d
       body: JSON.stringify({ message: 'run something long' }),
     });
     const id = ((await res.json()) as { data: { id: string } }).data.id;
-    const log = join(d.sandboxVolume, 'workspaces', id, 'long.log');
+    const log = join(workspaceOf(d.sandboxVolume, id), 'long.log');
     await pollDeployment(d, 'the long command to start', async () => ((await readFile(log, 'utf8').catch(() => '')) ? true : undefined));
     const sandbox = d.instances.find((i) => i.service === 'sandbox')!;
 

@@ -11,6 +11,7 @@ import {
   pollDeployment,
   readHistory,
 } from '../support/distributed-reads';
+import { workspaceOf } from '../support/workspaces';
 
 // What the README promises when an orchestrator worker dies (kill -9) in the distributed mode:
 // the step it was running is retried on another worker, and a call waiting for approval still
@@ -111,7 +112,7 @@ describe('Orchestrator workers killed mid-task (distributed mode)', () => {
     expect(blocks.find((b) => b.event === 'content')!.data.text).toBe('Finished on the other worker.');
     expect(blocks.at(-1)!.data.status).toBe('completed');
     // The command ran once: the retried step resumed after the last recorded step, the lost model call.
-    expect(await readFile(join(d.sandboxVolume, 'workspaces', id, 'runs.log'), 'utf8')).toBe('ran\n');
+    expect(await readFile(join(workspaceOf(d.sandboxVolume, id), 'runs.log'), 'utf8')).toBe('ran\n');
     const requests = model.requests.slice(requestsBefore);
     expect(requests).toHaveLength(3);
     expect(requests[2].messages).toEqual(requests[1].messages);

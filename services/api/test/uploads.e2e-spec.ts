@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { AtsClient, TaskStreamEvent } from '@agentic-task-service/client';
 import { Harness, startHarness } from '../../../test/support/service-harness';
 import { writeZip } from '../../sandbox/src/uploads/testing/zip-fixtures';
+import { workspaceOf } from '../../../test/support/workspaces';
 
 // Uploads through the typed client's multipart create; raw multipart only for text fields of the
 // wrong type, which the client cannot send.
@@ -40,7 +41,7 @@ describe('Multipart create with files', () => {
     const view = await ats.tasks.get(id);
     expect(view.files).toEqual([{ name: 'data.csv', size: 8 }]);
     expect(view.envKeys).toEqual(['MODE']);
-    expect(await readFile(join(h.dataDir, 'workspaces', id, 'data.csv'), 'utf8')).toBe('a,b\n1,2\n');
+    expect(await readFile(join(workspaceOf(h.dataDir, id), 'data.csv'), 'utf8')).toBe('a,b\n1,2\n');
   });
 
   it('answers 413 PAYLOAD_TOO_LARGE past UPLOAD_MAX_BYTES and creates nothing', async () => {
@@ -103,8 +104,9 @@ describe('Multipart create with files', () => {
     }
     expect(await taskCount()).toBe(before);
     const workspacesAfter: string[] = await readdir(join(h.dataDir, 'workspaces')).catch(() => []);
-    for (const ws of workspacesAfter.filter((w) => !workspacesBefore.includes(w))) {
-      expect(await readdir(join(h.dataDir, 'workspaces', ws))).toEqual([]);
+    // Each workspace is an image (DATA_DIR/workspaces/<taskId>) mounted where workspaceOf says.
+    for (const ws of workspacesAfter.filter((w) => !workspacesBefore.includes(w) && /^task_[0-9a-f]+$/.test(w))) {
+      expect(await readdir(workspaceOf(h.dataDir, ws))).toEqual([]);
     }
   });
 });

@@ -115,4 +115,38 @@ describe('sandbox expiry and automatic restore', () => {
     const events = await followTurn(id);
     expect(events.flatMap((e) => (e.type === 'tool_result' ? [e.data.output] : []))[0]).toBe('kept\n/etc\n3\n');
   });
+
+  it('expires a workspace of sparse files (3 × 1000 MB, a byte written to each) at once, as holes, and restores their apparent sizes', async () => {
+    h.model.script(
+      {
+        toolCalls: [
+          {
+            name: 'shell',
+            arguments: {
+              command: 'for f in a b c; do truncate -s 1000M $f.bin && printf x >> $f.bin; done; du -k -c a.bin b.bin c.bin | tail -1',
+            },
+          },
+        ],
+      },
+      { text: 'made them' },
+    );
+    const { id } = await ats.tasks.create({ message: 'make sparse files' });
+    const made = (await followTurn(id)).flatMap((e) => (e.type === 'tool_result' ? [e.data.output] : []))[0];
+    // Set up as the attack had it: 3 GB of apparent size (more than SANDBOX_SNAPSHOT_MAX_BYTES) in a few KB.
+    expect(Number(/^(\d+)\s+total$/m.exec(made)?.[1])).toBeLessThan(1024);
+    await sandboxExpired(id);
+    const expired = await firstSandboxEvent(id);
+    expect(expired).toMatchObject({ status: 'expired' });
+    expect((expired as { sizeBytes: number }).sizeBytes).toBeLessThan(1024 * 1024);
+
+    h.model.script(
+      { toolCalls: [{ name: 'shell', arguments: { command: 'stat -c %s a.bin b.bin c.bin; du -k -c a.bin b.bin c.bin | tail -1' } }] },
+      { text: 'checked' },
+    );
+    expect(await ats.tasks.sendMessage(id, 'check')).toMatchObject({ id });
+    const [output] = (await followTurn(id)).flatMap((e) => (e.type === 'tool_result' ? [e.data.output] : []));
+    const size = String(1000 * 1024 * 1024 + 1);
+    expect(output.split('\n').slice(0, 3)).toEqual([size, size, size]);
+    expect(Number(/^(\d+)\s+total$/m.exec(output)?.[1])).toBeLessThan(1024);
+  });
 });

@@ -1,10 +1,11 @@
-import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AtsClient, TaskStreamEvent } from '@agentic-task-service/client';
 import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { ServiceProcess, freePort, startServiceProcess } from '../../../test/support/service-process';
+import { workspaceOf } from '../../../test/support/workspaces';
 
 // Manual approval across real crashes: the service is killed with SIGKILL (no shutdown hook
 // runs) while a tool runs, while a call awaits approval, and right after an approval POST
@@ -84,18 +85,24 @@ describe('Approvals and running tools across a kill -9 and restart', () => {
 
   it('(b) a tool running at the crash is reported as interrupted, never run again, and the turn finishes', async () => {
     // Each run of the command leaves a line in starts.txt, and one that lives 3 s a line in
-    // runs.txt; the comment is unique to this test, so ps finds this command and no other.
+    // runs.txt; the comment is unique to this test, so this command and no other is found by it
+    // (in the environment its shell was started with: a command is on no command line).
     const marker = `durability-b-${Date.now()}-${process.pid}`;
     const command = `mkdir -p downloads && echo started >> downloads/starts.txt && sleep 3 && echo ran >> downloads/runs.txt # ${marker}`;
     model.script({ toolCalls: [{ name: 'shell', arguments: { command } }] }, { text: 'carried on after the interruption' });
     await start();
     const { id } = await ats.tasks.create({ message: 'run a slow command' });
-    const downloads = join(dataDir, 'workspaces', id, 'downloads');
+    const downloads = join(workspaceOf(dataDir, id), 'downloads');
     const running = () =>
-      execFileSync('ps', ['-eo', 'args'])
-        .toString()
-        .split('\n')
-        .filter((l) => l.includes(marker));
+      readdirSync('/proc')
+        .filter((pid) => /^\d+$/.test(pid))
+        .filter((pid) => {
+          try {
+            return readFileSync(`/proc/${pid}/environ`).includes(marker);
+          } catch {
+            return false; // gone meanwhile
+          }
+        });
     const started = async () => running().length > 0 && (await exists(join(downloads, 'starts.txt')));
     await until('the sandboxed command to run', async () => ((await started()) ? true : undefined));
     await crash();
@@ -138,7 +145,7 @@ describe('Approvals and running tools across a kill -9 and restart', () => {
     const whole = await history(id);
     expectGapless(whole);
     expect(count(whole, 'tool_call')).toBe(1);
-    expect(await readFile(join(dataDir, 'workspaces', id, 'downloads', 'approved.md'), 'utf8')).toBe('once');
+    expect(await readFile(join(workspaceOf(dataDir, id), 'downloads', 'approved.md'), 'utf8')).toBe('once');
   });
 
   it('(d) an approval whose POST returned just before the crash is kept, and the tool runs at most once', async () => {
@@ -162,7 +169,7 @@ describe('Approvals and running tools across a kill -9 and restart', () => {
     expect((await ats.tasks.get(id)).pendingApprovals).toEqual([]);
     // Either it ran to the end before the crash or after the restart (success, one line), or the
     // crash caught it running (interrupted, at most one line): never twice.
-    const runs = await readFile(join(dataDir, 'workspaces', id, 'downloads', 'runs.txt'), 'utf8').catch(() => '');
+    const runs = await readFile(join(workspaceOf(dataDir, id), 'downloads', 'runs.txt'), 'utf8').catch(() => '');
     const result = dataOf(events, 'tool_result')[0];
     if (result.status === 'success') expect(runs).toBe('ran\n');
     else

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { freePort, startServiceProcess } from '../../../test/support/service-process';
 import { parseSseBlocks, readRawStream } from '../../../test/support/sse-client';
+import { workspaceOf } from '../../../test/support/workspaces';
 
 jest.setTimeout(120_000);
 
@@ -130,7 +131,7 @@ describe('The all-in-one service on SIGTERM', () => {
       return ((await res.json()) as { data: { id: string } }).data.id;
     };
     const a = await create('a long command');
-    const aLog = join(dataDir, 'workspaces', a, 'a.log');
+    const aLog = join(workspaceOf(dataDir, a), 'a.log');
     const until = Date.now() + 20_000;
     while (!(await readFile(aLog, 'utf8').catch(() => ''))) {
       if (Date.now() > until) throw new Error(`the command never started:\n${first.output()}`);
@@ -157,7 +158,7 @@ describe('The all-in-one service on SIGTERM', () => {
         expect(results).toEqual([expect.objectContaining({ status: 'success', output: expect.not.stringContaining('Interrupted') })]);
         expect(JSON.parse(blocks.at(-1)!.data)).toMatchObject({ type: 'done', data: { status: 'completed' } });
       }
-      expect(await readFile(join(dataDir, 'workspaces', b, 'b.log'), 'utf8')).toBe('ran\n');
+      expect(await readFile(join(workspaceOf(dataDir, b), 'b.log'), 'utf8')).toBe('ran\n');
     } finally {
       await second.stop();
     }

@@ -12,6 +12,7 @@ import { TaskCommandExecutor } from '@app/task-commands';
 import { SandboxModule } from '../../../sandbox/src/sandbox.module';
 import { AgentStep } from './agent-step';
 import { INTERRUPTED_OUTPUT } from './next-action';
+import { workspaceOf } from '../../../../test/support/workspaces';
 
 // The real sandbox service (bubblewrap, as the all-in-one mode wires it) answers the step's tool
 // calls over the in-process bus, on an embedded store in a real DATA_DIR. A call that runs leaves
@@ -43,7 +44,7 @@ describe('AgentStep after a crash (embedded store on a real DATA_DIR, the real s
 
   /** The lines the task's command left in its workspace: one per run. */
   const runs = async (taskId: string) => {
-    const text = await readFile(join(dir, 'workspaces', taskId, 'runs.txt'), 'utf8').catch(() => '');
+    const text = await readFile(join(workspaceOf(dir, taskId), 'runs.txt'), 'utf8').catch(() => '');
     return text.split('\n').filter(Boolean).length;
   };
 

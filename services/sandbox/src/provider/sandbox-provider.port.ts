@@ -5,9 +5,10 @@ import type { OnSkipped } from '../workspace/snapshot-entries';
  * The sandbox provider port: where a task's untrusted commands run. The sandbox service owns it;
  * adapters (bubblewrap, unsafe-host) live next to this file and pass `testing/sandbox-provider.contract.ts`.
  *
- * A sandbox is a task's workspace directory plus the isolation around the processes started in
- * it. The workspace lives on the host (DATA_DIR/workspaces/<taskId>) so host-side file tools,
- * snapshots and artifact scans can read it; commands only ever see it mounted at `/workspace`.
+ * A sandbox is a task's workspace plus the isolation around the processes started in it. The
+ * workspace is reachable on the host (behind DATA_DIR/workspaces/<taskId>: a folder, or the
+ * image of a filesystem of its own) so host-side file tools, snapshots and artifact scans can
+ * read it; commands only ever see it mounted at `/workspace`.
  */
 export const SANDBOX_PROVIDER = Symbol('SANDBOX_PROVIDER');
 
@@ -91,9 +92,9 @@ export interface SandboxProvider {
   readonly unsafe: boolean;
   /** Probes that the provider really works here (e.g. runs `true` in a bwrap sandbox). */
   check(): Promise<ProviderHealth>;
-  /** Creates (or re-uses) the task's workspace directory, owned by the task's sandbox user; returns its host path. */
+  /** Makes the task's workspace (owned by the task's sandbox user), or makes it ready again (mounted); returns where the service reaches it. */
   create(taskId: string): Promise<string>;
-  /** The host path of the workspace, whether or not it exists. */
+  /** Where the service reaches the workspace, whether or not it exists or is ready (create makes it so). */
   workspacePath(taskId: string): string;
   /** Whether the workspace directory exists now. */
   exists(taskId: string): Promise<boolean>;
@@ -111,4 +112,6 @@ export interface SandboxProvider {
   restore(taskId: string, archive: Readable, options: { maxBytes: number; timeoutMs: number }): Promise<void>;
   /** Kills anything still running for the task and removes its workspace. */
   destroy(taskId: string): Promise<void>;
+  /** Lets go of what it keeps between commands (processes started ahead); the service stops. */
+  close?(): Promise<void>;
 }

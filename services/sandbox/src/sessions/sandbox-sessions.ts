@@ -164,7 +164,7 @@ export class SandboxSessions {
     if (await this.provider.exists(taskId)) {
       // A crash between recording the expiry and the teardown left the workspace: it is current.
       if (snapshotKey) await this.recordRestored(taskId, snapshotKey, 0);
-      return this.provider.workspacePath(taskId);
+      return this.provider.create(taskId);
     }
     if (!snapshotKey) return this.provider.create(taskId);
     const startedAt = Date.now();
@@ -175,7 +175,7 @@ export class SandboxSessions {
       throw new SandboxRestoreError(`the workspace could not be restored from its snapshot: ${messageOf(error)}`);
     }
     await this.recordRestored(taskId, snapshotKey, Date.now() - startedAt);
-    return this.provider.workspacePath(taskId);
+    return this.provider.create(taskId);
   }
 
   private async expire(taskId: string, idleMs: number, signal: AbortSignal): Promise<boolean> {

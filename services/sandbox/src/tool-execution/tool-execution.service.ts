@@ -137,6 +137,7 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
     await this.finishRequests();
     await this.sweeping;
     await this.toolbox.closeAll();
+    await this.provider.close?.();
     await this.leases.stop();
   }
 

@@ -5,9 +5,11 @@ import { SandboxConfig } from '../sandbox.config';
 import { ExecRequest, ExecResult, FileOwner, ProviderHealth, SandboxProvider, SnapshotOptions } from '../sandbox-provider.port';
 import { archiveWorkspace, restoreWorkspace, RunTar } from '../workspace-archive';
 import { diskUsage } from '../process/disk-usage';
-import { HostFacts, runLimited } from '../process/run-limited';
+import { HostFacts, runLimited, spawnLimited } from '../process/run-limited';
 import { UnsettableVariableError, unsettableResult } from '../process/settable-env';
-import { BWRAP, LAUNCHER_ENV, bwrapLaunch, sandboxEnv } from './bwrap-args';
+import { BWRAP, BwrapLaunch, LAUNCHER_ENV, SHELL_ARGV, bwrapLaunch, sandboxEnv, shellEnv } from './bwrap-args';
+import { WarmLaunchers, killGroup } from './warm-launchers';
+import { CgroupCounters } from './host/cgroups/task-cgroup';
 import { HostBoundsSetup, setUpHostBounds, sweepHostLeftovers } from './host/host-bounds';
 import { Volume, workspaceMountPoint } from './host/workspace-volumes';
 import { seccompProgram } from './seccomp/seccomp-filter';
@@ -19,6 +21,8 @@ const FULL_BELOW_BYTES = 1024 * 1024;
 
 /** One process to run in a task's sandbox. */
 interface SandboxJob {
+  /** A `shell` call: SHELL_ARGV, run by a launcher started ahead where one waits. */
+  readonly shell?: boolean;
   readonly argv: readonly string[];
   readonly env: Readonly<Record<string, string>>;
   readonly timeoutMs: number;
@@ -40,7 +44,10 @@ export class BubblewrapProvider implements SandboxProvider {
   private readonly running = new Map<string, Set<AbortController>>();
   /** The uid each mounted workspace belongs to (what fileOwner answers without a system call). */
   private readonly owners = new Map<string, FileOwner>();
+  /** Each task cgroup's counters when its last command ended: nothing of the task runs between commands, so they still hold. */
+  private readonly lastCounters = new Map<number, CgroupCounters>();
   private host?: Promise<HostBoundsSetup>;
+  private readonly warm = new WarmLaunchers();
 
   /** Undefined on an architecture we have no syscall table for; check() says so. */
   private readonly seccomp = seccompProgram();
@@ -115,7 +122,13 @@ export class BubblewrapProvider implements SandboxProvider {
     }
     const limits = this.config.limits;
     const timeoutMs = Math.min(request.timeoutMs ?? limits.timeoutMs, limits.timeoutMs);
-    return this.run(taskId, volume, { argv: ['/bin/bash', '-lc', request.command], env, timeoutMs, signal: request.signal });
+    return this.run(taskId, volume, {
+      shell: true,
+      argv: SHELL_ARGV,
+      env: shellEnv(request.command, env),
+      timeoutMs,
+      signal: request.signal,
+    });
   }
 
   snapshot(taskId: string, options: SnapshotOptions): Readable {
@@ -142,14 +155,62 @@ export class BubblewrapProvider implements SandboxProvider {
     const host = await this.hostBounds();
     const owner = this.owners.get(taskId);
     this.owners.delete(taskId);
+    if (owner) await this.warm.discard(owner.uid);
+    if (owner) this.lastCounters.delete(owner.uid);
     if (owner && host.cgroups) await host.cgroups.remove(owner.uid);
     await host.volumes.destroy(taskId);
   }
 
+  async close(): Promise<void> {
+    await this.warm.discardAll();
+  }
+
   private async open(taskId: string): Promise<Volume> {
-    const volume = await (await this.hostBounds()).volumes.open(taskId);
+    const host = await this.hostBounds();
+    const volume = await host.volumes.open(taskId);
+    const fresh = this.owners.get(taskId)?.uid !== volume.owner.uid;
     this.owners.set(taskId, volume.owner);
+    if (fresh) this.prepareLauncher(taskId, volume, host);
     return volume;
+  }
+
+  /**
+   * Starts the task's next shell launcher (see WarmLaunchers) in the background: the same argv
+   * and descriptors a command's launch has, placed in the task's cgroup. One whose workspace went
+   * away meanwhile is killed at once.
+   */
+  private prepareLauncher(taskId: string, volume: Volume, host: HostBoundsSetup): void {
+    const uid = volume.owner.uid;
+    const current = () => this.owners.get(taskId)?.uid === uid;
+    if (!current()) return;
+    this.warm.prepare(uid, async () => {
+      const cgroup = host.cgroups ? await host.cgroups.forTask(uid) : undefined;
+      const launch = this.launchOf(volume, { shell: true, argv: SHELL_ARGV, env: {}, timeoutMs: 0 }, cgroup !== undefined, host);
+      const child = spawnLimited({ argv: launch.argv, env: LAUNCHER_ENV, cwd: '/', user: volume.owner, extraFds: launch.fds });
+      child.on('error', () => undefined);
+      try {
+        if (child.pid === undefined) throw new Error('the launcher did not start');
+        await cgroup?.join(child.pid);
+        if (!current()) throw new Error('the workspace went away');
+        return child;
+      } catch {
+        if (child.pid) killGroup(child.pid);
+        return undefined;
+      }
+    });
+  }
+
+  private launchOf(volume: Volume, job: SandboxJob, cgroup: boolean, host: HostBoundsSetup): BwrapLaunch {
+    return bwrapLaunch({
+      workspace: volume.path,
+      user: volume.owner,
+      limits: this.config.limits,
+      bounds: { cgroup, filesystem: host.volumes.kind === 'filesystem' },
+      network: this.config.network,
+      argv: job.argv,
+      env: job.env,
+      seccomp: this.seccomp,
+    });
   }
 
   /** tar, run as the task in a sandbox on `volume`, with nothing of the task's env or secrets. */
@@ -167,56 +228,55 @@ export class BubblewrapProvider implements SandboxProvider {
     const filesystem = host.volumes.kind === 'filesystem';
     const limits = this.config.limits;
     const cgroup = host.cgroups ? await host.cgroups.forTask(volume.owner.uid) : undefined;
-    const before = (await cgroup?.counters()) ?? { oomKills: 0, processLimitHits: 0 };
-    const launch = bwrapLaunch({
-      workspace: volume.path,
-      user: volume.owner,
-      limits,
-      bounds: { cgroup: cgroup !== undefined, filesystem },
-      network: this.config.network,
-      argv: job.argv,
-      env: job.env,
-      seccomp: this.seccomp,
-    });
+    const uid = volume.owner.uid;
+    const before = this.lastCounters.get(uid) ?? (await cgroup?.counters()) ?? { oomKills: 0, processLimitHits: 0 };
+    const launch = this.launchOf(volume, job, cgroup !== undefined, host);
+    // Started ahead, already in the cgroup: it only waits for its options.
+    const warm = job.shell ? await this.warm.take(uid) : undefined;
     const controller = new AbortController();
     const forward = () => controller.abort();
     job.signal?.addEventListener('abort', forward, { once: true });
     if (job.signal?.aborted) controller.abort();
     this.track(taskId, controller, true);
     try {
-      return await runLimited({
-        argv: launch.argv,
-        env: LAUNCHER_ENV,
-        cwd: '/',
-        user: volume.owner,
-        limits,
-        timeoutMs: job.timeoutMs,
-        signal: controller.signal,
-        extraFds: launch.fds,
-        stdin: job.stdin,
-        stdout: job.stdout,
-        beforeStart: cgroup ? (pid) => cgroup.join(pid) : undefined,
-        watch: async () => {
-          if (cgroup && (await cgroup.counters()).oomKills > before.oomKills) return 'memory';
-          if (!filesystem && (await diskUsage(volume.path, limits.diskQuotaBytes)) > limits.diskQuotaBytes) return 'disk';
-          return undefined;
+      return await runLimited(
+        {
+          argv: launch.argv,
+          env: LAUNCHER_ENV,
+          cwd: '/',
+          user: volume.owner,
+          limits,
+          timeoutMs: job.timeoutMs,
+          signal: controller.signal,
+          extraFds: launch.fds,
+          stdin: job.stdin,
+          stdout: job.stdout,
+          beforeStart: cgroup && !warm ? (pid) => cgroup.join(pid) : undefined,
+          watch: async () => {
+            if (cgroup && (await cgroup.counters()).oomKills > before.oomKills) return 'memory';
+            if (!filesystem && (await diskUsage(volume.path, limits.diskQuotaBytes)) > limits.diskQuotaBytes) return 'disk';
+            return undefined;
+          },
+          facts: async (): Promise<HostFacts> => {
+            const after = (await cgroup?.counters()) ?? before;
+            if (cgroup) this.lastCounters.set(uid, after);
+            return {
+              oomKills: after.oomKills - before.oomKills,
+              processLimitHits: after.processLimitHits - before.processLimitHits,
+              boundsPerTask: cgroup !== undefined,
+              ...(filesystem
+                ? { workspaceFull: await isFull(volume.path) }
+                : { overQuota: (await diskUsage(volume.path, limits.diskQuotaBytes)) >= limits.diskQuotaBytes }),
+            };
+          },
+          afterExit: cgroup ? () => cgroup.killAll() : undefined,
         },
-        facts: async (): Promise<HostFacts> => {
-          const after = (await cgroup?.counters()) ?? before;
-          return {
-            oomKills: after.oomKills - before.oomKills,
-            processLimitHits: after.processLimitHits - before.processLimitHits,
-            boundsPerTask: cgroup !== undefined,
-            ...(filesystem
-              ? { workspaceFull: await isFull(volume.path) }
-              : { overQuota: (await diskUsage(volume.path, limits.diskQuotaBytes)) >= limits.diskQuotaBytes }),
-          };
-        },
-        afterExit: cgroup ? () => cgroup.killAll() : undefined,
-      });
+        warm,
+      );
     } finally {
       this.track(taskId, controller, false);
       job.signal?.removeEventListener('abort', forward);
+      if (job.shell) this.prepareLauncher(taskId, volume, host);
     }
   }
 

@@ -75,6 +75,27 @@ export const TMP_MAX_BYTES = 512 * 1024 * 1024;
  */
 export const LAUNCHER_ENV: Readonly<Record<string, string>> = { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8' };
 
+/** Where the command reaches the shell inside: an environment value bwrap sets, gone before the command runs. */
+const COMMAND_VARIABLE = '__ATS_SANDBOX_COMMAND';
+
+/**
+ * What runs inside for a `shell` call: a login shell that takes its command from the environment
+ * (set through bwrap's options pipe), unsets it and runs it. So the command is on no command line
+ * (not even the sandbox's own /proc/1/cmdline), and one argv serves every command: a launcher can
+ * be started, and placed in its task's cgroup, before its command is known (warm-launchers.ts).
+ * Without a command (the pipe closed early: the service died) it runs nothing.
+ */
+export const SHELL_ARGV: readonly string[] = [
+  '/bin/bash',
+  '-lc',
+  `[ -n "\${${COMMAND_VARIABLE}+x}" ] || exit 125; eval "unset ${COMMAND_VARIABLE}; $${COMMAND_VARIABLE}"`,
+];
+
+/** The environment inside for a `shell` call: the task's, and the command for SHELL_ARGV to run. */
+export function shellEnv(command: string, env: Readonly<Record<string, string>>): Record<string, string> {
+  return { ...env, [COMMAND_VARIABLE]: command };
+}
+
 export interface BwrapInvocation {
   /** The workspace's mount point on the host (never a task value); it reaches bwrap through a pipe. */
   readonly workspace: string;
@@ -84,7 +105,7 @@ export interface BwrapInvocation {
   /** Which rlimits stand in for what the host bounds otherwise (see perProcessLimits). */
   readonly bounds: HostBounds;
   readonly network: boolean;
-  /** What runs inside, argv[0] first: `bash -lc <command>`, or tar for a snapshot. */
+  /** What runs inside, argv[0] first: SHELL_ARGV, or tar for a snapshot. */
   readonly argv: readonly string[];
   /** The whole environment inside (sandboxEnv). */
   readonly env: Readonly<Record<string, string>>;
@@ -113,9 +134,9 @@ export interface BwrapLaunch {
  * environment; prlimit sets the per-process limits and execs bwrap, which makes a user namespace
  * (the task's uid mapped to itself, nothing else: no uid 0 inside), then PID, IPC, UTS, cgroup,
  * mount and network namespaces. No process on the way holds a host privilege once anything of
- * the task exists in it: the task's environment and the sandbox's layout reach bwrap through a
- * pipe (`--args`), the environment applying to what runs inside only, and the command is on the
- * command line of bwrap, which already runs as the task.
+ * the task exists in it: the task's environment (a shell's command included, see SHELL_ARGV) and
+ * the sandbox's layout reach bwrap through a pipe (`--args`), the environment applying to what
+ * runs inside only.
  *
  * Inside: /usr and a few /etc files read-only; a private /proc (its /proc/sys and the rest are
  * root's, so read-only to the task); no /sys; a minimal /dev; bounded tmpfs at /tmp and /dev/shm;
@@ -183,7 +204,6 @@ export function bwrapLaunch(i: BwrapInvocation): BwrapLaunch {
     ...(i.seccomp ? ['--seccomp', String(CHILD_FD.seccomp)] : []),
   ];
   return {
-    // bwrap takes the command only on its own command line (never from --args): the task's uid's process.
     argv: [PRLIMIT, ...perProcessLimits(i.limits, i.bounds), '--', BWRAP, '--args', String(CHILD_FD.args), '--', ...i.argv],
     fds: [
       Buffer.from(options.map((o) => `${o}\0`).join('')),

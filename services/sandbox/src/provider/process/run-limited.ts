@@ -1,4 +1,4 @@
-import { spawn, StdioOptions } from 'node:child_process';
+import { ChildProcess, spawn, StdioOptions } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
 import { ExecResult, FileOwner, LimitHit, SandboxLimits } from '../sandbox-provider.port';
 import { OutputCollector } from './output-collector';
@@ -45,26 +45,36 @@ const WATCH_MS = 250;
 const KILL_GRACE_MS = 2000;
 
 /**
- * Runs one process in its own process group with every per-command bound the sandbox promises:
- * wall clock (the whole group is killed), output size, what the watcher stops it for (memory,
- * a folder workspace's quota), cancellation. It never throws for the command's own failures.
+ * Starts a process as runLimited runs it (its own process group; stdin only when given; stdout,
+ * stderr and the extra fds piped), without feeding or watching it yet: a launcher spawned ahead
+ * of its command waits, blocked on its fds, until runLimited takes it.
  */
-export function runLimited(p: LimitedProcess): Promise<ExecResult> {
+export function spawnLimited(p: Pick<LimitedProcess, 'argv' | 'env' | 'cwd' | 'user' | 'extraFds' | 'stdin'>): ChildProcess {
+  const stdio = [
+    p.stdin ? 'pipe' : 'ignore',
+    'pipe',
+    'pipe',
+    ...(p.extraFds ?? []).map((fd) => (fd === null ? 'ignore' : typeof fd === 'number' ? fd : 'pipe')),
+  ] as StdioOptions;
+  const user = p.user ? { uid: p.user.uid, gid: p.user.gid } : {};
+  return spawn(p.argv[0], p.argv.slice(1), { cwd: p.cwd, env: { ...p.env }, detached: true, stdio, ...user });
+}
+
+/**
+ * Runs one process (or takes one that spawnLimited started ahead) in its own process group with
+ * every per-command bound the sandbox promises: wall clock (the whole group is killed), output
+ * size, what the watcher stops it for (memory, a folder workspace's quota), cancellation. It
+ * never throws for the command's own failures.
+ */
+export function runLimited(p: LimitedProcess, spawned?: ChildProcess): Promise<ExecResult> {
   const startedAt = Date.now();
   const output = new OutputCollector(p.limits.maxOutputBytes);
   return new Promise<ExecResult>((resolve) => {
     let stoppedBy: LimitHit | 'cancelled' | undefined;
     let settled = false;
     const extra = p.extraFds ?? [];
-    const stdio = [
-      p.stdin ? 'pipe' : 'ignore',
-      'pipe',
-      'pipe',
-      ...extra.map((fd) => (fd === null ? 'ignore' : typeof fd === 'number' ? fd : 'pipe')),
-    ] as StdioOptions;
-    const user = p.user ? { uid: p.user.uid, gid: p.user.gid } : {};
-    const child = spawn(p.argv[0], p.argv.slice(1), { cwd: p.cwd, env: { ...p.env }, detached: true, stdio, ...user });
-    // Piped by the stdio above; the wide StdioOptions type hides that.
+    const child = spawned ?? spawnLimited(p);
+    // Piped by spawnLimited; the wide StdioOptions type hides that.
     const stdout = child.stdout as Readable;
     const stderr = child.stderr as Readable;
     const kill = (reason: LimitHit | 'cancelled') => {

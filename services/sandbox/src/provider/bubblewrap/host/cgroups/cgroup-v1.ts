@@ -1,6 +1,16 @@
 import { access, mkdir, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CgroupCounters, CgroupLimits, TaskCgroup, TaskCgroups, keyedCount, killListed, uidsIn, writeControl } from './task-cgroup';
+import {
+  CgroupCounters,
+  CgroupLimits,
+  TaskCgroup,
+  TaskCgroups,
+  isMissing,
+  keyedCount,
+  killListed,
+  uidsIn,
+  writeControl,
+} from './task-cgroup';
 
 /** The v1 hierarchies a task's cgroup lives in; `cpu` only where the host mounts it. */
 export interface V1Hierarchies {
@@ -21,6 +31,8 @@ const CPU_SHARES = '1024';
  */
 export class CgroupV1 implements TaskCgroups {
   readonly description: string;
+  /** Made and limited once per task: a command only joins (each write costs, the memory limit most). */
+  private readonly prepared = new Map<number, TaskCgroup>();
 
   constructor(
     private readonly dirs: V1Hierarchies,
@@ -33,14 +45,21 @@ export class CgroupV1 implements TaskCgroups {
   }
 
   async forTask(uid: number): Promise<TaskCgroup> {
+    const known = this.prepared.get(uid);
+    if (known) return known;
     const memory = join(this.dirs.memory, `u${uid}`);
     const pids = join(this.dirs.pids, `u${uid}`);
     const cpu = this.dirs.cpu ? join(this.dirs.cpu, `u${uid}`) : undefined;
-    await Promise.all([memory, pids, cpu].map((dir) => (dir ? mkdir(dir, { recursive: true }) : undefined)));
-    await this.writeMemoryLimit(memory);
-    await writeControl(join(pids, 'pids.max'), String(this.limits.maxProcesses));
-    if (cpu) await writeControl(join(cpu, 'cpu.shares'), CPU_SHARES);
-    return new V1TaskCgroup(memory, pids, cpu);
+    const prepare = async () => {
+      await Promise.all([memory, pids, cpu].map((dir) => (dir ? mkdir(dir, { recursive: true }) : undefined)));
+      await this.writeMemoryLimit(memory);
+      await writeControl(join(pids, 'pids.max'), String(this.limits.maxProcesses));
+      if (cpu) await writeControl(join(cpu, 'cpu.shares'), CPU_SHARES);
+    };
+    await prepare();
+    const cgroup = new V1TaskCgroup(memory, pids, cpu, prepare);
+    this.prepared.set(uid, cgroup);
+    return cgroup;
   }
 
   uids(): Promise<number[]> {
@@ -48,6 +67,7 @@ export class CgroupV1 implements TaskCgroups {
   }
 
   async remove(uid: number): Promise<void> {
+    this.prepared.delete(uid);
     const dirs = [this.dirs.pids, this.dirs.memory, this.dirs.cpu].flatMap((d) => (d ? [join(d, `u${uid}`)] : []));
     if (!(await exists(dirs[0]))) return;
     await killListed(join(dirs[0], 'cgroup.procs'));
@@ -72,11 +92,20 @@ class V1TaskCgroup implements TaskCgroup {
     private readonly memory: string,
     private readonly pids: string,
     private readonly cpu: string | undefined,
+    /** Makes the cgroup again (removed meanwhile by a sweep that found its workspace gone). */
+    private readonly prepare: () => Promise<void>,
   ) {}
 
   async join(pid: number): Promise<void> {
-    // pids first: from then on the process can no longer fork past the limit.
-    for (const dir of [this.pids, this.memory, this.cpu]) if (dir) await writeControl(join(dir, 'cgroup.procs'), String(pid));
+    const enter = async () => {
+      // pids first: from then on the process can no longer fork past the limit.
+      for (const dir of [this.pids, this.memory, this.cpu]) if (dir) await writeControl(join(dir, 'cgroup.procs'), String(pid));
+    };
+    await enter().catch(async (error: Error) => {
+      if (!isMissing(error)) throw error;
+      await this.prepare();
+      await enter();
+    });
   }
 
   async counters(): Promise<CgroupCounters> {

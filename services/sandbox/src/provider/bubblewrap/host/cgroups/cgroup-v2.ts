@@ -1,6 +1,16 @@
 import { access, mkdir, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CgroupCounters, CgroupLimits, TaskCgroup, TaskCgroups, keyedCount, killListed, uidsIn, writeControl } from './task-cgroup';
+import {
+  CgroupCounters,
+  CgroupLimits,
+  TaskCgroup,
+  TaskCgroups,
+  isMissing,
+  keyedCount,
+  killListed,
+  uidsIn,
+  writeControl,
+} from './task-cgroup';
 
 /** cpu.weight's default: every task the same share. */
 const CPU_WEIGHT = '100';
@@ -13,6 +23,8 @@ const CPU_WEIGHT = '100';
  */
 export class CgroupV2 implements TaskCgroups {
   readonly description: string;
+  /** Made and limited once per task: a command only joins. */
+  private readonly prepared = new Map<number, TaskCgroup>();
 
   constructor(
     private readonly parent: string,
@@ -25,14 +37,21 @@ export class CgroupV2 implements TaskCgroups {
   }
 
   async forTask(uid: number): Promise<TaskCgroup> {
+    const known = this.prepared.get(uid);
+    if (known) return known;
     const dir = join(this.parent, `u${uid}`);
-    await mkdir(dir, { recursive: true });
-    await writeControl(join(dir, 'memory.max'), String(this.limits.memoryBytes));
-    await writeControl(join(dir, 'memory.swap.max'), '0', true);
-    await writeControl(join(dir, 'memory.oom.group'), '1', true);
-    await writeControl(join(dir, 'pids.max'), String(this.limits.maxProcesses));
-    if (this.cpu) await writeControl(join(dir, 'cpu.weight'), CPU_WEIGHT);
-    return new V2TaskCgroup(dir);
+    const prepare = async () => {
+      await mkdir(dir, { recursive: true });
+      await writeControl(join(dir, 'memory.max'), String(this.limits.memoryBytes));
+      await writeControl(join(dir, 'memory.swap.max'), '0', true);
+      await writeControl(join(dir, 'memory.oom.group'), '1', true);
+      await writeControl(join(dir, 'pids.max'), String(this.limits.maxProcesses));
+      if (this.cpu) await writeControl(join(dir, 'cpu.weight'), CPU_WEIGHT);
+    };
+    await prepare();
+    const cgroup = new V2TaskCgroup(dir, prepare);
+    this.prepared.set(uid, cgroup);
+    return cgroup;
   }
 
   uids(): Promise<number[]> {
@@ -40,9 +59,10 @@ export class CgroupV2 implements TaskCgroups {
   }
 
   async remove(uid: number): Promise<void> {
+    this.prepared.delete(uid);
     const dir = join(this.parent, `u${uid}`);
     if (!(await exists(dir))) return;
-    await new V2TaskCgroup(dir).killAll();
+    await new V2TaskCgroup(dir, async () => undefined).killAll();
     await rmdir(dir).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'ENOENT') throw error;
     });
@@ -50,10 +70,19 @@ export class CgroupV2 implements TaskCgroups {
 }
 
 class V2TaskCgroup implements TaskCgroup {
-  constructor(private readonly dir: string) {}
+  constructor(
+    private readonly dir: string,
+    /** Makes the cgroup again (removed meanwhile by a sweep that found its workspace gone). */
+    private readonly prepare: () => Promise<void>,
+  ) {}
 
-  join(pid: number): Promise<void> {
-    return writeControl(join(this.dir, 'cgroup.procs'), String(pid));
+  async join(pid: number): Promise<void> {
+    const procs = join(this.dir, 'cgroup.procs');
+    await writeControl(procs, String(pid)).catch(async (error: Error) => {
+      if (!isMissing(error)) throw error;
+      await this.prepare();
+      await writeControl(procs, String(pid));
+    });
   }
 
   async counters(): Promise<CgroupCounters> {

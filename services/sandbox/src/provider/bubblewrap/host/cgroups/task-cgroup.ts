@@ -90,3 +90,8 @@ export async function uidsIn(dir: string): Promise<number[]> {
   const names = await readdir(dir).catch(() => [] as string[]);
   return names.filter((name) => /^u\d+$/.test(name)).map((name) => Number(name.slice(1)));
 }
+
+/** A control file write that failed because the cgroup is not there (writeControl keeps the cause). */
+export function isMissing(error: Error): boolean {
+  return (error.cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+}
