@@ -11,6 +11,46 @@ const config = (limits: SandboxLimits, network = false): SandboxConfig => testSa
 
 describeSandboxProviderContract('bubblewrap', (dataDir, limits) => new BubblewrapProvider(config(limits), dataDir));
 
+// Where the host gives no loop devices and no cgroup (or they are turned off): a watched folder
+// and per-process rlimits, weaker (the start-up warnings say how), yet the same contract.
+const fallbacks = (limits: SandboxLimits) => testSandboxConfig('bubblewrap', limits, { workspaceFs: 'folder', cgroups: 'off' });
+describeSandboxProviderContract('bubblewrap with its fallbacks', (dataDir, limits) => new BubblewrapProvider(fallbacks(limits), dataDir));
+
+describe('bubblewrap with its fallbacks (a watched folder, rlimits)', () => {
+  let dataDir: string;
+  const task = taskIdFor(3);
+  beforeAll(async () => (dataDir = await mkdtemp(join(tmpdir(), 'ats-bwrap-fallbacks-'))));
+  afterAll(async () => rm(dataDir, { recursive: true, force: true }));
+
+  it('says at start-up which bounds fall back to what', async () => {
+    const health = await new BubblewrapProvider(fallbacks(TEST_LIMITS), dataDir).check();
+    expect(health.ok).toBe(true);
+    expect(health.warnings).toEqual([
+      expect.stringMatching(/^disk: no filesystem per workspace \(SANDBOX_WORKSPACE_FS=folder\): .*watcher every 250 ms/),
+      expect.stringMatching(/^memory and processes: no per-task cgroup \(SANDBOX_CGROUPS=off\): memory falls back to RLIMIT_AS/),
+    ]);
+  });
+
+  it("bounds a task's processes by RLIMIT_NPROC of its own uid, and each process's memory", async () => {
+    const provider = new BubblewrapProvider(fallbacks({ ...TEST_LIMITS, timeoutMs: 10_000, memoryBytes: 256 * 1024 * 1024 }), dataDir);
+    try {
+      const processes = await provider.exec(task, {
+        // The shell's own complaint is how a refused fork shows here (no cgroup counts them).
+        command: 'for i in $(seq 1 100); do (echo "up $i"; exec sleep 2) & done; sleep 1.5',
+        env: {},
+      });
+      const started = processes.output.match(/^up \d+$/gm)?.length ?? 0;
+      expect(started).toBeGreaterThan(TEST_LIMITS.maxProcesses / 2);
+      expect(started).toBeLessThanOrEqual(TEST_LIMITS.maxProcesses);
+      expect(processes.limitHit).toBe('processes');
+      const memory = await provider.exec(task, { command: 'python3 -c "x = bytearray(512 * 1024 * 1024)"', env: {} });
+      expect(memory.limitHit).toBe('memory');
+    } finally {
+      await provider.destroy(task);
+    }
+  }, 30_000);
+});
+
 // The escape attempts (host files, other tasks, /proc, namespaces, seccomp, memory folders, fork
 // bombs, the network off…) are the escape suite: services/sandbox/test/escape/.
 describe('bubblewrap limits and options', () => {
