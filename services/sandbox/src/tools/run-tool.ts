@@ -46,7 +46,7 @@ function describeSystemError(code: string, quoted: string): string {
       return `${quoted} has a name that is too long`;
     case 'ENOSPC':
     case 'EDQUOT':
-      return 'no space left in the workspace';
+      return 'no space left in the workspace\n[limit hit: disk: the workspace is full (SANDBOX_DISK_QUOTA_BYTES); delete files to make room]';
     default:
       return `${quoted}: system error ${code}`;
   }

@@ -2,6 +2,7 @@ import { copyFile, chown, readFile, readdir, stat, statfs } from 'node:fs/promis
 import { join } from 'node:path';
 import { BubblewrapProvider } from '../../src/provider/bubblewrap/bubblewrap.provider';
 import { TEST_LIMITS, taskIdFor, testSandboxConfig } from '../../src/provider/testing/sandbox-provider.contract';
+import { writeFileTool } from '../../src/tools/write-file.tool';
 import { EscapeFixture, startEscapeFixture } from './escape-fixture';
 import { buildPreloadLibrary, holds, hostProcesses, preloadReports, privileged } from './host-probes';
 
@@ -105,12 +106,18 @@ describe('escape suite, part 3: no host privilege within reach, and bounds per t
     await f.run('rm -f f1 f2 f3 f4 f5 f6');
   });
 
-  it('39. disk: a write that fills the workspace fails with ENOSPC and the tool result names the quota; the files stay removable', async () => {
+  it("39. disk: a write that fills the workspace fails with ENOSPC and the tool result names the quota, as does the service's own write_file; the files stay removable", async () => {
     const result = await f.run(`head -c ${2 * LIMITS.diskQuotaBytes} /dev/zero > fill.bin; echo "rc=$?"; stat -c %s fill.bin`);
     expect(result.output).toMatch(/No space left on device/);
     expect(result.limitHit).toBe('disk');
     expect(result.limitMessage).toContain('SANDBOX_DISK_QUOTA_BYTES');
     expect(Number(result.output.trim().split('\n').at(-1))).toBeLessThanOrEqual(LIMITS.diskQuotaBytes);
+    // The service's own writes into the workspace (file tools, as root) meet the same bound.
+    const written = await writeFileTool.execute(
+      { path: 'more.txt', content: 'x'.repeat(1024 * 1024) },
+      { workspaceRoot: f.provider.workspacePath(f.task), fileOwner: f.provider.fileOwner(f.task) },
+    );
+    expect(written).toEqual({ status: 'error', output: expect.stringContaining('[limit hit: disk') });
     expect((await f.run('rm fill.bin && echo removed')).output).toContain('removed');
   });
 
