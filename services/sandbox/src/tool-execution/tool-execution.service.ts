@@ -86,6 +86,7 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
     } else {
       this.logger.log(`sandbox provider "${this.provider.name}" ready; network ${this.settings.provider.network ? 'allowed' : 'off'}`);
     }
+    for (const line of this.health.enforced ?? []) this.logger.log(`sandbox provider "${this.provider.name}" enforces ${line}`);
     for (const warning of this.health.warnings ?? []) this.logger.warn(`sandbox provider "${this.provider.name}": ${warning}`);
     const here = this.placement.instanceId;
     // Each request is its own log scope: its lines carry the task (and the call, and its turn once read).

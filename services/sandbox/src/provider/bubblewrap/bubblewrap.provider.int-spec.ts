@@ -81,6 +81,16 @@ describe('bubblewrap limits and options', () => {
     expect(memory.limitHit).toBe('memory');
   }, 30_000);
 
+  it('says at start-up how each bound is enforced here, with no warning where the host allows every one', async () => {
+    const health = await new BubblewrapProvider(config(TEST_LIMITS), dataDir).check();
+    expect(health).toMatchObject({ ok: true, warnings: [] });
+    expect(health.enforced).toEqual([
+      expect.stringMatching(/^disk: each workspace is an ext4 filesystem of 52428800 bytes \(SANDBOX_DISK_QUOTA_BYTES\) on a loop device/),
+      expect.stringMatching(/^memory, processes, CPU share: per-task cgroups \(v[12]\): /),
+      expect.stringMatching(/^privilege: every sandboxed process runs as the task's own host uid/),
+    ]);
+  });
+
   it('says exactly why it cannot run at start-up instead of failing later', async () => {
     const notADir = join(dataDir, 'a-file');
     await writeFile(notADir, 'x');
