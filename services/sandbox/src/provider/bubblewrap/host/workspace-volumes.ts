@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { access, chmod, chown, mkdir, open, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { chmod, chown, mkdir, open, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { ValidationError, isTaskId } from '@app/common';
 import { FileOwner } from '../../sandbox-provider.port';
 import { hostCommand } from './host-command';
+import { pathExists } from './path-exists';
 import { readMountTable } from './mount-table';
 import { TaskUids } from './task-uids';
 
@@ -64,7 +65,7 @@ export class WorkspaceVolumes {
       [MKFS, 'mkfs.ext4 is missing (Debian package "e2fsprogs")'],
       [MOUNT, 'mount is missing'],
     ])
-      if (!(await exists(path))) return `${what} (${path})`;
+      if (!(await pathExists(path))) return `${what} (${path})`;
     return undefined;
   }
 
@@ -78,7 +79,7 @@ export class WorkspaceVolumes {
 
   /** Whether the task has a workspace (mounted or not). */
   exists(taskId: string): Promise<boolean> {
-    return exists(this.backingOf(taskId));
+    return pathExists(this.backingOf(taskId));
   }
 
   /** The task's workspace, made (with a newly claimed uid) or mounted again as needed. */
@@ -152,7 +153,7 @@ export class WorkspaceVolumes {
     const mounted = await ownerOfMount(mountPoint);
     if (mounted !== undefined) return { path: mountPoint, owner: { uid: mounted, gid: mounted } };
     await this.prepareFolders();
-    if (!(await exists(backing))) {
+    if (!(await pathExists(backing))) {
       const claimed = uid ?? (await this.uids.claim(claimKey));
       await this.make(backing, claimed).catch(async (error: unknown) => {
         if (uid === undefined) await this.uids.release(claimed, claimKey);
@@ -283,7 +284,7 @@ async function backingFileOf(mount: {
     const file = await readFile(`/sys/block/${loop[1]}/loop/backing_file`, 'utf8').catch(() => undefined);
     if (file === undefined) return undefined;
     const path = file.trim();
-    const deleted = path.endsWith(' (deleted)') || !(await exists(path));
+    const deleted = path.endsWith(' (deleted)') || !(await pathExists(path));
     return { path: path.replace(/ \(deleted\)$/, ''), deleted };
   }
   // A bind mount of a folder that was removed shows "//deleted" after its path.
@@ -294,13 +295,6 @@ async function backingFileOf(mount: {
 function checked(taskId: string): string {
   if (!isTaskId(taskId)) throw new ValidationError(`invalid task id "${basename(taskId)}"`);
   return taskId;
-}
-
-function exists(path: string): Promise<boolean> {
-  return access(path).then(
-    () => true,
-    () => false,
-  );
 }
 
 function ignoreExisting(error: NodeJS.ErrnoException): void {

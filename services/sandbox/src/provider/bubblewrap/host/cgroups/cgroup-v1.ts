@@ -1,4 +1,5 @@
-import { access, mkdir, rmdir } from 'node:fs/promises';
+import { mkdir, rmdir } from 'node:fs/promises';
+import { pathExists } from '../path-exists';
 import { join } from 'node:path';
 import {
   CgroupCounters,
@@ -69,7 +70,7 @@ export class CgroupV1 implements TaskCgroups {
   async remove(uid: number): Promise<void> {
     this.prepared.delete(uid);
     const dirs = [this.dirs.pids, this.dirs.memory, this.dirs.cpu].flatMap((d) => (d ? [join(d, `u${uid}`)] : []));
-    if (!(await exists(dirs[0]))) return;
+    if (!(await pathExists(dirs[0]))) return;
     await killListed(join(dirs[0], 'cgroup.procs'));
     for (const dir of dirs) await rmdir(dir).catch(ignoreMissing);
   }
@@ -119,13 +120,6 @@ class V1TaskCgroup implements TaskCgroup {
   killAll(): Promise<void> {
     return killListed(join(this.pids, 'cgroup.procs'));
   }
-}
-
-function exists(path: string): Promise<boolean> {
-  return access(path).then(
-    () => true,
-    () => false,
-  );
 }
 
 function ignoreMissing(error: NodeJS.ErrnoException): void {

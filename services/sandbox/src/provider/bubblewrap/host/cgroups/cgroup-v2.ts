@@ -1,4 +1,5 @@
-import { access, mkdir, rmdir } from 'node:fs/promises';
+import { mkdir, rmdir } from 'node:fs/promises';
+import { pathExists } from '../path-exists';
 import { join } from 'node:path';
 import {
   CgroupCounters,
@@ -61,7 +62,7 @@ export class CgroupV2 implements TaskCgroups {
   async remove(uid: number): Promise<void> {
     this.prepared.delete(uid);
     const dir = join(this.parent, `u${uid}`);
-    if (!(await exists(dir))) return;
+    if (!(await pathExists(dir))) return;
     await new V2TaskCgroup(dir, async () => undefined).killAll();
     await rmdir(dir).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'ENOENT') throw error;
@@ -98,11 +99,4 @@ class V2TaskCgroup implements TaskCgroup {
     await writeControl(join(this.dir, 'cgroup.kill'), '1', true);
     await killListed(join(this.dir, 'cgroup.procs'));
   }
-}
-
-function exists(path: string): Promise<boolean> {
-  return access(path).then(
-    () => true,
-    () => false,
-  );
 }
