@@ -84,7 +84,7 @@ describe('bounds per task and no privilege within reach (bubblewrap, whole servi
     ]);
     const [output] = outputs(events);
     expect(output.match(/^started \d$/gm)).toHaveLength(6);
-    expect(output).toContain('[limit hit: the workspace is full');
+    expect(output).toContain('[limit hit: disk: the workspace is full');
     expect(Number(/^used=(\d+)$/m.exec(output)?.[1])).toBeLessThanOrEqual(LIMITS.disk);
   });
 
@@ -95,7 +95,7 @@ describe('bounds per task and no privilege within reach (bubblewrap, whole servi
     ]);
     const [output] = outputs(events);
     expect(output.match(/^started \d$/gm)).toHaveLength(4);
-    expect(output).toContain("[limit hit: the task's processes together");
+    expect(output).toContain("[limit hit: memory: the task's processes together");
     expect(output).not.toContain('finished');
   });
 
@@ -111,7 +111,7 @@ describe('bounds per task and no privilege within reach (bubblewrap, whole servi
     const started = output.match(/^up \d+$/gm)?.length ?? 0;
     expect(started).toBeGreaterThan(LIMITS.processes / 2);
     expect(started).toBeLessThanOrEqual(LIMITS.processes);
-    expect(output).toContain('[limit hit: could not start more processes');
+    expect(output).toContain('[limit hit: processes: could not start more processes');
   });
 
   it('uids: every live task its own, whichever instance runs it; mountinfo shows no host path or task id', async () => {

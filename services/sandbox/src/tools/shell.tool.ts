@@ -51,7 +51,9 @@ function describe(exec: ExecResult): string {
   const notes: string[] = [];
   if (exec.truncated) notes.push(`[output truncated: only the first part was kept (SANDBOX_MAX_OUTPUT_BYTES)]`);
   if (exec.cancelled) notes.push('[cancelled: the command was killed]');
-  else if (exec.limitHit && exec.limitHit !== 'output') notes.push(`[limit hit: ${exec.limitMessage ?? exec.limitHit}]`);
+  // The limit's name first (docs/api.md: `[limit hit: memory …]`), then what happened and its setting.
+  else if (exec.limitHit && exec.limitHit !== 'output')
+    notes.push(`[limit hit: ${exec.limitHit}${exec.limitMessage ? `: ${exec.limitMessage}` : ''}]`);
   if (notes.length === 0) return exec.output;
   const separator = exec.output === '' || exec.output.endsWith('\n') ? '' : '\n';
   return `${exec.output}${separator}${notes.join('\n')}`;
