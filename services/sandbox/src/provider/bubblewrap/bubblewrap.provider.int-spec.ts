@@ -1,5 +1,6 @@
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer, Server } from 'node:net';
+import { PassThrough } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SandboxConfig } from '../sandbox.config';
@@ -80,6 +81,28 @@ describe('bubblewrap limits and options', () => {
     const memory = await tight.exec(task, { command: 'python3 -c "x = bytearray(512 * 1024 * 1024)"', env: {} });
     expect(memory.limitHit).toBe('memory');
   }, 30_000);
+
+  it('a restore cut short (the service crashed) leaves no workspace behind, never half of one', async () => {
+    const first = new BubblewrapProvider(config(TEST_LIMITS), dataDir);
+    const id = taskIdFor(4);
+    await first.exec(id, { command: 'echo kept > kept.txt', env: {} });
+    const chunks: Buffer[] = [];
+    for await (const chunk of first.snapshot(id, { maxBytes: 10_000_000, timeoutMs: 5000 })) chunks.push(chunk as Buffer);
+    await first.destroy(id);
+    // The archive's first half, then nothing more: tar is still unpacking when the "crash" comes.
+    const stalled = new PassThrough();
+    stalled.write(Buffer.concat(chunks).subarray(0, 1024));
+    const restoring = first.restore(id, stalled, { maxBytes: 10_000_000, timeoutMs: 5000 }).catch((error: Error) => error);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    // What a restarted service finds: no workspace, and a fresh one that is empty.
+    const restarted = new BubblewrapProvider(config(TEST_LIMITS), dataDir);
+    expect(await restarted.exists(id)).toBe(false);
+    expect((await restarted.exec(id, { command: 'ls -A | wc -l', env: {} })).output).toBe('0\n');
+    stalled.destroy(new Error('crashed'));
+    expect(await restoring).toBeInstanceOf(Error);
+    expect((await restarted.exec(id, { command: 'ls -A | wc -l', env: {} })).output).toBe('0\n');
+    await restarted.destroy(id);
+  });
 
   it('says at start-up how each bound is enforced here, with no warning where the host allows every one', async () => {
     const health = await new BubblewrapProvider(config(TEST_LIMITS), dataDir).check();

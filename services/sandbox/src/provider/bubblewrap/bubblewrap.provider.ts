@@ -138,6 +138,7 @@ export class BubblewrapProvider implements SandboxProvider {
     }, options);
   }
 
+  /** Fills a fresh workspace from an archive; it takes the task's workspace's place only once tar succeeded. */
   async restore(taskId: string, archive: Readable, options: { maxBytes: number; timeoutMs: number }): Promise<void> {
     const { volumes } = await this.hostBounds();
     const scratch = await volumes.openScratch(taskId);
@@ -147,7 +148,9 @@ export class BubblewrapProvider implements SandboxProvider {
       await volumes.dropScratch(taskId);
       throw error;
     }
-    this.owners.set(taskId, (await volumes.commitScratch(taskId)).owner);
+    await volumes.commitScratch(taskId);
+    this.owners.delete(taskId); // opened afresh: its next shell launcher is started ahead
+    await this.open(taskId);
   }
 
   async destroy(taskId: string): Promise<void> {

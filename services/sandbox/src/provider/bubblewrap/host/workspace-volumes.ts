@@ -88,29 +88,42 @@ export class WorkspaceVolumes {
     return this.openAt(backing, this.mountPointOf(taskId), backing);
   }
 
-  /** A fresh, empty workspace beside the task's own, for a restore to fill before it takes its place. */
+  /**
+   * A fresh, empty workspace for a restore to fill, backed by `<backing>.restoring` until it is
+   * committed: a crash meanwhile leaves no workspace (the restore runs again), never half of one.
+   * Where the task has no workspace (the usual case, after expiry) it is mounted where the
+   * workspace will be, so committing it is a rename; beside the task's own otherwise.
+   */
   async openScratch(taskId: string): Promise<Volume> {
     await this.dropScratch(taskId);
     const backing = this.backingOf(taskId);
-    // The task's uid, if it has one: the claim stays the task's (named by its backing) throughout.
-    const uid = (await this.exists(taskId)) ? (await this.open(taskId)).owner.uid : undefined;
+    if (!(await this.exists(taskId))) return this.openAt(`${backing}.restoring`, this.mountPointOf(taskId), backing);
+    // The task's uid: the claim stays the task's (named by its backing) throughout.
+    const { uid } = (await this.open(taskId)).owner;
     return this.openAt(`${backing}.restoring`, `${this.mountPointOf(taskId)}.restoring`, backing, uid);
   }
 
-  /** The filled scratch replaces the task's workspace (which is removed), keeping its uid. */
+  /** The filled scratch becomes the task's workspace (replacing the one it had, if any), keeping its uid. */
   async commitScratch(taskId: string): Promise<Volume> {
     const backing = this.backingOf(taskId);
     const scratch = `${backing}.restoring`;
-    await this.unmount(`${this.mountPointOf(taskId)}.restoring`);
-    await this.unmount(this.mountPointOf(taskId));
-    await rm(backing, { recursive: true, force: true });
+    const beside = `${this.mountPointOf(taskId)}.restoring`;
+    if ((await ownerOfMount(beside)) !== undefined) {
+      await this.unmount(beside);
+      await this.unmount(this.mountPointOf(taskId));
+      await rm(backing, { recursive: true, force: true });
+    }
+    // A mounted image may be renamed: its loop device holds the file, not the name.
     await rename(scratch, backing);
-    return this.openAt(backing, this.mountPointOf(taskId), backing);
+    return this.open(taskId);
   }
 
   async dropScratch(taskId: string): Promise<void> {
+    const backing = this.backingOf(taskId);
     await this.unmount(`${this.mountPointOf(taskId)}.restoring`);
-    await rm(`${this.backingOf(taskId)}.restoring`, { recursive: true, force: true });
+    // A scratch mounted in the workspace's own place: there is no committed workspace behind it.
+    if (!(await this.exists(taskId))) await this.unmount(this.mountPointOf(taskId));
+    await rm(`${backing}.restoring`, { recursive: true, force: true });
   }
 
   /** Unmounts and removes the workspace, and gives its uid back. */
@@ -151,7 +164,11 @@ export class WorkspaceVolumes {
    */
   private async openAt(backing: string, mountPoint: string, claimKey: string, uid?: number): Promise<Volume> {
     const mounted = await ownerOfMount(mountPoint);
-    if (mounted !== undefined) return { path: mountPoint, owner: { uid: mounted, gid: mounted } };
+    if (mounted !== undefined) {
+      if (await pathExists(backing)) return { path: mountPoint, owner: { uid: mounted, gid: mounted } };
+      // Mounted from something else: a restore's scratch that a crash left uncommitted.
+      await this.unmount(mountPoint);
+    }
     await this.prepareFolders();
     if (!(await pathExists(backing))) {
       const claimed = uid ?? (await this.uids.claim(claimKey));
