@@ -1,21 +1,21 @@
 import { createHash } from 'node:crypto';
-import { chmod, chown, mkdir, open, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { chmod, mkdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { ValidationError, isTaskId } from '@app/common';
 import { FileOwner } from '../../sandbox-provider.port';
-import { hostCommand } from './host-command';
 import { pathExists } from './path-exists';
 import { readMountTable } from './mount-table';
+import {
+  backingFileOf,
+  chownTree,
+  filesystemUnavailable,
+  makeFolder,
+  makeImage,
+  mountBacking,
+  ownerOfMount,
+  unmountPoint,
+} from './workspace-mounts';
 import { TaskUids } from './task-uids';
-
-const MKFS = '/usr/sbin/mkfs.ext4';
-const MOUNT = '/usr/bin/mount';
-const UMOUNT = '/usr/bin/umount';
-const CHOWN = '/usr/bin/chown';
-const LOOP_CONTROL = '/dev/loop-control';
-/** A journal costs 4 MiB of the quota; below this a workspace goes without (fsck-free remounts matter less than space there). */
-const JOURNAL_FROM_BYTES = 64 * 1024 * 1024;
-const MOUNT_OPTIONS = 'nosuid,nodev,noatime';
 
 /**
  * How a workspace is held: `filesystem` is an ext4 image of exactly SANDBOX_DISK_QUOTA_BYTES,
@@ -59,14 +59,8 @@ export class WorkspaceVolumes {
   }
 
   /** Why a per-workspace filesystem cannot be had here, or undefined when it can. */
-  static async filesystemUnavailable(): Promise<string | undefined> {
-    for (const [path, what] of [
-      [LOOP_CONTROL, 'no loop devices'],
-      [MKFS, 'mkfs.ext4 is missing (Debian package "e2fsprogs")'],
-      [MOUNT, 'mount is missing'],
-    ])
-      if (!(await pathExists(path))) return `${what} (${path})`;
-    return undefined;
+  static filesystemUnavailable(): Promise<string | undefined> {
+    return filesystemUnavailable();
   }
 
   backingOf(taskId: string): string {
@@ -179,7 +173,7 @@ export class WorkspaceVolumes {
     }
     await mkdir(mountPoint, { mode: 0o000 }).catch(ignoreExisting);
     try {
-      await this.mount(backing, mountPoint);
+      await mountBacking(backing, mountPoint);
       const found = (await stat(mountPoint)).uid;
       const owner = (await this.uids.reclaim(found, claimKey)) ? found : await this.reassign(claimKey, mountPoint);
       return { path: mountPoint, owner: { uid: owner, gid: owner } };
@@ -194,43 +188,13 @@ export class WorkspaceVolumes {
     const partial = `${backing}.new`;
     await rm(partial, { recursive: true, force: true });
     try {
-      if (this.kind === 'folder') {
-        await mkdir(partial, { mode: 0o700 });
-        await chown(partial, uid, uid);
-      } else {
-        const handle = await open(partial, 'wx', 0o600);
-        await handle.truncate(this.settings.quotaBytes).finally(() => handle.close());
-        const journal = this.settings.quotaBytes >= JOURNAL_FROM_BYTES ? ['-J', 'size=4'] : ['-O', '^has_journal'];
-        await hostCommand(MKFS, [
-          '-q',
-          '-F',
-          '-m',
-          '0',
-          '-b',
-          '4096',
-          ...journal,
-          '-E',
-          `lazy_itable_init=1,lazy_journal_init=1,nodiscard,root_owner=${uid}:${uid}`,
-          partial,
-        ]);
-      }
+      if (this.kind === 'folder') await makeFolder(partial, uid);
+      else await makeImage(partial, this.settings.quotaBytes, uid);
       await rename(partial, backing);
     } catch (error) {
       await rm(partial, { recursive: true, force: true });
       throw error;
     }
-  }
-
-  private async mount(backing: string, mountPoint: string): Promise<void> {
-    if ((await stat(backing)).isDirectory()) {
-      await hostCommand(MOUNT, ['--bind', '--', backing, mountPoint]);
-      await hostCommand(MOUNT, ['-o', `remount,bind,${MOUNT_OPTIONS}`, '--', mountPoint]);
-    } else {
-      await hostCommand(MOUNT, ['-t', 'ext4', '-o', `loop,${MOUNT_OPTIONS}`, '--', backing, mountPoint]);
-      // mkfs makes it, root's; the task must not see it, and has no use for it.
-      await rmdir(join(mountPoint, 'lost+found')).catch(() => undefined);
-    }
-    await chmod(mountPoint, 0o700);
   }
 
   /**
@@ -240,18 +204,12 @@ export class WorkspaceVolumes {
    */
   private async reassign(claimKey: string, mountPoint: string): Promise<number> {
     const uid = await this.uids.claim(claimKey);
-    await hostCommand(CHOWN, ['-R', '-h', '-P', `${uid}:${uid}`, '--', mountPoint]);
+    await chownTree(mountPoint, uid);
     return uid;
   }
 
   private async unmount(mountPoint: string, lazy = false): Promise<void> {
-    if ((await ownerOfMount(mountPoint)) !== undefined || lazy) {
-      await hostCommand(UMOUNT, [...(lazy ? ['--lazy'] : []), '--', mountPoint]).catch(async (error: Error) => {
-        // Busy (a reader still has a file open): detached now, freed when the last file closes.
-        if (!/busy/i.test(error.message)) throw error;
-        await hostCommand(UMOUNT, ['--lazy', '--', mountPoint]);
-      });
-    }
+    if ((await ownerOfMount(mountPoint)) !== undefined || lazy) await unmountPoint(mountPoint, lazy);
     await rmdir(mountPoint).catch(() => undefined);
   }
 
@@ -279,34 +237,6 @@ export function workspaceMountPoint(settings: Pick<VolumeSettings, 'dataDir' | '
 function mountsFolder(settings: Pick<VolumeSettings, 'dataDir' | 'runtimeDir'>): string {
   const key = createHash('sha256').update(resolve(settings.dataDir)).digest('hex').slice(0, 16);
   return join(settings.runtimeDir, 'w', key);
-}
-
-/**
- * The uid owning a mounted workspace, or undefined when nothing is mounted there: a mount point
- * is made root's and stays so until the task's filesystem (or folder) covers it.
- */
-async function ownerOfMount(mountPoint: string): Promise<number | undefined> {
-  const info = await stat(mountPoint).catch(() => undefined);
-  return info && info.isDirectory() && info.uid !== 0 ? info.uid : undefined;
-}
-
-/** What backs a mount: the loop device's image file, or a bind mount's folder; and whether it was deleted. */
-async function backingFileOf(mount: {
-  root: string;
-  source: string;
-  fsType: string;
-}): Promise<{ path: string; deleted: boolean } | undefined> {
-  const loop = /^\/dev\/(loop\d+)$/.exec(mount.source);
-  if (loop) {
-    const file = await readFile(`/sys/block/${loop[1]}/loop/backing_file`, 'utf8').catch(() => undefined);
-    if (file === undefined) return undefined;
-    const path = file.trim();
-    const deleted = path.endsWith(' (deleted)') || !(await pathExists(path));
-    return { path: path.replace(/ \(deleted\)$/, ''), deleted };
-  }
-  // A bind mount of a folder that was removed shows "//deleted" after its path.
-  if (mount.root.endsWith('//deleted')) return { path: mount.root.slice(0, -'//deleted'.length), deleted: true };
-  return undefined;
 }
 
 function checked(taskId: string): string {
