@@ -26,6 +26,21 @@ export interface ExecuteToolReply {
   readonly artifacts?: readonly ArtifactManifestEntry[];
   /** Symlinks under `downloads/` leading out of the workspace (with `artifacts`). */
   readonly escapingLinks?: readonly string[];
+  /** Every connection the task's egress proxy handled during the call (SANDBOX_NETWORK=egress), in the order they ended. */
+  readonly egress?: readonly EgressRecord[];
+}
+
+/** One connection through a task's egress proxy: where it went, whether it was let through (and why not), what it carried. */
+export interface EgressRecord {
+  readonly host: string;
+  readonly port: number;
+  readonly allowed: boolean;
+  /** Why it was refused (names the rule or setting, never a DNS answer); absent when allowed. */
+  readonly reason?: string;
+  /** Bytes from the sandbox to the destination, and back. */
+  readonly bytesOut: number;
+  readonly bytesIn: number;
+  readonly durationMs: number;
 }
 
 /** Published when a task is cancelled during a tool call; the instance running it kills its processes. */
