@@ -21,18 +21,19 @@ describe('guardedLookup', () => {
     await expect(lookUp([v4('93.184.215.14'), v4('8.8.8.8')], false)).resolves.toEqual({ error: null, result: ['93.184.215.14', 4] });
   });
 
-  it('refuses the name when any one of its addresses is forbidden, naming it', async () => {
+  it('refuses the name when any one of its addresses is forbidden, without saying what it resolved to', async () => {
     const { error } = await lookUp([v4('93.184.215.14'), v4('169.254.169.254')], true);
     expect(error).toBeInstanceOf(AddressRefusedError);
     expect(error?.message).toBe(
-      'refused: site.example resolves to 169.254.169.254, the cloud metadata address; ' +
+      'refused: site.example is not a public address; ' +
         'only public addresses are reached (hosts in TEST_ALLOW_HOSTS excepted)',
     );
   });
 
   it('refuses a name that resolves to IPv4-mapped loopback', async () => {
     const { error } = await lookUp([v6('::ffff:127.0.0.1')], false);
-    expect(error?.message).toContain('site.example resolves to ::ffff:127.0.0.1, a loopback address');
+    expect(error?.message).toContain('site.example is not a public address');
+    expect(error?.message).not.toMatch(/ffff|127|loopback/);
   });
 
   it('refuses a name that resolves to no address at all', async () => {
