@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import type { EgressRecord } from '@app/contracts';
 import type { OnSkipped } from '../workspace/snapshot-entries';
 
 /**
@@ -39,6 +40,8 @@ export interface ExecRequest {
   readonly timeoutMs?: number;
   /** Fires to kill the command (task cancelled). */
   readonly signal?: AbortSignal;
+  /** With SANDBOX_NETWORK=egress: the task's `network.allow` (absent: SANDBOX_EGRESS_ALLOW). */
+  readonly egressAllow?: readonly string[];
 }
 
 export interface ExecResult {
@@ -55,6 +58,10 @@ export interface ExecResult {
   readonly limitMessage?: string;
   /** The command was killed because `signal` fired. */
   readonly cancelled?: boolean;
+  /** With SANDBOX_NETWORK=egress: every connection the command's egress proxy handled. */
+  readonly egress?: readonly EgressRecord[];
+  /** Connections past the number recorded per command (bounded, not each an event). */
+  readonly egressUnrecorded?: number;
 }
 
 export interface ProviderHealth {

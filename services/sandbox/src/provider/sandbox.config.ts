@@ -1,5 +1,6 @@
 import { isAbsolute } from 'node:path';
-import { boolFromEnv, intFromEnv } from '@app/common';
+import { intFromEnv } from '@app/common';
+import { EgressConfig, egressConfigFromEnv } from '../egress/egress.config';
 import { SandboxLimits } from './sandbox-provider.port';
 
 export type SandboxProviderName = 'bubblewrap' | 'unsafe-host';
@@ -7,8 +8,10 @@ export type SandboxProviderName = 'bubblewrap' | 'unsafe-host';
 export interface SandboxConfig {
   readonly provider: SandboxProviderName;
   readonly limits: SandboxLimits;
-  /** Network inside sandboxes (SANDBOX_NETWORK); off by default. */
-  readonly network: boolean;
+  /** Network inside sandboxes (SANDBOX_NETWORK): none, or only through the service's egress proxy. */
+  readonly network: 'off' | 'egress';
+  /** The egress proxy's settings (used with `network: 'egress'`). */
+  readonly egress: EgressConfig;
   /** Each live task's sandbox runs as a uid of its own from [uidBase, uidBase + uidCount), unique on the host. */
   readonly uidBase: number;
   readonly uidCount: number;
@@ -37,13 +40,25 @@ export function sandboxConfigFromEnv(env: NodeJS.ProcessEnv): SandboxConfig {
       maxOutputBytes: intFromEnv(env, 'SANDBOX_MAX_OUTPUT_BYTES', MiB, { min: 1024 }),
       diskQuotaBytes: intFromEnv(env, 'SANDBOX_DISK_QUOTA_BYTES', 1024 * MiB, { min: MiB }),
     },
-    network: boolFromEnv(env, 'SANDBOX_NETWORK', false),
+    network: networkFromEnv(env),
+    egress: egressConfigFromEnv(env),
     uidBase: intFromEnv(env, 'SANDBOX_UID_BASE', 200_000, { min: 1000 }),
     uidCount: intFromEnv(env, 'SANDBOX_UID_COUNT', 50_000, { min: 1 }),
     runtimeDir: absolutePathFromEnv(env, 'SANDBOX_RUNTIME_DIR', '/run/agentic-task-service'),
     workspaceFs: oneOf(env, 'SANDBOX_WORKSPACE_FS', ['auto', 'folder'] as const),
     cgroups: oneOf(env, 'SANDBOX_CGROUPS', ['auto', 'off'] as const),
   };
+}
+
+/** `off` (or `false`) and `egress`; the host's whole network (`true`) is no longer offered: every connection goes through the proxy. */
+function networkFromEnv(env: NodeJS.ProcessEnv): 'off' | 'egress' {
+  const value = env.SANDBOX_NETWORK?.trim().toLowerCase() || 'off';
+  if (value === 'off' || value === 'false') return 'off';
+  if (value === 'egress') return 'egress';
+  throw new Error(
+    `SANDBOX_NETWORK must be "off" or "egress", got "${env.SANDBOX_NETWORK}"` +
+      (value === 'true' ? ': sharing the host\'s network is no longer offered; "egress" lets commands out through the egress proxy, with per-task allow-lists' : ''),
+  );
 }
 
 function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[]): T {

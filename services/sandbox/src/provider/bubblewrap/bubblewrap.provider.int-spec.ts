@@ -1,14 +1,15 @@
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
-import { createServer, Server } from 'node:net';
+import { createServer as createHttpServer, Server } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { egressConfigFromEnv } from '../../egress/egress.config';
 import { SandboxConfig } from '../sandbox.config';
 import { SandboxLimits } from '../sandbox-provider.port';
 import { TEST_LIMITS, describeSandboxProviderContract, taskIdFor, testSandboxConfig } from '../testing/sandbox-provider.contract';
 import { BubblewrapProvider } from './bubblewrap.provider';
 
-const config = (limits: SandboxLimits, network = false): SandboxConfig => testSandboxConfig('bubblewrap', limits, { network });
+const config = (limits: SandboxLimits, changes: Partial<SandboxConfig> = {}): SandboxConfig => testSandboxConfig('bubblewrap', limits, changes);
 
 describeSandboxProviderContract('bubblewrap', (dataDir, limits) => new BubblewrapProvider(config(limits), dataDir));
 
@@ -60,14 +61,26 @@ describe('bubblewrap limits and options', () => {
   beforeAll(async () => (dataDir = await mkdtemp(join(tmpdir(), 'ats-bwrap-'))));
   afterAll(async () => rm(dataDir, { recursive: true, force: true }));
 
-  it('reaches the host loopback only when the network is allowed', async () => {
-    const open = new BubblewrapProvider(config(TEST_LIMITS, true), dataDir);
-    const server: Server = createServer((socket) => socket.end('HOST-SERVER\n'));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  it('reaches the network only through the egress proxy (SANDBOX_NETWORK=egress), and records each connection', async () => {
+    // The "internet": a host loopback address other than 127.0.0.1, which NO_PROXY keeps for the sandbox's own loopback.
+    const server: Server = createHttpServer((_req, res) => res.end('THROUGH-THE-PROXY\n'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.2', resolve));
     try {
       const port = (server.address() as { port: number }).port;
-      const result = await open.exec(task, { command: `exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3`, env: {}, timeoutMs: 5000 });
-      expect(result.output).toContain('HOST-SERVER');
+      const egress = egressConfigFromEnv({ SANDBOX_EGRESS_ALLOW_HOSTS: `127.0.0.2:${port}` });
+      const open = new BubblewrapProvider(config(TEST_LIMITS, { network: 'egress', egress }), dataDir);
+      const result = await open.exec(task, {
+        command: `curl -sS http://127.0.0.2:${port}/; exec 3<>/dev/tcp/127.0.0.2/${port} && echo DIRECT-REACHED`,
+        env: {},
+        timeoutMs: 10_000,
+      });
+      expect(result.output).toContain('THROUGH-THE-PROXY');
+      expect(result.output).not.toContain('DIRECT-REACHED');
+      expect(result.egress).toEqual([
+        { host: '127.0.0.2', port, allowed: true, bytesOut: expect.any(Number), bytesIn: expect.any(Number), durationMs: expect.any(Number) },
+      ]);
+      expect(result.egress?.[0].bytesIn).toBeGreaterThan(0);
+      await open.destroy(task);
     } finally {
       server.close();
     }

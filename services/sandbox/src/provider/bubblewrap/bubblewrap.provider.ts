@@ -9,6 +9,8 @@ import { HostFacts, runLimited, spawnLimited } from '../process/run-limited';
 import { UnsettableVariableError, unsettableResult } from '../process/settable-env';
 import { BWRAP, BwrapLaunch, LAUNCHER_ENV, SHELL_ARGV, bwrapLaunch, sandboxEnv, shellEnv } from './bwrap-args';
 import { WarmLaunchers, killGroup } from './warm-launchers';
+import { EgressProxy } from '../../egress/egress-proxy';
+import { proxyEnv } from '../../egress/sandbox-forwarder';
 import { CgroupCounters } from './host/cgroups/task-cgroup';
 import { HostBoundsSetup, setUpHostBounds, sweepHostLeftovers } from './host/host-bounds';
 import { Volume, workspaceMountPoint } from './host/workspace-volumes';
@@ -23,6 +25,8 @@ const FULL_BELOW_BYTES = 1024 * 1024;
 interface SandboxJob {
   /** A `shell` call: SHELL_ARGV, run by a launcher started ahead where one waits. */
   readonly shell?: boolean;
+  /** The egress proxy's socket for this command (SANDBOX_NETWORK=egress). */
+  readonly egressSocket?: string;
   readonly argv: readonly string[];
   readonly env: Readonly<Record<string, string>>;
   readonly timeoutMs: number;
@@ -48,6 +52,7 @@ export class BubblewrapProvider implements SandboxProvider {
   private readonly lastCounters = new Map<number, CgroupCounters>();
   private host?: Promise<HostBoundsSetup>;
   private readonly warm = new WarmLaunchers();
+  private readonly egress: EgressProxy;
 
   /** Undefined on an architecture we have no syscall table for; check() says so. */
   private readonly seccomp = seccompProgram();
@@ -55,7 +60,9 @@ export class BubblewrapProvider implements SandboxProvider {
   constructor(
     private readonly config: SandboxConfig,
     private readonly dataDir: string,
-  ) {}
+  ) {
+    this.egress = new EgressProxy(config.egress, config.runtimeDir);
+  }
 
   /** Runs `true` through the real launch path, and says exactly what stops it when it fails. */
   async check(): Promise<ProviderHealth> {
@@ -122,13 +129,18 @@ export class BubblewrapProvider implements SandboxProvider {
     }
     const limits = this.config.limits;
     const timeoutMs = Math.min(request.timeoutMs ?? limits.timeoutMs, limits.timeoutMs);
-    return this.run(taskId, volume, {
-      shell: true,
-      argv: SHELL_ARGV,
-      env: shellEnv(request.command, env),
-      timeoutMs,
-      signal: request.signal,
-    });
+    const job = { shell: true, argv: SHELL_ARGV, env: shellEnv(request.command, env), timeoutMs, signal: request.signal };
+    if (this.config.network !== 'egress') return this.run(taskId, volume, job);
+    // The proxy variables first: a task's own value of one of them wins.
+    const session = await this.egress.start(taskId, volume.owner, request.egressAllow);
+    let result: ExecResult | undefined;
+    try {
+      result = await this.run(taskId, volume, { ...job, env: { ...proxyEnv(), ...job.env }, egressSocket: session.socketPath });
+    } finally {
+      const { records, unrecorded } = await session.close();
+      if (result) result = { ...result, egress: records, ...(unrecorded > 0 ? { egressUnrecorded: unrecorded } : {}) };
+    }
+    return result;
   }
 
   snapshot(taskId: string, options: SnapshotOptions): Readable {
@@ -209,7 +221,7 @@ export class BubblewrapProvider implements SandboxProvider {
       user: volume.owner,
       limits: this.config.limits,
       bounds: { cgroup, filesystem: host.volumes.kind === 'filesystem' },
-      network: this.config.network,
+      ...(this.config.network === 'egress' && job.shell ? { egress: { socketPath: job.egressSocket } } : {}),
       argv: job.argv,
       env: job.env,
       seccomp: this.seccomp,

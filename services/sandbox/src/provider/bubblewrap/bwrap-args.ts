@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { FORWARDER_SOURCE, SANDBOX_EGRESS } from '../../egress/sandbox-forwarder';
 import { assertSettable } from '../process/settable-env';
 import { FileOwner, SandboxLimits } from '../sandbox-provider.port';
 
@@ -62,7 +63,7 @@ export function isolationArgs(network: boolean): string[] {
 }
 
 /** The descriptors a sandboxed command is started with, besides stdin/stdout/stderr. */
-export const CHILD_FD = { args: 3, seccomp: 4, passwd: 5, group: 6 } as const;
+export const CHILD_FD = { args: 3, seccomp: 4, passwd: 5, group: 6, forwarder: 7 } as const;
 
 /** Memory-backed folders are bounded: what a command writes there is RAM. */
 export const SHM_BYTES = 64 * 1024 * 1024;
@@ -88,7 +89,9 @@ const COMMAND_VARIABLE = '__ATS_SANDBOX_COMMAND';
 export const SHELL_ARGV: readonly string[] = [
   '/bin/bash',
   '-lc',
-  `[ -n "\${${COMMAND_VARIABLE}+x}" ] || exit 125; eval "unset ${COMMAND_VARIABLE}; $${COMMAND_VARIABLE}"`,
+  // With the egress proxy's socket bound in, its forwarder starts first; the command runs once it listens.
+  `if [ -S ${SANDBOX_EGRESS.socket} ]; then exec 9< <(${SANDBOX_EGRESS.node} ${SANDBOX_EGRESS.forwarder}); IFS= read -r -t 10 -u 9 _; exec 9<&-; fi; ` +
+    `[ -n "\${${COMMAND_VARIABLE}+x}" ] || exit 125; eval "unset ${COMMAND_VARIABLE}; $${COMMAND_VARIABLE}"`,
 ];
 
 /** The environment inside for a `shell` call: the task's, and the command for SHELL_ARGV to run. */
@@ -104,7 +107,12 @@ export interface BwrapInvocation {
   readonly limits: SandboxLimits;
   /** Which rlimits stand in for what the host bounds otherwise (see perProcessLimits). */
   readonly bounds: HostBounds;
-  readonly network: boolean;
+  /**
+   * With SANDBOX_NETWORK=egress: the forwarder and node are bound in for every launch (so a
+   * launcher started ahead has them), the proxy's socket when this command has one. Absent: no
+   * way out at all. The sandbox's network namespace is empty either way.
+   */
+  readonly egress?: { readonly socketPath?: string };
   /** What runs inside, argv[0] first: SHELL_ARGV, or tar for a snapshot. */
   readonly argv: readonly string[];
   /** The whole environment inside (sandboxEnv). */
@@ -154,7 +162,7 @@ export function bwrapLaunch(i: BwrapInvocation): BwrapLaunch {
     '--unshare-ipc',
     '--unshare-uts',
     '--unshare-cgroup',
-    ...(i.network ? [] : ['--unshare-net']),
+    '--unshare-net',
     '--die-with-parent',
     '--new-session',
     '--hostname',
@@ -165,7 +173,7 @@ export function bwrapLaunch(i: BwrapInvocation): BwrapLaunch {
     '0755',
     '--dir',
     '/etc',
-    ...systemBinds(i.network),
+    ...systemBinds(false),
     '--perms',
     '0644',
     '--ro-bind-data',
@@ -195,6 +203,7 @@ export function bwrapLaunch(i: BwrapInvocation): BwrapLaunch {
     '--bind',
     i.workspace,
     SANDBOX_WORKSPACE,
+    ...(i.egress ? egressBinds(i.egress.socketPath) : []),
     '--remount-ro',
     '/dev',
     '--remount-ro',
@@ -212,8 +221,26 @@ export function bwrapLaunch(i: BwrapInvocation): BwrapLaunch {
         `root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:${i.user.uid}:${i.user.gid}:sandbox:/workspace:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`,
       ),
       Buffer.from(`root:x:0:\nsandbox:x:${i.user.gid}:\nnogroup:x:65534:\n`),
+      ...(i.egress ? [Buffer.from(FORWARDER_SOURCE)] : []),
     ],
   };
+}
+
+/** /run/ats, read-only like the rest of `/`: the forwarder, the node that runs it, and the proxy's socket when there is one. */
+function egressBinds(socketPath: string | undefined): string[] {
+  return [
+    '--dir',
+    '/run/ats',
+    '--ro-bind',
+    process.execPath,
+    SANDBOX_EGRESS.node,
+    '--perms',
+    '0444',
+    '--ro-bind-data',
+    String(CHILD_FD.forwarder),
+    SANDBOX_EGRESS.forwarder,
+    ...(socketPath ? ['--bind', socketPath, SANDBOX_EGRESS.socket] : []),
+  ];
 }
 
 /**

@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { egressConfigFromEnv } from '../../egress/egress.config';
 import { SandboxConfig, SandboxProviderName } from '../sandbox.config';
 import { SandboxLimits, SandboxProvider } from '../sandbox-provider.port';
 
@@ -25,7 +26,8 @@ export function testSandboxConfig(
   return {
     provider,
     limits,
-    network: false,
+    network: 'off',
+    egress: egressConfigFromEnv({}),
     uidBase: 200_000,
     uidCount: 50_000,
     runtimeDir: '/run/agentic-task-service',

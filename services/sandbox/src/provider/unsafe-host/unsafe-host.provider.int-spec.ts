@@ -3,5 +3,5 @@ import { UnsafeHostProvider } from './unsafe-host.provider';
 
 describeSandboxProviderContract(
   'unsafe-host',
-  (dataDir, limits) => new UnsafeHostProvider(testSandboxConfig('unsafe-host', limits, { network: true }), dataDir),
+  (dataDir, limits) => new UnsafeHostProvider(testSandboxConfig('unsafe-host', limits, {}), dataDir),
 );
