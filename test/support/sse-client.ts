@@ -20,6 +20,7 @@ export const ALL_EVENT_KINDS = [
   'artifact_links',
   'sandbox',
   'notice',
+  'egress',
   'done',
 ];
 

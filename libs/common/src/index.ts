@@ -11,4 +11,5 @@ export * from './network/address-policy';
 export * from './network/address-refused.error';
 export * from './network/allow-hosts';
 export * from './network/guarded-lookup';
+export * from './network/host-patterns';
 export * from './logging/log-context';

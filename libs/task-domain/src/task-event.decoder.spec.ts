@@ -47,6 +47,7 @@ const SAMPLES: { readonly [T in TaskEventType]: TaskEventData<T> } = {
   SecretsUnavailable: { names: ['TOKEN'], reason: 'no key' },
   McpServerUnavailable: { server: 'docs', reason: 'refused' },
   ArtifactLinksChanged: { callId: 'c1', links: ['downloads/out'] },
+  EgressRecorded: { callId: 'c1', host: 'pypi.org', port: 443, allowed: true, bytesOut: 512, bytesIn: 4096, durationMs: 80 },
 };
 
 const stored = (type: string, data: unknown, schemaVersion = 1): RecordedEvent => ({

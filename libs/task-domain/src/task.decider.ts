@@ -8,6 +8,7 @@ import { diffArtifacts } from './artifacts/artifact-diff';
 import {
   ApprovalOutcome,
   ArtifactRecord,
+  EgressRecorded,
   McpServerUnavailable,
   SandboxExpired,
   SandboxSnapshotFailed,
@@ -89,6 +90,8 @@ export type FinishToolCall = Command<
     readonly artifacts?: readonly ArtifactRecord[];
     /** Symlinks under downloads/ leading out of the workspace, when the call's scan ran. */
     readonly escapingLinks?: readonly string[];
+    /** The connections its command made through the egress proxy, in the order they ended; each becomes an EgressRecorded. */
+    readonly egress?: readonly Omit<EgressRecorded['data'], 'callId'>[];
   }
 >;
 export type RecordSandboxExpired = Command<'RecordSandboxExpired', SandboxExpired['data']>;
@@ -170,13 +173,15 @@ export function decide(command: TaskCommand, state: TaskState, policy: DecidePol
       if (!isTurnRunning(s.status) || call?.phase !== 'running') {
         throw new CallNotRunningError(command.data.callId);
       }
-      const { artifacts, escapingLinks, ...result } = command.data;
+      const { artifacts, escapingLinks, egress, ...result } = command.data;
+      // What the command did on the network comes before its result, as it happened before it ended.
+      const connections = (egress ?? []).map((record): TaskEvent => ({ type: 'EgressRecorded', data: { callId: result.callId, ...record } }));
       const finished: TaskEvent = { type: 'ToolCallFinished', data: { ...result, toolName: call.toolName } };
       const links =
         escapingLinks && !sameItems(escapingLinks, s.escapingLinks)
           ? [{ type: 'ArtifactLinksChanged' as const, data: { callId: result.callId, links: [...escapingLinks].sort() } }]
           : [];
-      return [finished, ...(artifacts ? diffArtifacts(s.artifacts, artifacts, result.callId) : []), ...links];
+      return [...connections, finished, ...(artifacts ? diffArtifacts(s.artifacts, artifacts, result.callId) : []), ...links];
     }
     case 'FailTurn':
       if (!isTurnRunning(s.status) || command.data.turn !== s.turn) throw new TurnNotRunningError(command.data.turn);

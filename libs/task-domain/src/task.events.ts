@@ -69,8 +69,18 @@ export type TaskCreated = Event<
      * (Slack-style), so it is used for delivery only and never shown to the tenant.
      */
     readonly webhookUrlIsDefault?: boolean;
+    /**
+     * Where the task's commands may connect through the egress proxy (docs/api.md "Network"): the
+     * create field as given. Absent: SANDBOX_EGRESS_ALLOW, as the sandbox has it when a command runs.
+     */
+    readonly network?: TaskNetwork;
   }
 >;
+
+/** The create field `network`: host patterns (`*`, `name`, `*.name`, each with an optional `:port`); `[]` lets nothing out. */
+export interface TaskNetwork {
+  readonly allow: readonly string[];
+}
 
 /**
  * A task's secrets as stored: an AES-256-GCM envelope (libs/common/src/secrets/secret-envelope.ts).
@@ -203,6 +213,24 @@ export type SecretsUnavailable = Event<'SecretsUnavailable', { readonly names: r
  * never artifacts, and a download whose path goes through one is refused as outside the
  * workspace (400) rather than unknown (404). Paths only, secrets masked; at most 100.
  */
+/**
+ * One connection a command made through the sandbox's egress proxy (SANDBOX_NETWORK=egress), let
+ * through or refused, recorded right before the call's ToolCallFinished. `reason` names the rule
+ * that refused it; never what a name resolved to.
+ */
+export type EgressRecorded = Event<
+  'EgressRecorded',
+  {
+    readonly callId: string;
+    readonly host: string;
+    readonly port: number;
+    readonly allowed: boolean;
+    readonly reason?: string;
+    readonly bytesOut: number;
+    readonly bytesIn: number;
+    readonly durationMs: number;
+  }
+>;
 export type ArtifactLinksChanged = Event<'ArtifactLinksChanged', { readonly callId: string; readonly links: readonly string[] }>;
 /**
  * One of the task's MCP servers (its own, or the service's) could not be used: it was refused
@@ -237,7 +265,8 @@ export type TaskEvent =
   | SandboxSnapshotFailed
   | SecretsUnavailable
   | McpServerUnavailable
-  | ArtifactLinksChanged;
+  | ArtifactLinksChanged
+  | EgressRecorded;
 
 export type TaskEventType = TaskEvent['type'];
 export type TaskEventData<T extends TaskEventType> = Extract<TaskEvent, { type: T }>['data'];
@@ -264,4 +293,5 @@ export const TASK_EVENT_SCHEMA_VERSIONS: Record<TaskEventType, number> = {
   SecretsUnavailable: 1,
   McpServerUnavailable: 1,
   ArtifactLinksChanged: 1,
+  EgressRecorded: 1,
 };

@@ -4,6 +4,7 @@ import {
   SealedSecrets,
   TaskEvent,
   TaskMcpServer,
+  TaskNetwork,
   ToolCallStatus,
   ToolResultStatus,
   TokenUsage,
@@ -56,6 +57,8 @@ export interface ExistingTask {
   readonly sealedSecrets?: SealedSecrets;
   /** The task's own MCP servers (headers with `{{secrets.NAME}}` references, never values). */
   readonly mcpServers: Readonly<Record<string, TaskMcpServer>>;
+  /** Where its commands may connect through the egress proxy; absent: SANDBOX_EGRESS_ALLOW. */
+  readonly network?: TaskNetwork;
   /** Current artifacts by path. */
   readonly artifacts: Readonly<Record<string, ArtifactRecord>>;
   /** What the artifact store holds for the task (removed artifacts' bytes included): counted against SANDBOX_DISK_QUOTA_BYTES. */
@@ -121,6 +124,7 @@ export function evolve(state: TaskState, event: TaskEvent): TaskState {
       escapingLinks: [],
       ...(d.sealedSecrets ? { sealedSecrets: d.sealedSecrets } : {}),
       ...(d.maxTokens !== undefined ? { maxTokens: d.maxTokens } : {}),
+      ...(d.network !== undefined ? { network: d.network } : {}),
     };
   }
   if (!state.exists) return state;
@@ -203,6 +207,8 @@ export function evolve(state: TaskState, event: TaskEvent): TaskState {
       return { ...s, escapingLinks: event.data.links };
     case 'McpServerUnavailable':
       return { ...s, mcpUnavailable: { ...s.mcpUnavailable, [event.data.server]: event.data.reason } };
+    case 'EgressRecorded':
+      return s; // a record of what happened; nothing the decider checks depends on it
     default: {
       const _exhaustive: never = event;
       return _exhaustive;

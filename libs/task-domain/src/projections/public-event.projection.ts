@@ -72,6 +72,8 @@ export function toPublicEvent(event: TaskEvent): PublicEvent {
       return { kind: 'artifact_links', data: { callId: event.data.callId, links: event.data.links } };
     case 'McpServerUnavailable':
       return { kind: 'notice', data: { code: 'MCP_SERVER_UNAVAILABLE', server: event.data.server, message: mcpNotice(event.data) } };
+    case 'EgressRecorded':
+      return { kind: 'egress', data: { ...event.data } };
     default: {
       const _exhaustive: never = event;
       return _exhaustive;

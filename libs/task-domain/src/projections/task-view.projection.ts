@@ -1,4 +1,4 @@
-import { ArtifactRecord, TaskEvent, TokenUsage, UploadedFile } from '../task.events';
+import { ArtifactRecord, TaskEvent, TaskNetwork, TokenUsage, UploadedFile } from '../task.events';
 import { TaskStatus } from '../task.state';
 import { mcpNotice } from './public-event.projection';
 
@@ -36,6 +36,8 @@ export interface TaskView {
   readonly maxTokens?: number;
   /** Where the task's webhooks go, as its creator gave it; absent: nowhere, or WEBHOOK_URL (the operator's, never shown). */
   readonly webhookUrl?: string;
+  /** The create field `network` as given; absent: SANDBOX_EGRESS_ALLOW applies. */
+  readonly network?: TaskNetwork;
   readonly envKeys: readonly string[];
   readonly files: readonly UploadedFile[];
   /** Files under downloads/, by path order. */
@@ -102,6 +104,7 @@ export function projectTaskView(view: TaskView | undefined, { event, revision, r
       ...(d.maxTokens !== undefined ? { maxTokens: d.maxTokens } : {}),
       // The operator's default URL stays out of the view, which is the tenant's.
       ...(d.webhookUrl !== undefined && d.webhookUrlIsDefault !== true ? { webhookUrl: d.webhookUrl } : {}),
+      ...(d.network !== undefined ? { network: d.network } : {}),
       envKeys: Object.keys(d.env),
       files: d.files,
       artifacts: [],
@@ -186,6 +189,8 @@ export function projectTaskView(view: TaskView | undefined, { event, revision, r
       return { ...v, notices: [...v.notices, mcpNotice(event.data)] };
     case 'ArtifactLinksChanged':
       return { ...v, escapingLinks: event.data.links };
+    case 'EgressRecorded':
+      return v; // the history and the stream hold each connection; the task view has no tally of them
     default: {
       const _exhaustive: never = event;
       return _exhaustive;

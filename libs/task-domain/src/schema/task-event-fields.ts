@@ -22,6 +22,7 @@ export const TASK_EVENT_FIELDS = {
     'maxTokens',
     'webhookUrl',
     'webhookUrlIsDefault',
+    'network',
   ],
   UserMessageAdded: ['messageId', 'text', 'queued', 'maxTokens'],
   TurnStarted: ['turn', 'messageId'],
@@ -43,6 +44,7 @@ export const TASK_EVENT_FIELDS = {
   SecretsUnavailable: ['names', 'reason'],
   McpServerUnavailable: ['server', 'reason'],
   ArtifactLinksChanged: ['callId', 'links'],
+  EgressRecorded: ['callId', 'host', 'port', 'allowed', 'reason', 'bytesOut', 'bytesIn', 'durationMs'],
 } as const satisfies FieldList;
 
 type Listed<T extends TaskEventType> = (typeof TASK_EVENT_FIELDS)[T][number];

@@ -191,6 +191,7 @@ export class AgentStep {
         durationMs: reply.durationMs,
         ...(reply.artifacts ? { artifacts: reply.artifacts } : {}),
         ...(reply.escapingLinks ? { escapingLinks: reply.escapingLinks } : {}),
+        ...(reply.egress?.length ? { egress: reply.egress.map((r) => ({ ...r, host: this.vault.redact(taskId, r.host) })) } : {}),
       },
     });
   }

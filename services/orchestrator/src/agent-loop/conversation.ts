@@ -93,6 +93,7 @@ export function buildConversation(events: readonly TaskEvent[]): ChatMessage[] {
       case 'ArtifactRecorded':
       case 'ArtifactRemoved':
       case 'ArtifactLinksChanged':
+      case 'EgressRecorded': // the command's own output tells the model what its connections did
       case 'SandboxExpired':
       case 'SandboxRestored':
       case 'SandboxSnapshotFailed':

@@ -1,8 +1,7 @@
 import { LookupAddress, lookup } from 'node:dns';
 import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import { forbiddenAddressReason } from '@app/common';
-import { HostPattern, matchesHostPatterns } from './host-patterns';
+import { HostPattern, forbiddenAddressReason, matchesHostPatterns } from '@app/common';
 
 /** Where a connection may go: the address to connect to (the one that was checked), or why not. */
 export type Destination =

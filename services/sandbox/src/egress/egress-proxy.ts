@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { parseHostPatterns } from '@app/common';
 import type { FileOwner } from '../provider/sandbox-provider.port';
 import { EgressConfig } from './egress.config';
 import { EgressSession } from './egress-session';
-import { parseHostPatterns } from './host-patterns';
 
 /**
  * The sandbox service's egress proxy (SANDBOX_NETWORK=egress): one session per command of a

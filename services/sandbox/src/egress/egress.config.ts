@@ -1,5 +1,4 @@
-import { intFromEnv, parseAllowHosts } from '@app/common';
-import { HostPattern, parseHostPatterns } from './host-patterns';
+import { HostPattern, intFromEnv, parseAllowHosts, parseHostPatterns } from '@app/common';
 
 /** The egress proxy's settings (SANDBOX_NETWORK=egress). */
 export interface EgressConfig {

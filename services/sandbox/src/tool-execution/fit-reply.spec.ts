@@ -29,3 +29,25 @@ describe('fitReply', () => {
     expect(() => fitReply({ ...reply('x'), artifacts: [{ path: 'p'.repeat(2000) } as never] }, 1000)).toThrow('even without its output');
   });
 });
+
+describe('fitReply with egress records', () => {
+  const record = (i: number) => ({ host: `${'h'.repeat(240)}${i}.example`, port: 443, allowed: true, bytesOut: 1, bytesIn: 2, durationMs: 3 });
+
+  it('keeps the oldest records that fit with the note, and says how many were left out', () => {
+    const many = { ...reply('the output'), egress: Array.from({ length: 40 }, (_, i) => record(i)) };
+    const fitted = fitReply(many, 5000);
+    expect(size(fitted)).toBeLessThanOrEqual(5000);
+    const kept = fitted.egress ?? [];
+    expect(kept.length).toBeGreaterThan(5);
+    expect(kept.length).toBeLessThan(40);
+    expect(kept).toEqual(many.egress.slice(0, kept.length));
+    expect(fitted.output).toMatch(new RegExp(`^\\[egress: ${40 - kept.length} connection\\(s\\) not recorded: the reply must fit one bus message\\]\\n`));
+  });
+
+  it('leaves the records alone when cutting the output is enough', () => {
+    const long = { ...reply('a'.repeat(5000)), egress: [record(1)] };
+    const fitted = fitReply(long, 2000);
+    expect(fitted.egress).toEqual([record(1)]);
+    expect(fitted.output.endsWith(REPLY_CUT_MARKER)).toBe(true);
+  });
+});

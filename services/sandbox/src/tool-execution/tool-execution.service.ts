@@ -27,7 +27,7 @@ import { UnavailableServer } from '../tools/mcp/mcp-client-pool';
 import { ToolContext } from '../tools/tool-spec';
 import { placeUploads } from '../uploads/place-uploads';
 import { UploadFetcher } from '../uploads/upload-fetcher';
-import { commandRunner } from './command-runner';
+import { CommandSetting, commandRunner } from './command-runner';
 import { RequestDrain } from './request-drain';
 
 /** A notice quotes at most this much of a server's error. */
@@ -273,7 +273,7 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
       task,
       req.toolName,
       req.args ?? {},
-      this.contextFor(req.taskId, workspaceRoot, state?.env ?? {}, secrets, signal),
+      this.contextFor(req.taskId, workspaceRoot, { env: state?.env ?? {}, secrets, egressAllow: state?.network?.allow }, signal),
     );
     const redact = (text: string) => this.vault.redact(req.taskId, text);
     const scan = await this.scanner
@@ -342,17 +342,11 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  private contextFor(
-    taskId: string,
-    workspaceRoot: string,
-    env: Readonly<Record<string, string>>,
-    secrets: Readonly<Record<string, string>>,
-    signal: AbortSignal,
-  ): ToolContext {
+  private contextFor(taskId: string, workspaceRoot: string, setting: CommandSetting, signal: AbortSignal): ToolContext {
     const base = { workspaceRoot, fileOwner: this.provider.fileOwner(taskId), signal };
     if (!this.health.ok)
       return { ...base, sandboxUnavailable: `sandbox provider "${this.provider.name}" does not work here (${this.health.reason})` };
-    return { ...base, runCommand: commandRunner(this.provider, this.vault, taskId, env, secrets, signal) };
+    return { ...base, runCommand: commandRunner(this.provider, this.vault, taskId, setting, signal) };
   }
 
   private sweep(): Promise<unknown> {

@@ -1,3 +1,4 @@
+import { MAX_RECORDS_PER_COMMAND } from '../egress/egress-session';
 import { ExecResult } from '../provider/sandbox-provider.port';
 import { runTool } from './run-tool';
 import { checkArgNames, requiredString } from './tool-args';
@@ -50,6 +51,8 @@ function optionalPositiveInteger(value: unknown, name: string): number | undefin
 function describe(exec: ExecResult): string {
   const notes: string[] = [];
   if (exec.truncated) notes.push(`[output truncated: only the first part was kept (SANDBOX_MAX_OUTPUT_BYTES)]`);
+  if (exec.egressUnrecorded)
+    notes.push(`[egress: ${exec.egressUnrecorded} more connection(s) were handled but not recorded (at most ${MAX_RECORDS_PER_COMMAND} per command)]`);
   if (exec.cancelled) notes.push('[cancelled: the command was killed]');
   // The limit's name first (docs/api.md: `[limit hit: memory …]`), then what happened and its setting.
   else if (exec.limitHit && exec.limitHit !== 'output')
@@ -65,5 +68,6 @@ function withExit(result: ToolResult, exec: ExecResult): ToolResult {
     status: result.status === 'success' && !failed ? 'success' : 'error',
     output: result.output,
     ...(exec.exitCode === null ? {} : { exitCode: exec.exitCode }),
+    ...(exec.egress ? { egress: exec.egress } : {}),
   };
 }

@@ -1,3 +1,4 @@
+import type { EgressRecord } from '@app/contracts';
 import type { ExecResult, FileOwner } from '../provider/sandbox-provider.port';
 
 /** What a tool runs against: the task's workspace and a signal that fires when the call is cancelled. */
@@ -19,6 +20,8 @@ export interface ToolResult {
   readonly status: 'success' | 'error';
   readonly output: string;
   readonly exitCode?: number;
+  /** The connections the command made through the egress proxy (shell, SANDBOX_NETWORK=egress); each becomes an `egress` event. */
+  readonly egress?: readonly EgressRecord[];
 }
 
 /**

@@ -91,6 +91,7 @@ export class CreateTaskHandler implements ICommandHandler<CreateTaskCommand, Cre
         ...(maxTokens === undefined ? {} : { maxTokens }),
         ...(webhookUrl === undefined ? {} : { webhookUrl }),
         ...(webhookUrlIsDefault ? { webhookUrlIsDefault } : {}),
+        ...(request.network ? { network: { allow: [...request.network.allow] } } : {}),
       },
     };
     const { position } = await this.commands.execute(taskId, command).catch((error: unknown) => {

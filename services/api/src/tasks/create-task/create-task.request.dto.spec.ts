@@ -78,3 +78,25 @@ describe('maxTokens on create and follow-up', () => {
     expect(await refusal(SendFollowUpRequestDto, { message: 'x' })).toBeUndefined();
   });
 });
+
+describe('network on create', () => {
+  it.each([
+    ['patterns', { allow: ['pypi.org', '*.pythonhosted.org', 'registry.npmjs.org:443', '*'] }],
+    ['nothing out', { allow: [] }],
+    ['a name of 253 characters', { allow: [`${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`] }],
+  ])('takes %s', async (_case, network) => {
+    await expect(refusal(CreateTaskRequestDto, { message: 'x', network })).resolves.toBeUndefined();
+  });
+
+  it.each([
+    ['not an object', ['pypi.org'], 'network must be an object: {"allow": ["host pattern", …]}'],
+    ['no allow', {}, 'network.allow must be an array of host patterns ([] lets nothing out)'],
+    ['another field', { allow: [], deny: [] }, 'network: unknown field "deny" (only "allow")'],
+    ['a number', { allow: [443] }, 'network.allow[0] must be a string'],
+    ['a URL', { allow: ['pypi.org', 'https://pypi.org/simple'] }, 'network.allow[1]: "https://pypi.org/simple" is not a host pattern'],
+    ['a bad port', { allow: ['pypi.org:99999'] }, 'network.allow[0]: "pypi.org:99999" is not a host pattern'],
+    ['too many', { allow: Array.from({ length: 101 }, (_, i) => `h${i}.example`) }, 'network.allow must have at most 100 patterns'],
+  ])('refuses %s, saying why', async (_case, network, message) => {
+    await expect(refusal(CreateTaskRequestDto, { message: 'x', network })).resolves.toContain(message);
+  });
+});

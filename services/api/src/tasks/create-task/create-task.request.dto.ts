@@ -1,9 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
 import { MIN_SECRET_LENGTH } from '@app/common';
+import type { TaskNetwork } from '@app/task-domain';
 import { MAX_WEBHOOK_URL_LENGTH } from '@app/webhooks';
 import { IsStringRecord } from '../../validation/is-string-record';
 import { IsTokenBudget } from '../../validation/is-token-budget';
+import { IsTaskNetwork, MAX_NETWORK_ALLOW_PATTERNS } from '../../validation/is-task-network';
 import { IsWellFormedText } from '../../validation/is-well-formed-text';
 
 export const MAX_MESSAGE_LENGTH = 100_000;
@@ -85,4 +87,18 @@ export class CreateTaskRequestDto {
   @IsString()
   @IsWellFormedText()
   readonly webhookUrl?: string;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    properties: { allow: { type: 'array', items: { type: 'string' }, maxItems: MAX_NETWORK_ALLOW_PATTERNS } },
+    required: ['allow'],
+    example: { allow: ['pypi.org', '*.pythonhosted.org'] },
+    description:
+      "Where this task's commands may connect through the sandbox's egress proxy (SANDBOX_NETWORK=egress): host patterns `*`, `name` or " +
+      '`*.name` (its subdomains), each with an optional `:port`; `[]` lets nothing out. Private and loopback addresses stay refused unless in ' +
+      'SANDBOX_EGRESS_ALLOW_HOSTS. Default: SANDBOX_EGRESS_ALLOW. In multipart: a JSON-encoded text field.',
+  })
+  @IsOptional()
+  @IsTaskNetwork()
+  readonly network?: TaskNetwork;
 }

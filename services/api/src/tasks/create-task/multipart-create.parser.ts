@@ -25,7 +25,7 @@ export interface ParsedMultipart {
 }
 
 const BOOLEAN_FIELDS = new Set(['autoExecute', 'showInHistory']);
-const JSON_FIELDS = new Set(['secrets', 'env', 'mcpServers']);
+const JSON_FIELDS = new Set(['secrets', 'env', 'mcpServers', 'network']);
 const INTEGER_FIELDS = new Set(['maxTokens']);
 
 /**

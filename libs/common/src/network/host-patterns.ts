@@ -1,7 +1,8 @@
 /**
  * A task's egress allow-list (`network.allow`, else SANDBOX_EGRESS_ALLOW): `*` (any host), a host
  * name, or `*.` and a name (that name's subdomains, not the name itself), each optionally with a
- * `:port` (any port without). Names compare case-insensitively, as DNS does.
+ * `:port` (any port without). Names compare case-insensitively, as DNS does. Parsed where the list
+ * is given (the create request, the setting) and matched by the sandbox's egress proxy.
  */
 export interface HostPattern {
   readonly host: string;
@@ -15,12 +16,13 @@ const NAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/
 export function parseHostPatterns(patterns: readonly string[], source: string): HostPattern[] {
   return patterns.map((raw) => {
     const text = raw.trim().toLowerCase();
-    if (text === '*') return { host: '', wildcard: true };
     const [, hostPart, portPart] = /^(.*?)(?::(\d{1,5}))?$/.exec(text) ?? [];
     const port = portPart === undefined ? undefined : Number(portPart);
+    const badPort = port !== undefined && (port < 1 || port > 65535);
+    if (hostPart === '*' && !badPort) return { host: '', wildcard: true, ...(port === undefined ? {} : { port }) };
     const wildcard = hostPart.startsWith('*.');
     const host = wildcard ? hostPart.slice(2) : hostPart;
-    if (!NAME.test(host) || host.length > 253 || (port !== undefined && (port < 1 || port > 65535)))
+    if (!NAME.test(host) || host.length > 253 || badPort)
       throw new Error(`${source}: "${raw}" is not a host pattern (*, a name, or *.name, each with an optional :port)`);
     return { host, wildcard, ...(port === undefined ? {} : { port }) };
   });
