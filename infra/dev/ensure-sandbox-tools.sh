@@ -4,13 +4,17 @@
 #   e2fsprogs  mkfs.ext4, for a filesystem of its own per workspace (the service falls back to a
 #              watched folder without it, and says so);
 #   strace     escape test 25 shows tracing is refused inside the sandbox;
-#   gcc        escape test 35 builds a harmless LD_PRELOAD library, as an attacker would.
+#   gcc        escape test 35 builds a harmless LD_PRELOAD library, as an attacker would;
+#   curl       the egress tests' client inside the sandbox (as an agent's pip or curl would be);
+#   openssl    they make a throwaway certificate for the local HTTPS "internet".
 set -euo pipefail
 
 missing=()
 command -v mkfs.ext4 >/dev/null 2>&1 || missing+=(e2fsprogs)
 command -v strace >/dev/null 2>&1 || missing+=(strace)
 command -v gcc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
+command -v curl >/dev/null 2>&1 || missing+=(curl)
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "installing ${missing[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive

@@ -31,7 +31,12 @@ const resolveWithDns: ResolveAll = (host) =>
  * the address that was checked, so a name that answers differently next time (DNS rebinding)
  * cannot slip through. A refusal names the rule, never what a name resolved to.
  */
-export async function judgeDestination(target: string, policy: DestinationPolicy, resolveAll = resolveWithDns): Promise<Destination> {
+export async function judgeDestination(
+  target: string,
+  policy: DestinationPolicy,
+  resolveAll: ResolveAll = resolveWithDns,
+  own: () => ReadonlySet<string> = ownAddresses,
+): Promise<Destination> {
   const parsed = parseTarget(target);
   if (!parsed) return { allowed: false, host: target.slice(0, 255), port: 0, reason: 'refused: not a host:port' };
   const { host, port } = parsed;
@@ -50,8 +55,8 @@ export async function judgeDestination(target: string, policy: DestinationPolicy
     if (addresses.length === 0) return refuse('the name does not resolve');
   }
   if (!listed) {
-    const own = ownAddresses();
-    if (addresses.some((a) => forbiddenAddressReason(a) !== undefined || own.has(a)))
+    const ours = own();
+    if (addresses.some((a) => forbiddenAddressReason(a) !== undefined || ours.has(a)))
       return refuse('not a public address (SANDBOX_EGRESS_ALLOW_HOSTS lists exceptions)');
   }
   return { allowed: true, host, port, address: addresses[0] };
