@@ -32,6 +32,8 @@ function expectValid(schema: Record<string, unknown>, value: unknown): void {
   expect(validate.errors ?? []).toEqual([]);
 }
 
+const isValid = (schema: Record<string, unknown>, value: unknown): boolean => validatorOf(schema)(value) === true;
+
 const created = {
   type: 'TaskCreated',
   data: {
@@ -45,6 +47,7 @@ const created = {
     secretNames: ['TOKEN'],
     files: [{ name: 'data.csv', size: 12 }],
     maxTokens: 1000,
+    network: { allow: ['pypi.org', '*.pythonhosted.org:443'] },
   },
 };
 
@@ -90,6 +93,19 @@ const EVERY_EVENT: Record<string, unknown>[] = [
   },
   { type: 'ArtifactRemoved', data: { path: 'downloads/r.md', callId: 'call_1' } },
   { type: 'ArtifactLinksChanged', data: { callId: 'call_1', links: ['downloads/out'] } },
+  {
+    type: 'EgressRecorded',
+    data: {
+      callId: 'call_1',
+      host: 'pypi.org',
+      port: 443,
+      allowed: false,
+      reason: 'refused: not in SANDBOX_EGRESS_ALLOW',
+      bytesOut: 0,
+      bytesIn: 0,
+      durationMs: 3,
+    },
+  },
   { type: 'SandboxExpired', data: { snapshotKey: 'k', sizeBytes: 10, idleMs: 900000, skipped: ['fifo'] } },
   { type: 'SandboxRestored', data: { snapshotKey: 'k', durationMs: 40 } },
   {
@@ -116,6 +132,25 @@ describe('the OpenAPI schemas', () => {
   it.each(EVERY_EVENT.map((event) => [event.type, event] as const))('describe the public event of %s', (_type, event) => {
     const { kind, data } = toPublicEvent(event as unknown as TaskEvent);
     expectValid({ $ref: '#/components/schemas/TaskEvent' }, { type: kind, data });
+  });
+
+  it('describe an egress event as let through without a reason, or refused with one', () => {
+    const event = { $ref: '#/components/schemas/TaskEvent' };
+    const through = { callId: 'call_1', host: 'pypi.org', port: 443, allowed: true, bytesOut: 12_300, bytesIn: 1_200_000, durationMs: 340 };
+    const refused = {
+      ...through,
+      host: '169.254.169.254',
+      port: 80,
+      allowed: false,
+      reason: 'refused: not a public address',
+      bytesOut: 0,
+      bytesIn: 0,
+    };
+    expectValid(event, { type: 'egress', data: through });
+    expectValid(event, { type: 'egress', data: refused });
+    const { reason: _left, ...refusedWithoutReason } = refused;
+    expect(isValid(event, { type: 'egress', data: refusedWithoutReason })).toBe(false);
+    expect(isValid(event, { type: 'egress', data: { ...through, reason: 'refused: no' } })).toBe(false);
   });
 
   it("describe every event of docs/api.md's stream examples", () => {

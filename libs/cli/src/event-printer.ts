@@ -72,6 +72,8 @@ export class EventPrinter {
         return this.term.line(c.dim(`sandbox ${event.data.status}`));
       case 'notice':
         return this.term.line(c.yellow(`! ${safeLine(event.data.message)}`));
+      case 'egress':
+        return this.term.line(egressLine(event.data, c));
       case 'done':
         return this.printDone(event.data);
       default: {
@@ -110,6 +112,19 @@ function decisionText(decision: Decision, c: Terminal['colors']): string {
     case 'expired':
       return c.red(`✗ expired after ${decision.timeoutMs} ms without a decision`);
   }
+}
+
+type Egress = Extract<TaskStreamEvent, { type: 'egress' }>['data'];
+
+/**
+ * One connection a call's command made through the egress proxy, under the call (the stream
+ * sends them right before its result): where to, and what it carried or why it was refused.
+ */
+export function egressLine(egress: Egress, c: Terminal['colors']): string {
+  // host and port come from the sandboxed command: one line, whatever they hold.
+  const where = `↗ ${safeLine(`${egress.host}:${egress.port}`)}`;
+  if (!egress.allowed) return `  ${c.red(`${where} ${safeLine(egress.reason ?? 'refused')}`)}`;
+  return `  ${c.dim(`${where} ${bytes(egress.bytesOut)} out / ${bytes(egress.bytesIn)} in, ${egress.durationMs} ms`)}`;
 }
 
 /** A tool call on one line: the tool's name and a short form of its arguments. */

@@ -64,6 +64,70 @@ describe('EventPrinter', () => {
     );
   });
 
+  it("prints each connection of a call's command under the call, before its result: bytes and time, or why it was refused", () => {
+    const p = printer();
+    p.print([
+      { id: 1, type: 'tool_call', data: { callId: 'call_1', toolName: 'shell', status: 'approved', args: { command: 'pip download x' } } },
+      { id: 2, type: 'tool_started', data: { callId: 'call_1', toolName: 'shell' } },
+      {
+        id: 3,
+        type: 'egress',
+        data: { callId: 'call_1', host: 'pypi.org', port: 443, allowed: true, bytesOut: 12_595, bytesIn: 1_258_291, durationMs: 340 },
+      },
+      {
+        id: 4,
+        type: 'egress',
+        data: {
+          callId: 'call_1',
+          host: 'evil.example',
+          port: 443,
+          allowed: false,
+          reason: "refused: not in the task's network.allow",
+          bytesOut: 0,
+          bytesIn: 0,
+          durationMs: 1,
+        },
+      },
+      {
+        id: 5,
+        type: 'tool_result',
+        data: { callId: 'call_1', toolName: 'shell', status: 'success', output: '', exitCode: 0, durationMs: 900 },
+      },
+    ]);
+    expect(p.out()).toBe(
+      [
+        '● shell pip download x',
+        '  ↗ pypi.org:443 12.3 KiB out / 1.2 MiB in, 340 ms',
+        "  ↗ evil.example:443 refused: not in the task's network.allow",
+        '  ✓ success exit 0 900 ms',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('keeps a connection on one line whatever its host, port and reason hold', () => {
+    const p = printer();
+    const forged = 'x\n  ✓ success exit 0 1 ms\n\u001b[2J';
+    p.print([
+      {
+        id: 1,
+        type: 'egress',
+        data: {
+          callId: 'c',
+          host: forged,
+          port: forged as unknown as number,
+          allowed: false,
+          reason: forged,
+          bytesOut: 0,
+          bytesIn: 0,
+          durationMs: 0,
+        },
+      },
+    ]);
+    expect(p.out().split('\n')).toEqual([expect.stringMatching(/^ {2}↗ x\\n {2}✓ success/), '']);
+    expect(p.out()).not.toContain('\u001b');
+  });
+
   it('lets no control character of a hostile event through, in strings or in fields that should be numbers', () => {
     const p = printer();
     const evil = '\u001b]0;pwned\u0007\u001b[2J\u009b1m\u202e';

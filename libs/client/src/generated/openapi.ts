@@ -302,6 +302,18 @@ export interface components {
              * @example https://hooks.example.com/agent-tasks
              */
             webhookUrl?: string;
+            /**
+             * @description Where this task's commands may connect through the sandbox's egress proxy (SANDBOX_NETWORK=egress): host patterns `*`, `name` or `*.name` (its subdomains), each with an optional `:port`; `[]` lets nothing out. Private and loopback addresses stay refused unless in SANDBOX_EGRESS_ALLOW_HOSTS. Default: SANDBOX_EGRESS_ALLOW. In multipart: a JSON-encoded text field.
+             * @example {
+             *       "allow": [
+             *         "pypi.org",
+             *         "*.pythonhosted.org"
+             *       ]
+             *     }
+             */
+            network?: {
+                allow?: string[];
+            };
         };
         SendFollowUpRequestDto: {
             /** @example Now add a chart of the totals. */
@@ -365,6 +377,11 @@ export interface components {
             maxTokens: number | null;
             /** @description where the task's webhooks go, as the create field gave it; null: none was given (the task's webhooks go to the service's default WEBHOOK_URL when one is configured, which is never shown, or nowhere) */
             webhookUrl: string | null;
+            /** @description the create field `network` as given; null: none was given, so SANDBOX_EGRESS_ALLOW applies */
+            network: {
+                /** @description host patterns: `*`, `name` or `*.name`, each with an optional `:port` */
+                allow: string[];
+            } | null;
             envKeys: string[];
             files: components["schemas"]["UploadedFile"][];
             secretNames: string[];
@@ -495,6 +512,8 @@ export interface components {
             mcpServers?: string;
             /** @description an http(s) URL (as in the JSON body) */
             webhookUrl?: string;
+            /** @description JSON-encoded object, `{"allow": [host pattern, …]}` (as in the JSON body) */
+            network?: string;
             /** @description repeatable; a .zip is extracted into the workspace */
             files?: string[];
         };
@@ -705,6 +724,44 @@ export interface components {
                 message: string;
             };
         };
+        EgressEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "egress";
+            data: {
+                /** @description the tool call whose command made the connection */
+                callId: string;
+                /** @description as the command named it (CONNECT host, or the host of a plain http:// request) */
+                host: string;
+                /** @description 0 when the request named none */
+                port: number;
+                /** @enum {boolean} */
+                allowed: true;
+                /** @description bytes from the command to the destination (for HTTPS, of the encrypted tunnel) */
+                bytesOut: number;
+                /** @description bytes from the destination back */
+                bytesIn: number;
+                durationMs: number;
+            } | {
+                /** @description the tool call whose command made the connection */
+                callId: string;
+                /** @description as the command named it (CONNECT host, or the host of a plain http:// request) */
+                host: string;
+                /** @description 0 when the request named none */
+                port: number;
+                /** @enum {boolean} */
+                allowed: false;
+                /** @description which rule or setting refused it, e.g. "refused: not in the task's network.allow"; never what a name resolved to */
+                reason: string;
+                /** @description bytes from the command to the destination (for HTTPS, of the encrypted tunnel) */
+                bytesOut: number;
+                /** @description bytes from the destination back */
+                bytesIn: number;
+                durationMs: number;
+            };
+        };
         DoneEvent: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -719,7 +776,7 @@ export interface components {
             };
         };
         /** @description The JSON of one SSE block's `data:` line; the block's `event:` is the same kind and its `id:` the event id (1, 2, 3, …). */
-        TaskEvent: components["schemas"]["MessageEvent"] | components["schemas"]["StatusEvent"] | components["schemas"]["UsageEvent"] | components["schemas"]["ContentEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["ToolDecisionEvent"] | components["schemas"]["ToolStartedEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["ArtifactEvent"] | components["schemas"]["ArtifactLinksEvent"] | components["schemas"]["SandboxEvent"] | components["schemas"]["NoticeEvent"] | components["schemas"]["DoneEvent"];
+        TaskEvent: components["schemas"]["MessageEvent"] | components["schemas"]["StatusEvent"] | components["schemas"]["UsageEvent"] | components["schemas"]["ContentEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["ToolDecisionEvent"] | components["schemas"]["ToolStartedEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["ArtifactEvent"] | components["schemas"]["ArtifactLinksEvent"] | components["schemas"]["SandboxEvent"] | components["schemas"]["NoticeEvent"] | components["schemas"]["EgressEvent"] | components["schemas"]["DoneEvent"];
         MessageEventRecord: {
             /** @description the event id, as on the stream */
             id: number;
@@ -1011,6 +1068,51 @@ export interface components {
              */
             at: string;
         };
+        EgressEventRecord: {
+            /** @description the event id, as on the stream */
+            id: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "egress";
+            data: {
+                /** @description the tool call whose command made the connection */
+                callId: string;
+                /** @description as the command named it (CONNECT host, or the host of a plain http:// request) */
+                host: string;
+                /** @description 0 when the request named none */
+                port: number;
+                /** @enum {boolean} */
+                allowed: true;
+                /** @description bytes from the command to the destination (for HTTPS, of the encrypted tunnel) */
+                bytesOut: number;
+                /** @description bytes from the destination back */
+                bytesIn: number;
+                durationMs: number;
+            } | {
+                /** @description the tool call whose command made the connection */
+                callId: string;
+                /** @description as the command named it (CONNECT host, or the host of a plain http:// request) */
+                host: string;
+                /** @description 0 when the request named none */
+                port: number;
+                /** @enum {boolean} */
+                allowed: false;
+                /** @description which rule or setting refused it, e.g. "refused: not in the task's network.allow"; never what a name resolved to */
+                reason: string;
+                /** @description bytes from the command to the destination (for HTTPS, of the encrypted tunnel) */
+                bytesOut: number;
+                /** @description bytes from the destination back */
+                bytesIn: number;
+                durationMs: number;
+            };
+            /**
+             * Format: date-time
+             * @description when the service recorded the event
+             */
+            at: string;
+        };
         DoneEventRecord: {
             /** @description the event id, as on the stream */
             id: number;
@@ -1032,7 +1134,7 @@ export interface components {
             at: string;
         };
         /** @description An event of the task as the stream sends it (`type`, `data`), with its `id` and the time it was recorded (`at`). */
-        TaskEventRecord: components["schemas"]["MessageEventRecord"] | components["schemas"]["StatusEventRecord"] | components["schemas"]["UsageEventRecord"] | components["schemas"]["ContentEventRecord"] | components["schemas"]["ToolCallEventRecord"] | components["schemas"]["ToolDecisionEventRecord"] | components["schemas"]["ToolStartedEventRecord"] | components["schemas"]["ToolResultEventRecord"] | components["schemas"]["ArtifactEventRecord"] | components["schemas"]["ArtifactLinksEventRecord"] | components["schemas"]["SandboxEventRecord"] | components["schemas"]["NoticeEventRecord"] | components["schemas"]["DoneEventRecord"];
+        TaskEventRecord: components["schemas"]["MessageEventRecord"] | components["schemas"]["StatusEventRecord"] | components["schemas"]["UsageEventRecord"] | components["schemas"]["ContentEventRecord"] | components["schemas"]["ToolCallEventRecord"] | components["schemas"]["ToolDecisionEventRecord"] | components["schemas"]["ToolStartedEventRecord"] | components["schemas"]["ToolResultEventRecord"] | components["schemas"]["ArtifactEventRecord"] | components["schemas"]["ArtifactLinksEventRecord"] | components["schemas"]["SandboxEventRecord"] | components["schemas"]["NoticeEventRecord"] | components["schemas"]["EgressEventRecord"] | components["schemas"]["DoneEventRecord"];
     };
     responses: {
         /** @description VALIDATION_ERROR: a request value is invalid (the message names the field), a body that is not JSON, a malformed URL or request */

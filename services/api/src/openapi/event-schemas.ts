@@ -17,6 +17,28 @@ const payload = (properties: Record<string, Schema>, optional: string[] = []): S
 });
 const either = (...schemas: Schema[]): Schema => ({ oneOf: schemas });
 
+/** One connection through the task's egress proxy: let through (no `reason`), or refused (with it). */
+function egressPayload(allowed: boolean): Schema {
+  return payload({
+    callId: { type: 'string', description: 'the tool call whose command made the connection' },
+    host: { type: 'string', description: 'as the command named it (CONNECT host, or the host of a plain http:// request)' },
+    port: { type: 'integer', minimum: 0, maximum: 65535, description: '0 when the request named none' },
+    allowed: { type: 'boolean', enum: [allowed] },
+    ...(allowed
+      ? {}
+      : {
+          reason: {
+            type: 'string',
+            description:
+              'which rule or setting refused it, e.g. "refused: not in the task\'s network.allow"; never what a name resolved to',
+          },
+        }),
+    bytesOut: { ...int, description: 'bytes from the command to the destination (for HTTPS, of the encrypted tunnel)' },
+    bytesIn: { ...int, description: 'bytes from the destination back' },
+    durationMs: int,
+  });
+}
+
 /** The payload (`data`) of each event kind. */
 export const EVENT_PAYLOADS: Record<string, Schema> = {
   message: payload({ messageId: str, text: str, queued: bool, maxTokens: { type: 'integer', minimum: 1 } }, ['maxTokens']),
@@ -86,6 +108,7 @@ export const EVENT_PAYLOADS: Record<string, Schema> = {
     payload({ code: oneOf('SECRETS_UNAVAILABLE'), names: { type: 'array', items: str }, message: str }),
     payload({ code: oneOf('MCP_SERVER_UNAVAILABLE'), server: str, message: str }),
   ),
+  egress: either(egressPayload(true), egressPayload(false)),
   done: payload({ status: oneOf('completed', 'failed', 'cancelled'), error: str, turn: int }, ['error']),
 };
 

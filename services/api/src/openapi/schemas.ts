@@ -64,6 +64,14 @@ const TaskSchemas: Record<string, Schema> = {
           "where the task's webhooks go, as the create field gave it; null: none was given (the task's webhooks go to the " +
           "service's default WEBHOOK_URL when one is configured, which is never shown, or nowhere)",
       },
+      network: {
+        type: 'object',
+        nullable: true,
+        description: 'the create field `network` as given; null: none was given, so SANDBOX_EGRESS_ALLOW applies',
+        properties: { allow: { ...strings, description: 'host patterns: `*`, `name` or `*.name`, each with an optional `:port`' } },
+        required: ['allow'],
+        additionalProperties: false,
+      },
       envKeys: strings,
       files: { type: 'array', items: ref('UploadedFile') },
       secretNames: strings,
@@ -84,6 +92,7 @@ const TaskSchemas: Record<string, Schema> = {
       'usage',
       'maxTokens',
       'webhookUrl',
+      'network',
       'envKeys',
       'files',
       'secretNames',
@@ -169,6 +178,7 @@ const TaskSchemas: Record<string, Schema> = {
       env: string('JSON-encoded object, string to string (as in the JSON body)'),
       mcpServers: string('JSON-encoded object (as in the JSON body)'),
       webhookUrl: string('an http(s) URL (as in the JSON body)'),
+      network: string('JSON-encoded object, `{"allow": [host pattern, …]}` (as in the JSON body)'),
       files: {
         type: 'array',
         items: { type: 'string', format: 'binary' },
