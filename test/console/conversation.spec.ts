@@ -1,6 +1,8 @@
 import type { TaskStreamEvent } from '@agentic-task-service/client';
 import { parseCsv } from '../../services/api/console/src/model/csv';
 import { EMPTY_CONVERSATION, foldEvent, isPending } from '../../services/api/console/src/model/conversation';
+import { egressSummary, egressText } from '../../services/api/console/src/model/egress';
+import { formatBytes } from '../../services/api/console/src/model/units';
 
 // The console's task view is a fold of the event stream: these pin down that a replay overlapping
 // what was shown changes nothing, and how each kind lands.
@@ -70,6 +72,63 @@ describe('console conversation fold', () => {
       'The workspace expired while idle (kept, restored on the next turn).',
       'The workspace was restored.',
       'The idle workspace could not be archived (4 attempts: snapshot exceeds 10 bytes); it stays up as it is.',
+    ]);
+  });
+});
+
+describe('console egress', () => {
+  const through = {
+    callId: 'c1',
+    host: 'pypi.org',
+    port: 443,
+    allowed: true as const,
+    bytesOut: 12_345,
+    bytesIn: 1_234_567,
+    durationMs: 340,
+  };
+  const refused = {
+    callId: 'c1',
+    host: 'evil.example',
+    port: 443,
+    allowed: false as const,
+    reason: "refused: not in the task's network.allow",
+    bytesOut: 0,
+    bytesIn: 0,
+    durationMs: 2,
+  };
+
+  it("attaches each connection to its tool call, in order, before the call's result; a replayed one is not added twice", () => {
+    const call: TaskStreamEvent[] = [
+      { id: 1, type: 'tool_call', data: { callId: 'c1', toolName: 'shell', status: 'approved', args: { command: 'pip download x' } } },
+      { id: 2, type: 'tool_started', data: { callId: 'c1', toolName: 'shell' } },
+      { id: 3, type: 'egress', data: through },
+      { id: 4, type: 'egress', data: refused },
+      {
+        id: 5,
+        type: 'tool_result',
+        data: { callId: 'c1', toolName: 'shell', status: 'success', output: '', exitCode: 0, durationMs: 900 },
+      },
+    ];
+    const view = fold(call);
+    expect(view.items).toHaveLength(1);
+    expect(view.items[0]).toMatchObject({ kind: 'tool', egress: [through, refused], result: { status: 'success' } });
+    expect(fold(call, fold(call.slice(0, 4)))).toEqual(view);
+    // A connection of a call the page does not show (its tool_call before what was read) changes no card.
+    expect(fold([{ id: 9, type: 'egress', data: { ...through, callId: 'other' } }], view).items).toEqual(view.items);
+  });
+
+  it('says where a connection went and what it carried, or why it was refused', () => {
+    expect(egressText(through)).toBe('↗ pypi.org:443 — 12.3 kB out / 1.2 MB in, 340 ms');
+    expect(egressText(refused)).toBe("↗ evil.example:443 — refused: not in the task's network.allow");
+    expect(egressSummary([through])).toBe('1 connection');
+    expect(egressSummary([through, refused, refused])).toBe('3 connections, 2 refused');
+    expect([0, 999, 1000, 999_499, 1_500_000, 2_000_000_000].map(formatBytes)).toEqual([
+      '0 B',
+      '999 B',
+      '1.0 kB',
+      '999.5 kB',
+      '1.5 MB',
+      '2.0 GB',
     ]);
   });
 });

@@ -1,5 +1,7 @@
 import type { ApprovalOutcome } from '@agentic-task-service/client';
 import { ToolCallItem, isPending } from '../model/conversation';
+import { formatDuration } from '../model/units';
+import { EgressList } from './egress-list';
 
 /** Long outputs start folded; short ones are shown open. */
 const FOLD_LINES = 12;
@@ -35,6 +37,7 @@ export function ToolCallCard({
           </button>
         </div>
       )}
+      <EgressList toolName={item.toolName} connections={item.egress} />
       {item.result && (
         <details class="result" open={lines <= FOLD_LINES}>
           <summary>
@@ -57,5 +60,3 @@ function stateOf(item: ToolCallItem): string {
   if (item.requested === 'awaiting_approval') return 'awaiting approval';
   return item.approvedByRule ? 'approved by a rule' : 'approved';
 }
-
-const formatDuration = (ms: number): string => (ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`);

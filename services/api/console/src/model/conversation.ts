@@ -1,4 +1,5 @@
 import type { ArtifactFile, TaskStreamEvent } from '@agentic-task-service/client';
+import type { Egress } from './egress';
 
 // The task page's view of a task, folded from its event stream (event 1 onwards). Pure: the
 // same events give the same view, and an event seen twice (a replay overlapping what was already
@@ -17,6 +18,8 @@ export interface ToolCallItem {
   readonly approvedByRule?: Record<string, unknown>;
   readonly decision?: DataOf<'tool_decision'>;
   readonly started: boolean;
+  /** The connections its command made through the egress proxy, in the order they ended (they come before the result). */
+  readonly egress: readonly Egress[];
   readonly result?: DataOf<'tool_result'>;
 }
 
@@ -70,11 +73,14 @@ export function foldEvent(state: Conversation, event: TaskStreamEvent): Conversa
         requested: event.data.status,
         approvedByRule: event.data.approvedByRule,
         started: false,
+        egress: [],
       });
     case 'tool_decision':
       return updateTool(next, event.data.callId, () => ({ decision: event.data }));
     case 'tool_started':
       return updateTool(next, event.data.callId, () => ({ started: true }));
+    case 'egress':
+      return updateTool(next, event.data.callId, (item) => ({ egress: [...item.egress, event.data] }));
     case 'tool_result':
       return updateTool(next, event.data.callId, () => ({ result: event.data }));
     case 'usage': {

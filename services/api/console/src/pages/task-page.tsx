@@ -91,6 +91,12 @@ export function TaskPage({ client, taskId }: { client: AtsClient; taskId: string
               <dd>{task.envKeys.join(', ')}</dd>
             </>
           )}
+          {task.network && (
+            <>
+              <dt>Network</dt>
+              <dd aria-label="Network allow-list">{task.network.allow.length > 0 ? task.network.allow.join(', ') : 'none allowed'}</dd>
+            </>
+          )}
           {task.secretNames.length > 0 && (
             <>
               <dt>Secrets</dt>
