@@ -1,12 +1,15 @@
+import { createServer, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
 import { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import type { Task, TaskEvent } from '@agentic-task-service/client';
 import { buildConsole, launchChromium, PageWatch, signIn, watchPage } from '../support/browser';
 import { Harness, startHarness } from '../support/service-harness';
 
-// A tool call's network connections on the task page, in a real browser: the console is served
-// and signed in by the real service, while the task's own answers (the task, its stream, its
-// files) are canned by page.route. So the page's rendering is pinned without a sandbox that has
-// a network, including hosts and reasons that carry markup (they come from the sandboxed command).
+// A tool call's network connections on the task page, in a real browser. First with the task's
+// answers (the task, its stream, its files) canned by page.route, which pins the rendering of
+// what a real proxy seldom says: hosts and reasons carrying markup (they come from the sandboxed
+// command), twenty connections folded. Then a real command through the service's egress proxy
+// (SANDBOX_NETWORK=egress; the "internet" a server on 127.0.0.2 that SANDBOX_EGRESS_ALLOW_HOSTS names).
 
 const TASK_ID = 'task_0e9e55c0ffee4d1c8a1e9e55c0ffee4d';
 const AT = '2026-11-28T10:00:00.000Z';
@@ -118,16 +121,21 @@ describe("Web console: a tool call's network connections", () => {
   let context: BrowserContext;
   let page: Page;
   let watch: PageWatch;
-  jest.setTimeout(60_000);
+  let web: Server;
+  let webPort: number;
+  jest.setTimeout(90_000);
 
   beforeAll(async () => {
     buildConsole();
-    h = await startHarness({}, false);
+    web = createServer((_req, res) => res.end('PLAIN-HTTP-BODY\n'));
+    webPort = await new Promise<number>((resolve) => web.listen(0, '127.0.0.2', () => resolve((web.address() as AddressInfo).port)));
+    h = await startHarness({ SANDBOX_NETWORK: 'egress', SANDBOX_EGRESS_ALLOW_HOSTS: `127.0.0.2:${webPort}`, SANDBOX_TIMEOUT_MS: '30000' });
     browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
     await h?.close();
+    web?.close();
   });
   beforeEach(async () => {
     context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
@@ -174,5 +182,33 @@ describe("Web console: a tool call's network connections", () => {
     expect(await page.getByLabel('Network allow-list').textContent()).toBe('pypi.org, *.pythonhosted.org');
     expect(await page.locator('main img').count()).toBe(0);
     expect(await watch.xssFlag()).toBeUndefined();
+  });
+
+  it("shows a real command's connections through the egress proxy: the allowed one with its bytes, the other refused by the task's allow-list", async () => {
+    h.model.script(
+      {
+        toolCalls: [
+          {
+            name: 'shell',
+            arguments: { command: `curl -sS http://127.0.0.2:${webPort}/; curl -sS -o /dev/null -w '%{http_code}' http://example.com/` },
+          },
+        ],
+      },
+      { text: 'Fetched for real.' },
+    );
+    const { id } = await h.client().tasks.create({ message: 'Fetch through the proxy', network: { allow: [`127.0.0.2:${webPort}`] } });
+    await signIn(page, h.url);
+    await page.goto(`${h.url}/console#/tasks/${id}`);
+    await page.getByText('Fetched for real.').waitFor();
+
+    expect(await card(0).locator('pre.output').textContent()).toBe('PLAIN-HTTP-BODY\n403');
+    expect(await card(0).locator('details.egress summary').textContent()).toBe('Network: 2 connections, 1 refused');
+    const [through, refused] = await card(0)
+      .getByRole('list', { name: 'Network connections of shell' })
+      .getByRole('listitem')
+      .allTextContents();
+    expect(through).toMatch(new RegExp(`^↗ 127\\.0\\.0\\.2:${webPort} — \\d+ B out / \\d+ B in, \\d+ ms$`));
+    expect(refused).toBe("↗ example.com:80 — refused: not in the task's network.allow");
+    expect(await page.getByLabel('Network allow-list').textContent()).toBe(`127.0.0.2:${webPort}`);
   });
 });
