@@ -222,7 +222,15 @@ describe('task decider: symlinks leading out of the workspace', () => {
 
 describe('task decider: egress', () => {
   const pypi = { host: 'pypi.org', port: 443, allowed: true, bytesOut: 900, bytesIn: 52_000, durationMs: 310 };
-  const refused = { host: '10.0.0.1', port: 80, allowed: false, reason: 'refused: not a public address', bytesOut: 0, bytesIn: 0, durationMs: 1 };
+  const refused = {
+    host: '10.0.0.1',
+    port: 80,
+    allowed: false,
+    reason: 'refused: not a public address',
+    bytesOut: 0,
+    bytesIn: 0,
+    durationMs: 1,
+  };
   const finishWith = (egress: (typeof pypi | typeof refused)[]): TaskCommand => ({
     type: 'FinishToolCall',
     data: { callId: 'c1', status: 'success', output: 'ok', exitCode: 0, durationMs: 5, egress },

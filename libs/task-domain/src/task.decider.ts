@@ -175,7 +175,10 @@ export function decide(command: TaskCommand, state: TaskState, policy: DecidePol
       }
       const { artifacts, escapingLinks, egress, ...result } = command.data;
       // What the command did on the network comes before its result, as it happened before it ended.
-      const connections = (egress ?? []).map((record): TaskEvent => ({ type: 'EgressRecorded', data: { callId: result.callId, ...record } }));
+      const connections = (egress ?? []).map((record): TaskEvent => ({
+        type: 'EgressRecorded',
+        data: { callId: result.callId, ...record },
+      }));
       const finished: TaskEvent = { type: 'ToolCallFinished', data: { ...result, toolName: call.toolName } };
       const links =
         escapingLinks && !sameItems(escapingLinks, s.escapingLinks)

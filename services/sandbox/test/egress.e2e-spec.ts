@@ -31,9 +31,19 @@ describe('egress through the whole service (bubblewrap, SANDBOX_NETWORK=egress)'
     dir = await mkdtemp(join(tmpdir(), 'ats-egress-e2e-'));
     execFileSync(
       'openssl',
-      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.2'].concat(
-        ['-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
-      ),
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.2',
+      ].concat(['-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')]),
       { stdio: 'ignore' },
     );
     web = createHttpServer((_req, res) => res.end('PLAIN-HTTP-BODY\n'));
@@ -100,7 +110,9 @@ describe('egress through the whole service (bubblewrap, SANDBOX_NETWORK=egress)'
     }
     const history = await h.api(`/api/v1/tasks/${id}/events?limit=100`);
     expect(history.status).toBe(200);
-    const recorded = (history.body.data.events ?? history.body.data).filter((e: { kind?: string; type?: string }) => (e.kind ?? e.type) === 'egress');
+    const recorded = (history.body.data.events ?? history.body.data).filter(
+      (e: { kind?: string; type?: string }) => (e.kind ?? e.type) === 'egress',
+    );
     expect(recorded).toHaveLength(2);
     const task = await h.api(`/api/v1/tasks/${id}`);
     expect(task.body.data.network).toBeNull();
@@ -121,7 +133,9 @@ describe('egress through the whole service (bubblewrap, SANDBOX_NETWORK=egress)'
       ['localhost', servicePort],
     ] as const;
     // --noproxy '': through the proxy even for the names NO_PROXY keeps inside; -p: as a CONNECT tunnel.
-    const command = targets.map(([host, port]) => `curl -sS --noproxy '' -p --max-time 5 http://${host}:${port}/ 2>&1 | head -c 200; echo`).join('; ');
+    const command = targets
+      .map(([host, port]) => `curl -sS --noproxy '' -p --max-time 5 http://${host}:${port}/ 2>&1 | head -c 200; echo`)
+      .join('; ');
     const { events } = await runTask(command);
     expect(outputOf(events)).not.toMatch(/"success"|NATS|INFO \{/);
     expect(outputOf(events)).toMatch(/CONNECT tunnel failed, response 403/);

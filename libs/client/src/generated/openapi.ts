@@ -259,6 +259,17 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        TaskNetworkDto: {
+            /**
+             * @description Host patterns: `*`, `name`, or `*.name` (its subdomains, not `name`), each with an optional `:port`. `[]` lets nothing out.
+             * @example [
+             *       "pypi.org",
+             *       "*.pythonhosted.org",
+             *       "registry.npmjs.org:443"
+             *     ]
+             */
+            allow: string[];
+        };
         CreateTaskRequestDto: {
             /**
              * @description The instruction for the agent.
@@ -311,9 +322,7 @@ export interface components {
              *       ]
              *     }
              */
-            network?: {
-                allow?: string[];
-            };
+            network?: components["schemas"]["TaskNetworkDto"];
         };
         SendFollowUpRequestDto: {
             /** @example Now add a chart of the totals. */

@@ -25,8 +25,7 @@ describe('guardedLookup', () => {
     const { error } = await lookUp([v4('93.184.215.14'), v4('169.254.169.254')], true);
     expect(error).toBeInstanceOf(AddressRefusedError);
     expect(error?.message).toBe(
-      'refused: site.example is not a public address; ' +
-        'only public addresses are reached (hosts in TEST_ALLOW_HOSTS excepted)',
+      'refused: site.example is not a public address; ' + 'only public addresses are reached (hosts in TEST_ALLOW_HOSTS excepted)',
     );
   });
 

@@ -19,10 +19,17 @@ describe('host patterns (network.allow, SANDBOX_EGRESS_ALLOW)', () => {
     expect(matches(patterns, host, port)).toBe(expected);
   });
 
-  it.each(['', 'http://pypi.org', 'pypi.org/simple', '*pypi.org', 'a..b', 'pypi.org:0', 'pypi.org:70000', '-x.org', `${'a'.repeat(250)}.org`])(
-    'refuses %j, naming the field',
-    (pattern) => {
-      expect(() => parseHostPatterns([pattern], 'network.allow')).toThrow(/^network\.allow: ".*" is not a host pattern/);
-    },
-  );
+  it.each([
+    '',
+    'http://pypi.org',
+    'pypi.org/simple',
+    '*pypi.org',
+    'a..b',
+    'pypi.org:0',
+    'pypi.org:70000',
+    '-x.org',
+    `${'a'.repeat(250)}.org`,
+  ])('refuses %j, naming the field', (pattern) => {
+    expect(() => parseHostPatterns([pattern], 'network.allow')).toThrow(/^network\.allow: ".*" is not a host pattern/);
+  });
 });

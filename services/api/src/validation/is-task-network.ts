@@ -4,6 +4,8 @@ import { cut } from './text-fault';
 
 /** At most this many host patterns in `network.allow`: an allow-list, not a block-list of the internet. */
 export const MAX_NETWORK_ALLOW_PATTERNS = 100;
+/** Characters of one pattern at most: a DNS name's limit, port included. */
+export const MAX_NETWORK_PATTERN_LENGTH = 253;
 
 /**
  * The create field `network`: exactly `{"allow": [pattern, …]}`, each a host pattern the egress
@@ -25,7 +27,8 @@ export function IsTaskNetwork(options?: ValidationOptions): PropertyDecorator {
 }
 
 export function explainNetwork(value: unknown): string | undefined {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'network must be an object: {"allow": ["host pattern", …]}';
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return 'network must be an object: {"allow": ["host pattern", …]}';
   const extra = Object.keys(value).find((key) => key !== 'allow');
   if (extra !== undefined) return `network: unknown field "${cut(extra)}" (only "allow")`;
   const { allow } = value as { allow?: unknown };
@@ -34,10 +37,15 @@ export function explainNetwork(value: unknown): string | undefined {
   const notString = allow.findIndex((p) => typeof p !== 'string');
   if (notString >= 0) return `network.allow[${notString}] must be a string`;
   for (const [i, pattern] of (allow as string[]).entries()) {
+    if (pattern.length > MAX_NETWORK_PATTERN_LENGTH) return `network.allow[${i}] must be at most ${MAX_NETWORK_PATTERN_LENGTH} characters`;
+    // Stored and shown back as given: a pattern the proxy would read differently (spaces) is refused.
+    const invalid = () =>
+      `network.allow[${i}]: "${cut(pattern)}" is not a host pattern (*, a name, or *.name, each with an optional :port)`;
+    if (pattern !== pattern.trim()) return invalid();
     try {
       parseHostPatterns([pattern], 'network.allow');
     } catch {
-      return `network.allow[${i}]: "${cut(pattern)}" is not a host pattern (*, a name, or *.name, each with an optional :port)`;
+      return invalid();
     }
   }
   return undefined;

@@ -37,7 +37,10 @@ describe('judgeDestination', () => {
 
   it("refuses this host's own public addresses (the service's ports on any interface)", async () => {
     const own = () => new Set(['203.0.113.7']);
-    await expect(judgeDestination('203.0.113.7:3000', policy(), answers({}), own)).resolves.toMatchObject({ allowed: false, reason: NOT_PUBLIC });
+    await expect(judgeDestination('203.0.113.7:3000', policy(), answers({}), own)).resolves.toMatchObject({
+      allowed: false,
+      reason: NOT_PUBLIC,
+    });
     await expect(judgeDestination('me.example:3000', policy(), answers({ 'me.example': ['203.0.113.7'] }), own)).resolves.toMatchObject({
       allowed: false,
       reason: NOT_PUBLIC,
@@ -54,14 +57,25 @@ describe('judgeDestination', () => {
     ['100.64.0.1:80', '100.64.0.1'],
     ['0.0.0.0:80', '0.0.0.0'],
   ])('reads %s as the address it is (%s), and refuses it', async (target, host) => {
-    await expect(judgeDestination(target, policy(), answers({}), none)).resolves.toEqual({ allowed: false, host, port: 80, reason: NOT_PUBLIC });
+    await expect(judgeDestination(target, policy(), answers({}), none)).resolves.toEqual({
+      allowed: false,
+      host,
+      port: 80,
+      reason: NOT_PUBLIC,
+    });
   });
 
   it('lets a host:port of SANDBOX_EGRESS_ALLOW_HOSTS reach a private address, and only that port', async () => {
     const mirror = policy(['*'], ['mirror.internal:443']);
     const resolve = answers({ 'mirror.internal': ['10.0.0.8'] });
-    await expect(judgeDestination('mirror.internal:443', mirror, resolve, none)).resolves.toMatchObject({ allowed: true, address: '10.0.0.8' });
-    await expect(judgeDestination('mirror.internal:22', mirror, resolve, none)).resolves.toMatchObject({ allowed: false, reason: NOT_PUBLIC });
+    await expect(judgeDestination('mirror.internal:443', mirror, resolve, none)).resolves.toMatchObject({
+      allowed: true,
+      address: '10.0.0.8',
+    });
+    await expect(judgeDestination('mirror.internal:22', mirror, resolve, none)).resolves.toMatchObject({
+      allowed: false,
+      reason: NOT_PUBLIC,
+    });
   });
 
   it('judges the patterns before the name is looked up: a refused host costs no DNS query', async () => {
@@ -70,17 +84,25 @@ describe('judgeDestination', () => {
       asked.push(host);
       return [{ address: '151.101.0.223', family: 4 }];
     };
-    const judged = await judgeDestination('evil.example:443', { ...policy(['pypi.org']), allowSource: "the task's network.allow" }, resolve, none);
+    const judged = await judgeDestination(
+      'evil.example:443',
+      { ...policy(['pypi.org']), allowSource: "the task's network.allow" },
+      resolve,
+      none,
+    );
     expect(judged).toEqual({ allowed: false, host: 'evil.example', port: 443, reason: "refused: not in the task's network.allow" });
     expect(asked).toEqual([]);
   });
 
-  it.each(['pypi.org', 'pypi.org:0', 'pypi.org:443/x', 'user@pypi.org:443', ' pypi.org:443'])('refuses the malformed target %j', async (target) => {
-    await expect(judgeDestination(target, policy(), answers({ 'pypi.org': ['151.101.0.223'] }), none)).resolves.toMatchObject({
-      allowed: false,
-      reason: expect.stringMatching(/^refused: not a host:port|^refused:/),
-    });
-  });
+  it.each(['pypi.org', 'pypi.org:0', 'pypi.org:443/x', 'user@pypi.org:443', ' pypi.org:443'])(
+    'refuses the malformed target %j',
+    async (target) => {
+      await expect(judgeDestination(target, policy(), answers({ 'pypi.org': ['151.101.0.223'] }), none)).resolves.toMatchObject({
+        allowed: false,
+        reason: expect.stringMatching(/^refused: not a host:port|^refused:/),
+      });
+    },
+  );
 
   it('says a name that does not resolve does not, and nothing more', async () => {
     await expect(judgeDestination('nowhere.invalid:443', policy(), answers({}), none)).resolves.toEqual({

@@ -151,7 +151,7 @@ export class EgressSession {
     if (this.closed) return undefined;
     if (this.clients.size > this.options.maxConnections) {
       const [host, port] = splitTarget(target);
-      this.refused(host, port, 'refused: too many connections at once (SANDBOX_EGRESS_MAX_CONNECTIONS)', startedAt);
+      this.refused(host, port, "refused: the task's connection limit (SANDBOX_EGRESS_MAX_CONNECTIONS) is reached", startedAt);
       return undefined;
     }
     const destination = await judgeDestination(target, this.options.policy);

@@ -33,23 +33,27 @@ describe('egress through the proxy (bubblewrap, SANDBOX_NETWORK=egress)', () => 
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'ats-egress-'));
-    execFileSync('openssl', [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.2',
-      '-keyout',
-      join(dir, 'key.pem'),
-      '-out',
-      join(dir, 'cert.pem'),
-    ], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.2',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
     web = createHttpServer((_req, res) => res.end('PLAIN-HTTP-BODY\n'));
     tls = createHttpsServer({ key: await readFile(join(dir, 'key.pem')), cert: await readFile(join(dir, 'cert.pem')) }, (_req, res) =>
       res.end('HTTPS-BODY\n'),
@@ -57,7 +61,10 @@ describe('egress through the proxy (bubblewrap, SANDBOX_NETWORK=egress)', () => 
     service = createTcpServer((socket) => socket.end('SERVICE-PORT\n'));
     [webPort, tlsPort, servicePort] = await Promise.all([listen(web, '127.0.0.2'), listen(tls, '127.0.0.2'), listen(service, '127.0.0.1')]);
     const egress = egressConfigFromEnv({ SANDBOX_EGRESS_ALLOW_HOSTS: `127.0.0.2:${webPort},127.0.0.2:${tlsPort}` });
-    provider = new BubblewrapProvider(testSandboxConfig('bubblewrap', { ...TEST_LIMITS, timeoutMs: 15_000 }, { network: 'egress', egress }), join(dir, 'data'));
+    provider = new BubblewrapProvider(
+      testSandboxConfig('bubblewrap', { ...TEST_LIMITS, timeoutMs: 15_000 }, { network: 'egress', egress }),
+      join(dir, 'data'),
+    );
   });
   afterAll(async () => {
     await provider.destroy(task);
@@ -106,7 +113,9 @@ describe('egress through the proxy (bubblewrap, SANDBOX_NETWORK=egress)', () => 
       ['localhost', servicePort],
     ] as const;
     // --noproxy '': through the proxy even for names NO_PROXY keeps local; -p: as a CONNECT tunnel.
-    const command = targets.map(([host, port]) => `curl -sS --noproxy '' -p --max-time 5 http://${host}:${port}/ 2>&1 | head -c 200; echo`).join('; ');
+    const command = targets
+      .map(([host, port]) => `curl -sS --noproxy '' -p --max-time 5 http://${host}:${port}/ 2>&1 | head -c 200; echo`)
+      .join('; ');
     const result = await run(command);
     expect(result.output).not.toContain('SERVICE-PORT');
     expect(result.output).toMatch(/CONNECT tunnel failed, response 403/);
@@ -156,9 +165,16 @@ describe('egress through the proxy (bubblewrap, SANDBOX_NETWORK=egress)', () => 
     });
     const slowPort = await listen(slow, '127.0.0.2');
     const egress = egressConfigFromEnv({ SANDBOX_EGRESS_ALLOW_HOSTS: `127.0.0.2:${slowPort}` });
-    const withSlow = new BubblewrapProvider(testSandboxConfig('bubblewrap', { ...TEST_LIMITS, timeoutMs: 15_000 }, { network: 'egress', egress }), join(dir, 'data'));
+    const withSlow = new BubblewrapProvider(
+      testSandboxConfig('bubblewrap', { ...TEST_LIMITS, timeoutMs: 15_000 }, { network: 'egress', egress }),
+      join(dir, 'data'),
+    );
     try {
-      const result = await withSlow.exec(task, { command: `curl -sS --max-time 30 http://127.0.0.2:${slowPort}/ & sleep 1; echo gave-up`, env: {}, timeoutMs: 15_000 });
+      const result = await withSlow.exec(task, {
+        command: `curl -sS --max-time 30 http://127.0.0.2:${slowPort}/ & sleep 1; echo gave-up`,
+        env: {},
+        timeoutMs: 15_000,
+      });
       expect(result.output).toContain('gave-up');
       expect(result.egress).toEqual([{ ...allowed(slowPort), port: slowPort }]);
       expect(result.durationMs).toBeLessThan(10_000);

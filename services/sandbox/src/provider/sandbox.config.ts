@@ -57,7 +57,9 @@ function networkFromEnv(env: NodeJS.ProcessEnv): 'off' | 'egress' {
   if (value === 'egress') return 'egress';
   throw new Error(
     `SANDBOX_NETWORK must be "off" or "egress", got "${env.SANDBOX_NETWORK}"` +
-      (value === 'true' ? ': sharing the host\'s network is no longer offered; "egress" lets commands out through the egress proxy, with per-task allow-lists' : ''),
+      (value === 'true'
+        ? ': sharing the host\'s network is no longer offered; "egress" lets commands out through the egress proxy, with per-task allow-lists'
+        : ''),
   );
 }
 

@@ -17,7 +17,13 @@ export interface CommandSetting {
  * hosts a command connected to are redacted too: `curl https://$TOKEN.example.com` must not put
  * the token into an `egress` event.
  */
-export function commandRunner(provider: SandboxProvider, vault: SecretVault, taskId: string, setting: CommandSetting, signal?: AbortSignal) {
+export function commandRunner(
+  provider: SandboxProvider,
+  vault: SecretVault,
+  taskId: string,
+  setting: CommandSetting,
+  signal?: AbortSignal,
+) {
   const redact = (text: string) => vault.redact(taskId, text);
   return async (command: string, timeoutMs: number | undefined): Promise<ExecResult> => {
     const result = await provider.exec(taskId, {

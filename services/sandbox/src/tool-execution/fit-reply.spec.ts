@@ -31,7 +31,14 @@ describe('fitReply', () => {
 });
 
 describe('fitReply with egress records', () => {
-  const record = (i: number) => ({ host: `${'h'.repeat(240)}${i}.example`, port: 443, allowed: true, bytesOut: 1, bytesIn: 2, durationMs: 3 });
+  const record = (i: number) => ({
+    host: `${'h'.repeat(240)}${i}.example`,
+    port: 443,
+    allowed: true,
+    bytesOut: 1,
+    bytesIn: 2,
+    durationMs: 3,
+  });
 
   it('keeps the oldest records that fit with the note, and says how many were left out', () => {
     const many = { ...reply('the output'), egress: Array.from({ length: 40 }, (_, i) => record(i)) };
@@ -41,7 +48,9 @@ describe('fitReply with egress records', () => {
     expect(kept.length).toBeGreaterThan(5);
     expect(kept.length).toBeLessThan(40);
     expect(kept).toEqual(many.egress.slice(0, kept.length));
-    expect(fitted.output).toMatch(new RegExp(`^\\[egress: ${40 - kept.length} connection\\(s\\) not recorded: the reply must fit one bus message\\]\\n`));
+    expect(fitted.output).toMatch(
+      new RegExp(`^\\[egress: ${40 - kept.length} connection\\(s\\) not recorded: the reply must fit one bus message\\]\\n`),
+    );
   });
 
   it('leaves the records alone when cutting the output is enough', () => {

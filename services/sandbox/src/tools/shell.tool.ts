@@ -52,7 +52,9 @@ function describe(exec: ExecResult): string {
   const notes: string[] = [];
   if (exec.truncated) notes.push(`[output truncated: only the first part was kept (SANDBOX_MAX_OUTPUT_BYTES)]`);
   if (exec.egressUnrecorded)
-    notes.push(`[egress: ${exec.egressUnrecorded} more connection(s) were handled but not recorded (at most ${MAX_RECORDS_PER_COMMAND} per command)]`);
+    notes.push(
+      `[egress: ${exec.egressUnrecorded} more connection(s) were handled but not recorded (at most ${MAX_RECORDS_PER_COMMAND} per command)]`,
+    );
   if (exec.cancelled) notes.push('[cancelled: the command was killed]');
   // The limit's name first (docs/api.md: `[limit hit: memory …]`), then what happened and its setting.
   else if (exec.limitHit && exec.limitHit !== 'output')

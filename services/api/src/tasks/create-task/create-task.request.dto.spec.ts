@@ -96,6 +96,12 @@ describe('network on create', () => {
     ['a URL', { allow: ['pypi.org', 'https://pypi.org/simple'] }, 'network.allow[1]: "https://pypi.org/simple" is not a host pattern'],
     ['a bad port', { allow: ['pypi.org:99999'] }, 'network.allow[0]: "pypi.org:99999" is not a host pattern'],
     ['too many', { allow: Array.from({ length: 101 }, (_, i) => `h${i}.example`) }, 'network.allow must have at most 100 patterns'],
+    [
+      'a pattern too long',
+      { allow: [`*.${'a'.repeat(62)}.${'b'.repeat(62)}.${'c'.repeat(62)}.${'d'.repeat(62)}:443`] },
+      'network.allow[0] must be at most 253 characters',
+    ],
+    ['spaces around a pattern', { allow: [' pypi.org'] }, 'network.allow[0]: " pypi.org" is not a host pattern'],
   ])('refuses %s, saying why', async (_case, network, message) => {
     await expect(refusal(CreateTaskRequestDto, { message: 'x', network })).resolves.toContain(message);
   });

@@ -5,10 +5,23 @@ import type { TaskNetwork } from '@app/task-domain';
 import { MAX_WEBHOOK_URL_LENGTH } from '@app/webhooks';
 import { IsStringRecord } from '../../validation/is-string-record';
 import { IsTokenBudget } from '../../validation/is-token-budget';
-import { IsTaskNetwork, MAX_NETWORK_ALLOW_PATTERNS } from '../../validation/is-task-network';
+import { IsTaskNetwork, MAX_NETWORK_ALLOW_PATTERNS, MAX_NETWORK_PATTERN_LENGTH } from '../../validation/is-task-network';
 import { IsWellFormedText } from '../../validation/is-well-formed-text';
 
 export const MAX_MESSAGE_LENGTH = 100_000;
+
+/** The `network` create field as the OpenAPI document shows it (IsTaskNetwork checks it). */
+export class TaskNetworkDto {
+  @ApiProperty({
+    type: [String],
+    maxItems: MAX_NETWORK_ALLOW_PATTERNS,
+    items: { type: 'string', maxLength: MAX_NETWORK_PATTERN_LENGTH },
+    example: ['pypi.org', '*.pythonhosted.org', 'registry.npmjs.org:443'],
+    description:
+      'Host patterns: `*`, `name`, or `*.name` (its subdomains, not `name`), each with an optional `:port`. `[]` lets nothing out.',
+  })
+  readonly allow!: string[];
+}
 
 export class CreateTaskRequestDto {
   @ApiProperty({ description: 'The instruction for the agent.', example: 'Summarise data.csv into downloads/report.md' })
@@ -89,9 +102,7 @@ export class CreateTaskRequestDto {
   readonly webhookUrl?: string;
 
   @ApiPropertyOptional({
-    type: 'object',
-    properties: { allow: { type: 'array', items: { type: 'string' }, maxItems: MAX_NETWORK_ALLOW_PATTERNS } },
-    required: ['allow'],
+    type: () => TaskNetworkDto,
     example: { allow: ['pypi.org', '*.pythonhosted.org'] },
     description:
       "Where this task's commands may connect through the sandbox's egress proxy (SANDBOX_NETWORK=egress): host patterns `*`, `name` or " +

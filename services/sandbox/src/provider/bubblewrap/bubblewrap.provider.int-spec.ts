@@ -9,7 +9,8 @@ import { SandboxLimits } from '../sandbox-provider.port';
 import { TEST_LIMITS, describeSandboxProviderContract, taskIdFor, testSandboxConfig } from '../testing/sandbox-provider.contract';
 import { BubblewrapProvider } from './bubblewrap.provider';
 
-const config = (limits: SandboxLimits, changes: Partial<SandboxConfig> = {}): SandboxConfig => testSandboxConfig('bubblewrap', limits, changes);
+const config = (limits: SandboxLimits, changes: Partial<SandboxConfig> = {}): SandboxConfig =>
+  testSandboxConfig('bubblewrap', limits, changes);
 
 describeSandboxProviderContract('bubblewrap', (dataDir, limits) => new BubblewrapProvider(config(limits), dataDir));
 
@@ -77,7 +78,14 @@ describe('bubblewrap limits and options', () => {
       expect(result.output).toContain('THROUGH-THE-PROXY');
       expect(result.output).not.toContain('DIRECT-REACHED');
       expect(result.egress).toEqual([
-        { host: '127.0.0.2', port, allowed: true, bytesOut: expect.any(Number), bytesIn: expect.any(Number), durationMs: expect.any(Number) },
+        {
+          host: '127.0.0.2',
+          port,
+          allowed: true,
+          bytesOut: expect.any(Number),
+          bytesIn: expect.any(Number),
+          durationMs: expect.any(Number),
+        },
       ]);
       expect(result.egress?.[0].bytesIn).toBeGreaterThan(0);
       await open.destroy(task);
