@@ -131,7 +131,11 @@ export class EgressSession {
     upstreamRequest.once('socket', (upstream: Socket) => {
       connected = true;
       this.track(upstream);
-      upstream.once('close', () => this.record(destination, startedAt, upstream));
+      upstream.once('close', () => {
+        this.record(destination, startedAt, upstream);
+        // Cut short (idle, the session closing, the far end gone): the client must not wait for the rest.
+        if (!res.writableFinished) res.destroy();
+      });
     });
     upstreamRequest.once('response', (upstreamResponse) => {
       res.writeHead(upstreamResponse.statusCode ?? 502, upstreamResponse.headers);

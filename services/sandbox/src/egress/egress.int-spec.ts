@@ -184,4 +184,39 @@ describe('egress through the proxy (bubblewrap, SANDBOX_NETWORK=egress)', () => 
       slow.close();
     }
   });
+  it('bounds: connections past SANDBOX_EGRESS_MAX_CONNECTIONS at once are refused, and an idle one is closed after SANDBOX_EGRESS_IDLE_TIMEOUT_MS', async () => {
+    const stalled = createHttpServer((_req, res) => res.write('STARTED\n')); // then nothing more
+    const stalledPort = await listen(stalled, '127.0.0.2');
+    const egress = egressConfigFromEnv({
+      SANDBOX_EGRESS_ALLOW_HOSTS: `127.0.0.2:${stalledPort}`,
+      SANDBOX_EGRESS_MAX_CONNECTIONS: '2',
+      SANDBOX_EGRESS_IDLE_TIMEOUT_MS: '1000',
+    });
+    const bounded = new BubblewrapProvider(
+      testSandboxConfig('bubblewrap', { ...TEST_LIMITS, timeoutMs: 15_000 }, { network: 'egress', egress }),
+      join(dir, 'data'),
+    );
+    try {
+      // Two connections held open, then a third while they are: refused. Each open one goes idle and is closed.
+      const command =
+        `curl -sS --max-time 10 http://127.0.0.2:${stalledPort}/a & curl -sS --max-time 10 http://127.0.0.2:${stalledPort}/b & ` +
+        `sleep 0.5; curl -sS --max-time 10 http://127.0.0.2:${stalledPort}/c 2>&1 | head -c 200; wait`;
+      const started = Date.now();
+      const result = await bounded.exec(task, { command, env: {}, timeoutMs: 15_000 });
+      expect(Date.now() - started).toBeLessThan(8_000); // the idle bound ended them, not curl's 10 s
+      const records = result.egress ?? [];
+      expect(records.filter((r) => r.allowed)).toHaveLength(2);
+      expect(records.filter((r) => !r.allowed)).toEqual([
+        refused('127.0.0.2', stalledPort, "the task's connection limit (SANDBOX_EGRESS_MAX_CONNECTIONS) is reached"),
+      ]);
+      for (const r of records.filter((x) => x.allowed)) {
+        expect(r.durationMs).toBeGreaterThanOrEqual(1_000);
+        expect(r.bytesIn).toBeGreaterThan(0);
+      }
+    } finally {
+      await bounded.close();
+      stalled.closeAllConnections();
+      stalled.close();
+    }
+  });
 });

@@ -8,13 +8,18 @@ export const SANDBOX_EGRESS = {
   port: 3128,
 } as const;
 
+/** The descriptor the forwarder closes once it listens (SHELL_ARGV waits for its end of file). */
+export const READY_FD = 3;
+
 /**
  * The forwarder that runs inside the sandbox (with the service's node) while a command does:
  * tools speak HTTP proxy over TCP, and the only way out of the sandbox's empty network namespace
  * is the proxy's unix socket bound in, so each TCP connection to 127.0.0.1:3128 is piped to it.
- * It says `ready` once listening; the shell waits for that before running the command.
+ * Once listening it closes descriptor 3, the pipe the shell waits on before it runs the command
+ * (not stdout: Node would hand a freed fd 1 to the next socket, and treat it as stdout).
  */
 export const FORWARDER_SOURCE = `'use strict';
+const fs = require('fs');
 const net = require('net');
 const server = net.createServer((client) => {
   const upstream = net.connect(${JSON.stringify(SANDBOX_EGRESS.socket)});
@@ -25,7 +30,7 @@ const server = net.createServer((client) => {
   upstream.on('close', close);
   client.pipe(upstream).pipe(client);
 });
-server.listen(${SANDBOX_EGRESS.port}, '127.0.0.1', () => process.stdout.write('ready\\n'));
+server.listen(${SANDBOX_EGRESS.port}, '127.0.0.1', () => fs.closeSync(${READY_FD}));
 `;
 
 /** The proxy variables curl, pip, npm, git (and anything else that reads them) use inside. */

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { FORWARDER_SOURCE, SANDBOX_EGRESS } from '../../egress/sandbox-forwarder';
+import { FORWARDER_SOURCE, READY_FD, SANDBOX_EGRESS } from '../../egress/sandbox-forwarder';
 import { assertSettable } from '../process/settable-env';
 import { FileOwner, SandboxLimits } from '../sandbox-provider.port';
 
@@ -89,8 +89,12 @@ const COMMAND_VARIABLE = '__ATS_SANDBOX_COMMAND';
 export const SHELL_ARGV: readonly string[] = [
   '/bin/bash',
   '-lc',
-  // With the egress proxy's socket bound in, its forwarder starts first; the command runs once it listens.
-  `if [ -S ${SANDBOX_EGRESS.socket} ]; then exec 9< <(${SANDBOX_EGRESS.node} ${SANDBOX_EGRESS.forwarder}); IFS= read -r -t 10 -u 9 _; exec 9<&-; fi; ` +
+  // With the egress proxy's socket bound in, its forwarder starts first, and the command runs once
+  // it listens (it then closes the pipe the command substitution reads). It is started from a
+  // subshell that exits at once, so it is no job of the command's shell: a `wait` in the command
+  // waits for the command's own processes, never for the forwarder (a process substitution would
+  // be waited for). It ends with the sandbox.
+  `if [ -S ${SANDBOX_EGRESS.socket} ]; then : "$( (${SANDBOX_EGRESS.node} ${SANDBOX_EGRESS.forwarder} ${READY_FD}>&1 >/dev/null 2>&1 </dev/null &) )"; fi; ` +
     `[ -n "\${${COMMAND_VARIABLE}+x}" ] || exit 125; eval "unset ${COMMAND_VARIABLE}; $${COMMAND_VARIABLE}"`,
 ];
 
