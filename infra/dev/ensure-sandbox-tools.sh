@@ -6,7 +6,9 @@
 #   strace     escape test 25 shows tracing is refused inside the sandbox;
 #   gcc        escape test 35 builds a harmless LD_PRELOAD library, as an attacker would;
 #   curl       the egress tests' client inside the sandbox (as an agent's pip or curl would be);
-#   openssl    they make a throwaway certificate for the local HTTPS "internet".
+#   openssl    they make a throwaway certificate for the local HTTPS "internet";
+#   python3    its urllib makes HTTPS requests through the proxy as pip's stack does (/usr/bin:
+#              the sandbox sees only /usr, not a pyenv or a venv elsewhere).
 set -euo pipefail
 
 missing=()
@@ -15,6 +17,7 @@ command -v strace >/dev/null 2>&1 || missing+=(strace)
 command -v gcc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+[ -x /usr/bin/python3 ] || missing+=(python3)
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "installing ${missing[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive

@@ -100,6 +100,15 @@ describe('egress through the proxy (bubblewrap, SANDBOX_NETWORK=egress)', () => 
     for (const record of result.egress ?? []) expect(Math.min(record.bytesIn, record.bytesOut)).toBeGreaterThan(50);
   });
 
+  it("Python's urllib (what pip's HTTP stack does: HTTPS_PROXY, a CONNECT tunnel) reaches an allowed host", async () => {
+    const python =
+      'import ssl, urllib.request; ' +
+      `print(urllib.request.urlopen("https://127.0.0.2:${tlsPort}/", context=ssl._create_unverified_context(), timeout=10).read().decode(), end="")`;
+    const result = await run(`python3 -c '${python}'`);
+    expect(result.output).toBe('HTTPS-BODY\n');
+    expect(result.egress).toEqual([allowed(tlsPort)]);
+  });
+
   it("the service's own port, loopback in every spelling, private ranges, metadata and a name for loopback: refused, with the rule and no DNS answer", async () => {
     const targets = [
       ['127.0.0.1', servicePort],
