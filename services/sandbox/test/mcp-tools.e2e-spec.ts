@@ -125,7 +125,7 @@ describe('MCP tools (mcp__<server>__<tool>)', () => {
     const notice = events.find((e) => e.kind === 'notice')?.payload.data;
     expect(notice).toMatchObject({ code: 'MCP_SERVER_UNAVAILABLE', server: 'internal' });
     expect(notice?.message).toMatch(
-      /^MCP server "internal" is unavailable, so its tools are left out: .*loopback address.*MCP_ALLOW_HOSTS/,
+      /^MCP server "internal" is unavailable, so its tools are left out: .*localhost is not a public address.*MCP_ALLOW_HOSTS/,
     );
     const view = (await h.api(`/api/v1/tasks/${id}`)).body.data;
     expect(view.notices).toEqual([notice?.message]);
