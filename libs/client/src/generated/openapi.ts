@@ -276,7 +276,7 @@ export interface components {
              */
             showInHistory?: boolean;
             /**
-             * @description Total tokens (input + output, as `usage.totalTokens` counts them) the task may spend over all its turns. Checked before every model call: once reached, the turn ends `done` with status `failed` and an error saying so, without calling the model (one call may take the total past it). A follow-up may set a new value. Default: TASK_MAX_TOKENS, else unlimited. In multipart: the number as text.
+             * @description Total tokens (input + output, as `usage.totalTokens` counts them) the task may spend over all its turns. Checked before every model call: once reached, the turn ends `done` with status `failed` and an error saying so, without calling the model (one call may take the total past it). A follow-up may set a new value. At most TASK_MAX_TOKENS_CAP when the service sets one. Default: TASK_MAX_TOKENS, else TASK_MAX_TOKENS_CAP, else unlimited. In multipart: the number as text.
              * @example 200000
              */
             maxTokens?: number;
@@ -302,12 +302,24 @@ export interface components {
              * @example https://hooks.example.com/agent-tasks
              */
             webhookUrl?: string;
+            /**
+             * @description Where this task's commands may connect through the sandbox's egress proxy (SANDBOX_NETWORK=egress): host patterns `*`, `name` or `*.name` (its subdomains), each with an optional `:port`; `[]` lets nothing out. Private and loopback addresses stay refused unless in SANDBOX_EGRESS_ALLOW_HOSTS. Default: SANDBOX_EGRESS_ALLOW. In multipart: a JSON-encoded text field.
+             * @example {
+             *       "allow": [
+             *         "pypi.org",
+             *         "*.pythonhosted.org"
+             *       ]
+             *     }
+             */
+            network?: {
+                allow?: string[];
+            };
         };
         SendFollowUpRequestDto: {
             /** @example Now add a chart of the totals. */
             message: string;
             /**
-             * @description The task's token budget (total tokens over all turns) from now on: raise it to let a task that reached its maxTokens go on.
+             * @description The task's token budget (total tokens over all turns) from now on: raise it to let a task that reached its maxTokens go on. At most TASK_MAX_TOKENS_CAP when the service sets one.
              * @example 400000
              */
             maxTokens?: number;

@@ -17,7 +17,8 @@ export class SendFollowUpRequestDto {
     minimum: 1,
     example: 400000,
     description:
-      "The task's token budget (total tokens over all turns) from now on: raise it to let a task that reached its maxTokens go on.",
+      "The task's token budget (total tokens over all turns) from now on: raise it to let a task that reached its maxTokens go on. " +
+      'At most TASK_MAX_TOKENS_CAP when the service sets one.',
   })
   @IsTokenBudget()
   readonly maxTokens?: number;

@@ -35,7 +35,8 @@ export class CreateTaskRequestDto {
     description:
       'Total tokens (input + output, as `usage.totalTokens` counts them) the task may spend over all its turns. Checked before every model call: ' +
       'once reached, the turn ends `done` with status `failed` and an error saying so, without calling the model (one call may take the total past it). ' +
-      'A follow-up may set a new value. Default: TASK_MAX_TOKENS, else unlimited. In multipart: the number as text.',
+      'A follow-up may set a new value. At most TASK_MAX_TOKENS_CAP when the service sets one. Default: TASK_MAX_TOKENS, else TASK_MAX_TOKENS_CAP, else unlimited. ' +
+      'In multipart: the number as text.',
   })
   @IsTokenBudget()
   readonly maxTokens?: number;
