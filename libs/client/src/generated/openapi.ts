@@ -245,7 +245,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Download one artifact: raw bytes, Content-Type by extension, Content-Disposition: attachment. */
+        /** Download one artifact: raw bytes, Content-Type by extension, X-Content-Type-Options: nosniff, Content-Disposition: attachment. */
         get: operations["downloadArtifact"];
         put?: never;
         post?: never;
@@ -1708,6 +1708,8 @@ export interface operations {
                     "Content-Disposition"?: string;
                     /** @description the size in bytes */
                     "Content-Length"?: number;
+                    /** @description nosniff: a browser takes the Content-Type as sent, never guesses one from the bytes */
+                    "X-Content-Type-Options"?: "nosniff";
                     [name: string]: unknown;
                 };
                 content: {
