@@ -1,13 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
+import { IsString, MaxLength } from 'class-validator';
 import { MAX_MESSAGE_LENGTH } from '../../tasks/create-task/create-task.request.dto';
+import { IsNotBlank } from '../../validation/is-not-blank';
 import { IsTokenBudget } from '../../validation/is-token-budget';
 import { IsWellFormedText } from '../../validation/is-well-formed-text';
 
 export class SendFollowUpRequestDto {
   @ApiProperty({ example: 'Now add a chart of the totals.' })
   @IsString()
-  @IsNotEmpty({ message: 'message must be a non-empty string' })
+  @IsNotBlank()
   @MaxLength(MAX_MESSAGE_LENGTH)
   @IsWellFormedText()
   readonly message: string;

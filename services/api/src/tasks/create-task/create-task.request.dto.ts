@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsBoolean, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
 import { MIN_SECRET_LENGTH } from '@app/common';
 import type { TaskNetwork } from '@app/task-domain';
 import { MAX_WEBHOOK_URL_LENGTH } from '@app/webhooks';
+import { IsNotBlank } from '../../validation/is-not-blank';
 import { IsStringRecord } from '../../validation/is-string-record';
 import { IsTokenBudget } from '../../validation/is-token-budget';
 import { IsTaskNetwork, MAX_NETWORK_ALLOW_PATTERNS } from '../../validation/is-task-network';
@@ -13,7 +14,7 @@ export const MAX_MESSAGE_LENGTH = 100_000;
 export class CreateTaskRequestDto {
   @ApiProperty({ description: 'The instruction for the agent.', example: 'Summarise data.csv into downloads/report.md' })
   @IsString()
-  @IsNotEmpty({ message: 'message must be a non-empty string' })
+  @IsNotBlank()
   @MaxLength(MAX_MESSAGE_LENGTH)
   @IsWellFormedText()
   readonly message: string;
