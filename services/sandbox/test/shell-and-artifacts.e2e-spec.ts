@@ -144,7 +144,7 @@ describe('shell tool and artifacts (bubblewrap)', () => {
   it('stores artifacts up to SANDBOX_DISK_QUOTA_BYTES at their apparent size, and the tool result names each file left out', async () => {
     // Sparse files: a few KB of the workspace each, 10M each for the artifact store.
     const events = await run([
-      'mkdir downloads && for f in kept over; do truncate -s 10M downloads/$f.bin && echo $f >> downloads/$f.bin; done',
+      'mkdir -p downloads && for f in kept over; do truncate -s 10M downloads/$f.bin && echo $f >> downloads/$f.bin; done',
       'truncate -s 10M downloads/later.bin && echo later >> downloads/later.bin && echo ok > downloads/ok.txt',
     ]);
     const [made, madeLater] = results(events);
