@@ -8,6 +8,8 @@ describe('downloadTarget', () => {
     expect(downloadTarget(out, 'downloads/report.md')).toBe(join(out, 'report.md'));
     expect(downloadTarget(out, 'downloads/sub/data.csv')).toBe(join(out, 'sub', 'data.csv'));
     expect(downloadTarget(out, 'notes.txt')).toBe(join(out, 'notes.txt'));
+    // Letters past the control ranges are names like any other.
+    expect(downloadTarget(out, 'downloads/résumé ½ 日本.txt')).toBe(join(out, 'résumé ½ 日本.txt'));
   });
 
   it.each([
@@ -27,5 +29,20 @@ describe('downloadTarget', () => {
   ])('refuses %j (%s)', (path, why) => {
     expect(() => downloadTarget(out, path)).toThrow(UnsafeArtifactPathError);
     expect(() => downloadTarget(out, path)).toThrow(why);
+  });
+
+  // Named, not printed: the test's own title would carry the character to the terminal.
+  it.each([
+    ['a tab', 'downloads/a\tb'],
+    ['DEL', 'downloads/a\u007fb'],
+    ['a C1 control (next line)', 'downloads/a\u0085b'],
+    ['the 8-bit CSI', 'downloads/a\u009b2Jb'],
+    ['a right-to-left override', 'downloads/gpj.\u202eexe'],
+    ['a left-to-right embedding', 'downloads/a\u202ab'],
+    ['a left-to-right isolate', 'downloads/a\u2066b'],
+    ['a pop directional isolate', 'downloads/a\u2069b'],
+  ])('refuses a path holding %s, like any control character', (_name, path) => {
+    expect(() => downloadTarget(out, path)).toThrow(UnsafeArtifactPathError);
+    expect(() => downloadTarget(out, path)).toThrow('control character');
   });
 });

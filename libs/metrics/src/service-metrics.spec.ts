@@ -25,6 +25,17 @@ describe('ServiceMetrics', () => {
     expect(series.buckets['+Inf']).toBe(2);
   });
 
+  it('puts a bus request that ran to the default 600 s tool timeout in a finite bucket, not only in +Inf', async () => {
+    const metrics = new ServiceMetrics();
+    const labels = { subject: 'sandbox.command.execute_tool', outcome: 'timeout' };
+    metrics.busRequestDuration.observe(labels, 600.2);
+    const [series] = (await parse(metrics)).ats_bus_request_duration_seconds.data as PromHistogramData[];
+    // The finite buckets that counted it: none while the top one was 300 s.
+    const holding = Object.entries(series.buckets).filter(([le, count]) => le !== '+Inf' && count > 0);
+    expect(holding.length).toBeGreaterThan(0);
+    expect(series.buckets['600']).toBe(0);
+  });
+
   it('reads tasks by status and live sandboxes from their sources at scrape time, every status listed', async () => {
     const metrics = new ServiceMetrics();
     let running = 1;

@@ -2,6 +2,12 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** Seconds: from a fast in-memory call to a slow model reply or tool run. */
 const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+/**
+ * Seconds of a bus request: the longest bounded one is a tool call, up to TOOL_TIMEOUT_MS (10
+ * minutes by default), so the buckets reach past it and a call that ran to its timeout still
+ * lands in a finite bucket, not only in +Inf.
+ */
+const BUS_REQUEST_BUCKETS = [...LATENCY_BUCKETS, 600, 900, 1800];
 /** Seconds a tool call waits for a person: minutes to hours. */
 const APPROVAL_WAIT_BUCKETS = [1, 5, 15, 30, 60, 300, 900, 1800, 3600, 4 * 3600, 24 * 3600];
 
@@ -97,7 +103,7 @@ export class ServiceMetrics {
     name: 'ats_bus_request_duration_seconds',
     help: 'Bus requests (request/reply), by subject and outcome (ok, timeout, error)',
     labelNames: ['subject', 'outcome'] as const,
-    buckets: LATENCY_BUCKETS,
+    buckets: BUS_REQUEST_BUCKETS,
     registers: [this.registry],
   });
 

@@ -61,6 +61,11 @@ const waiting = (toolName = 'shell', args: Record<string, unknown> = { command: 
 describe('task decider', () => {
   describe('creating and starting', () => {
     it('creates a pending task', () => spec.given([]).when({ type: 'CreateTask', data: created().data }).then([created()]));
+    it('refuses to create a task whose message is only whitespace, as it refuses such a follow-up', () =>
+      spec
+        .given([])
+        .when({ type: 'CreateTask', data: { ...created().data, text: ' \t\n ' } })
+        .thenThrows(ValidationError, /message must be a non-empty string/));
     it('refuses to create a task twice', () =>
       spec.given([created()]).when({ type: 'CreateTask', data: created().data }).thenThrows(TaskAlreadyExistsError));
     it('starts the first turn with the first message', () =>

@@ -141,6 +141,7 @@ export const TURNS_START_AT_ONCE: DecidePolicy = { turnsWaitForAdmission: false 
 export function decide(command: TaskCommand, state: TaskState, policy: DecidePolicy = TURNS_START_AT_ONCE): TaskEvent[] {
   if (command.type === 'CreateTask') {
     if (state.exists) throw new TaskAlreadyExistsError(command.data.taskId);
+    if (command.data.text.trim() === '') throw new ValidationError('message must be a non-empty string');
     if (command.data.maxTokens !== undefined) assertTokenBudget(command.data.maxTokens);
     return [{ type: 'TaskCreated', data: command.data }];
   }

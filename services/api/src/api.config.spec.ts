@@ -21,3 +21,23 @@ describe('ApiConfig: the HTTP receive timeouts', () => {
     expect(() => new ApiConfig({ HTTP_HEADERS_TIMEOUT_MS: '0' })).toThrow('HTTP_HEADERS_TIMEOUT_MS must be an integer >= 1');
   });
 });
+
+describe('ApiConfig: the token budget default and cap', () => {
+  it('takes TASK_MAX_TOKENS as the default and TASK_MAX_TOKENS_CAP as the cap; neither: unlimited', () => {
+    expect(new ApiConfig({})).toMatchObject({ taskMaxTokens: undefined, taskMaxTokensCap: undefined });
+    expect(new ApiConfig({ TASK_MAX_TOKENS: '500', TASK_MAX_TOKENS_CAP: '1000' })).toMatchObject({
+      taskMaxTokens: 500,
+      taskMaxTokensCap: 1000,
+    });
+  });
+
+  it('gives tasks created without maxTokens the cap when TASK_MAX_TOKENS is unset', () => {
+    expect(new ApiConfig({ TASK_MAX_TOKENS_CAP: '1000' }).taskMaxTokens).toBe(1000);
+  });
+
+  it('refuses to start with a default above the cap', () => {
+    expect(() => new ApiConfig({ TASK_MAX_TOKENS: '2000', TASK_MAX_TOKENS_CAP: '1000' })).toThrow(
+      'TASK_MAX_TOKENS (2000) must not exceed TASK_MAX_TOKENS_CAP (1000)',
+    );
+  });
+});

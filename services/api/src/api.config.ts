@@ -10,6 +10,8 @@ export class ApiConfig {
   readonly listMaxLimit = 100;
   /** TASK_MAX_TOKENS: the token budget of a task created without `maxTokens`; undefined: unlimited. */
   readonly taskMaxTokens?: number;
+  /** TASK_MAX_TOKENS_CAP: the largest `maxTokens` a create or follow-up may ask for; undefined: no cap. */
+  readonly taskMaxTokensCap?: number;
   /** Creates + follow-ups per tenant per window, across every API instance; undefined: unlimited. */
   readonly rateLimitPerMinute?: number;
   /** The rate limit's window: a minute. Tests shorten it (RATE_LIMIT_WINDOW_MS, not for production). */
@@ -25,8 +27,12 @@ export class ApiConfig {
     this.uploadMaxBytes = intFromEnv(env, 'UPLOAD_MAX_BYTES', 104_857_600, { min: 1 });
     this.uploadMaxFiles = intFromEnv(env, 'UPLOAD_MAX_FILES', 100, { min: 1 });
     this.sseKeepAliveMs = intFromEnv(env, 'SSE_KEEPALIVE_MS', 15_000, { min: 10 });
+    const cap = intFromEnv(env, 'TASK_MAX_TOKENS_CAP', 0, { min: 1 });
+    if (cap > 0) this.taskMaxTokensCap = cap;
     const maxTokens = intFromEnv(env, 'TASK_MAX_TOKENS', 0, { min: 1 });
-    if (maxTokens > 0) this.taskMaxTokens = maxTokens;
+    if (cap > 0 && maxTokens > cap) throw new Error(`TASK_MAX_TOKENS (${maxTokens}) must not exceed TASK_MAX_TOKENS_CAP (${cap})`);
+    // Under a cap, a task created without a budget gets the cap: none would be more than the operator allows.
+    if (maxTokens > 0 || cap > 0) this.taskMaxTokens = maxTokens > 0 ? maxTokens : cap;
     const rate = intFromEnv(env, 'RATE_LIMIT_PER_MINUTE', 0, { min: 1 });
     if (rate > 0) this.rateLimitPerMinute = rate;
     this.rateLimitWindowMs = intFromEnv(env, 'RATE_LIMIT_WINDOW_MS', 60_000, { min: 600 });

@@ -31,6 +31,7 @@ describe('API: auth, validation and the error envelope', () => {
   it.each([
     [{}, 'message'],
     [{ message: '' }, 'message'],
+    [{ message: ' \n\t ' }, 'message must be a non-empty string'],
     [{ message: 42 }, 'message'],
     [{ message: 'x', autoExecute: 'yes' }, 'autoExecute'],
     [{ message: 'x', showInHistory: 1 }, 'showInHistory'],

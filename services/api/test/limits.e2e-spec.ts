@@ -166,6 +166,28 @@ describe('Token budget: maxTokens on create and follow-up, TASK_MAX_TOKENS for t
   });
 });
 
+describe("Token budget cap: TASK_MAX_TOKENS_CAP, the operator's bound on any maxTokens", () => {
+  let h: Harness;
+  beforeAll(async () => (h = await startHarness({ TASK_MAX_TOKENS_CAP: '1000' })));
+  afterAll(async () => h.close());
+
+  const ats = () => h.client();
+  const overTheCap = { code: 'VALIDATION_ERROR', status: 400, message: expect.stringMatching(/at most 1000.*TASK_MAX_TOKENS_CAP/) };
+
+  it('refuses a create or follow-up asking for more than the cap, admits the cap itself, and gives a task without maxTokens the cap', async () => {
+    await expect(ats().tasks.create({ message: 'too much', maxTokens: 1001 })).rejects.toMatchObject(overTheCap);
+
+    const { id } = await ats().tasks.create({ message: 'all it may', maxTokens: 1000 });
+    expect((await ats().tasks.get(id)).maxTokens).toBe(1000);
+    await expect(ats().tasks.sendMessage(id, { message: 'more', maxTokens: 5000 })).rejects.toMatchObject(overTheCap);
+    expect((await ats().tasks.get(id)).maxTokens).toBe(1000);
+
+    // No TASK_MAX_TOKENS: unlimited would be more than the cap allows.
+    const { id: unset } = await ats().tasks.create({ message: 'no budget asked' });
+    expect((await ats().tasks.get(unset)).maxTokens).toBe(1000);
+  });
+});
+
 describe('Running turns per tenant (MAX_RUNNING_TASKS_PER_TENANT=1)', () => {
   let h: Harness;
   beforeAll(async () => (h = await startHarness({ MAX_RUNNING_TASKS_PER_TENANT: '1' })));

@@ -141,6 +141,7 @@ describe('A task from creation to artifacts and follow-ups', () => {
     });
     expect(raw.status).toBe(200);
     expect(raw.headers.get('content-disposition')).toContain('attachment; filename="report.md"');
+    expect(raw.headers.get('x-content-type-options')).toBe('nosniff');
     await raw.body?.cancel();
   });
 

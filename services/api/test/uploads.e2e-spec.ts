@@ -80,7 +80,8 @@ describe('Multipart create with files', () => {
       { name: 'README.md', content: '# r' },
     ]);
     const { id } = await ats.tasks.create({ message: 'look at the project', files: [{ name: 'project.zip', content: project }] });
-    expect(await firstToolOutput(id)).toBe('print("zip")README.md\nsrc\n');
+    // downloads/ is in every new workspace.
+    expect(await firstToolOutput(id)).toBe('print("zip")README.md\ndownloads\nsrc\n');
   });
 
   it('refuses zip slip, symlinks and zip bombs in the contract shape, and creates nothing', async () => {
@@ -106,7 +107,7 @@ describe('Multipart create with files', () => {
     const workspacesAfter: string[] = await readdir(join(h.dataDir, 'workspaces')).catch(() => []);
     // Each workspace is an image (DATA_DIR/workspaces/<taskId>) mounted where workspaceOf says.
     for (const ws of workspacesAfter.filter((w) => !workspacesBefore.includes(w) && /^task_[0-9a-f]+$/.test(w))) {
-      expect(await readdir(workspaceOf(h.dataDir, ws))).toEqual([]);
+      expect(await readdir(workspaceOf(h.dataDir, ws))).toEqual(['downloads']); // as every new workspace starts
     }
   });
 });

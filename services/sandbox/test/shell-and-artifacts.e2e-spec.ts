@@ -127,10 +127,24 @@ describe('shell tool and artifacts (bubblewrap)', () => {
     }
   });
 
+  it('downloads a file named with a backslash as the listing gives it, and still reads a backslash path that climbs out as outside', async () => {
+    await run(['mkdir -p downloads && printf "odd\\n" > "downloads/a\\\\b.txt" && ls downloads']);
+    const id = lastTaskId;
+    const files = await waitFor(async () => {
+      const listed = await ats.artifacts.list(id);
+      return listed.length === 1 ? listed : undefined;
+    });
+    expect(files.map((f) => [f.path, f.name])).toEqual([['downloads/a\\b.txt', 'a\\b.txt']]);
+    const download = await ats.artifacts.download(id, files[0].path);
+    expect(new TextDecoder().decode(download.body)).toBe('odd\n');
+    // Not a recorded name: read as a path with Windows separators.
+    await expect(ats.artifacts.download(id, 'downloads\\..\\..\\x')).rejects.toMatchObject({ status: 400, code: 'VALIDATION_ERROR' });
+  });
+
   it('stores artifacts up to SANDBOX_DISK_QUOTA_BYTES at their apparent size, and the tool result names each file left out', async () => {
     // Sparse files: a few KB of the workspace each, 10M each for the artifact store.
     const events = await run([
-      'mkdir downloads && for f in kept over; do truncate -s 10M downloads/$f.bin && echo $f >> downloads/$f.bin; done',
+      'mkdir -p downloads && for f in kept over; do truncate -s 10M downloads/$f.bin && echo $f >> downloads/$f.bin; done',
       'truncate -s 10M downloads/later.bin && echo later >> downloads/later.bin && echo ok > downloads/ok.txt',
     ]);
     const [made, madeLater] = results(events);

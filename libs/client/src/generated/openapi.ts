@@ -245,7 +245,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Download one artifact: raw bytes, Content-Type by extension, Content-Disposition: attachment. */
+        /** Download one artifact: raw bytes, Content-Type by extension, X-Content-Type-Options: nosniff, Content-Disposition: attachment. */
         get: operations["downloadArtifact"];
         put?: never;
         post?: never;
@@ -287,7 +287,7 @@ export interface components {
              */
             showInHistory?: boolean;
             /**
-             * @description Total tokens (input + output, as `usage.totalTokens` counts them) the task may spend over all its turns. Checked before every model call: once reached, the turn ends `done` with status `failed` and an error saying so, without calling the model (one call may take the total past it). A follow-up may set a new value. Default: TASK_MAX_TOKENS, else unlimited. In multipart: the number as text.
+             * @description Total tokens (input + output, as `usage.totalTokens` counts them) the task may spend over all its turns. Checked before every model call: once reached, the turn ends `done` with status `failed` and an error saying so, without calling the model (one call may take the total past it). A follow-up may set a new value. At most TASK_MAX_TOKENS_CAP when the service sets one. Default: TASK_MAX_TOKENS, else TASK_MAX_TOKENS_CAP, else unlimited. In multipart: the number as text.
              * @example 200000
              */
             maxTokens?: number;
@@ -328,7 +328,7 @@ export interface components {
             /** @example Now add a chart of the totals. */
             message: string;
             /**
-             * @description The task's token budget (total tokens over all turns) from now on: raise it to let a task that reached its maxTokens go on.
+             * @description The task's token budget (total tokens over all turns) from now on: raise it to let a task that reached its maxTokens go on. At most TASK_MAX_TOKENS_CAP when the service sets one.
              * @example 400000
              */
             maxTokens?: number;
@@ -1807,6 +1807,8 @@ export interface operations {
                     "Content-Disposition"?: string;
                     /** @description the size in bytes */
                     "Content-Length"?: number;
+                    /** @description nosniff: a browser takes the Content-Type as sent, never guesses one from the bytes */
+                    "X-Content-Type-Options"?: "nosniff";
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { AddressInfo, createServer } from 'node:net';
 import { Client, Connection, defaultPayloadConverter } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import { agentTurnWorkflow } from '@app/workflows';
 import { StepFunction, StepOutcome, TurnOf } from '../durable-runner.port';
+import { TemporalUnreachableError } from '../runner.errors';
 import { describeRunnerContract } from '../testing/runner.contract';
 import { createActivities } from './activities';
 import { TemporalRunner } from './temporal-runner';
@@ -231,5 +233,35 @@ describe('agentTurnWorkflow on a Temporal dev server', () => {
     expect(calls).toHaveLength(5);
     const scheduled = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes);
     expect(scheduled).toHaveLength(1);
+  });
+});
+
+describe('TemporalRunner: no Temporal server at TEMPORAL_ADDRESS', () => {
+  /** A loopback port nobody listens on (listened on, then closed). */
+  const closedPort = () =>
+    new Promise<number>((resolve, reject) => {
+      const server = createServer();
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
+
+  it('fails to start with an error naming TEMPORAL_ADDRESS and the address it tried', async () => {
+    const address = `127.0.0.1:${await closedPort()}`;
+    const runner = new TemporalRunner(
+      async () => 'idle',
+      () => [],
+      { address, turnOf: async () => 1 },
+    );
+    const error = await runner.start().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    // The SDK's own message ("Failed to connect before the deadline") says where to look no more.
+    expect((error as Error).message).toMatch(new RegExp(`^cannot reach Temporal at TEMPORAL_ADDRESS=${address}: .+`));
+    expect(error).toBeInstanceOf(TemporalUnreachableError);
+    await runner.stop();
   });
 });

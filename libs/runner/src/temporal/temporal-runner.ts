@@ -11,6 +11,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { AGENT_WORKFLOW_ID_PREFIX, agentTurnWorkflow, agentTurnWorkflowId, wakeSignal } from '@app/workflows';
 import { DurableRunner, StepFunction, TurnOf } from '../durable-runner.port';
+import { TemporalUnreachableError } from '../runner.errors';
 import { createActivities } from './activities';
 import { WORKFLOW_TRACING_INTERCEPTORS, temporalTracing } from './temporal-tracing';
 
@@ -230,10 +231,13 @@ export class TemporalRunner implements DurableRunner {
     const { address } = this.options;
     const bundle = await (this.options.workflowBundle ?? workflowBundle());
     const tracing = await temporalTracing();
-    const connection = await Connection.connect({ address });
+    const unreachable = (error: unknown) => {
+      throw new TemporalUnreachableError(address, error);
+    };
+    const connection = await Connection.connect({ address }).catch(unreachable);
     let nativeConnection: NativeConnection | undefined;
     try {
-      nativeConnection = await NativeConnection.connect({ address });
+      nativeConnection = await NativeConnection.connect({ address }).catch(unreachable);
       const worker = await Worker.create({
         connection: nativeConnection,
         namespace: this.namespace,

@@ -30,7 +30,10 @@ export class ArtifactsHttpController {
   }
 
   @Get(':id/artifacts/download')
-  @ApiOperation({ summary: 'Download one artifact: raw bytes, Content-Type by extension, Content-Disposition: attachment.' })
+  @ApiOperation({
+    summary:
+      'Download one artifact: raw bytes, Content-Type by extension, X-Content-Type-Options: nosniff, Content-Disposition: attachment.',
+  })
   @ApiProduces('application/octet-stream')
   @ApiQuery({
     name: 'path',
@@ -51,6 +54,8 @@ export class ArtifactsHttpController {
     const body = await this.objects.get(objectKey);
     void reply
       .header('content-type', file.mimeType)
+      // The type is the extension's: a browser must not guess HTML or script from what the agent wrote.
+      .header('x-content-type-options', 'nosniff')
       .header('content-length', String(file.size))
       .header('content-disposition', contentDisposition(file.name))
       .send(body);

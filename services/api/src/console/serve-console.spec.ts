@@ -39,6 +39,9 @@ describe('serveConsole', () => {
       const refused = await fastify.inject({ url });
       expect(refused.statusCode).toBe(404);
       expect(refused.headers['cache-control']).toBe('no-store');
+      // The envelope of every other 404, not a bare text.
+      expect(refused.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(refused.json()).toEqual({ success: false, error: { code: 'NOT_FOUND', message: 'console asset not found' } });
     }
     await fastify.close();
   });

@@ -1,5 +1,6 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { FastifyReply } from 'fastify';
+import { NotFoundError } from '@app/common';
 import { ConsoleBuild, consoleBuildDir, loadConsoleBuild } from './console-assets';
 
 /**
@@ -36,7 +37,15 @@ export async function serveConsole(app: NestFastifyApplication, buildDir = conso
   fastify.get<{ Params: { name: string } }>('/console/assets/:name', async (request, reply) => {
     const asset = build?.assets.get(request.params.name);
     secureHeaders(reply);
-    if (!asset) return reply.code(404).type('text/plain; charset=utf-8').header('cache-control', 'no-store').send('not found');
+    if (!asset) {
+      // A route of Fastify's own, outside Nest's filter: its 404 is written in the same envelope.
+      const notFound = new NotFoundError('console asset');
+      return reply
+        .code(404)
+        .type('application/json; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .send({ success: false, error: { code: notFound.code, message: notFound.message } });
+    }
     return reply.type(asset.type).header('cache-control', IMMUTABLE).send(asset.body);
   });
 }

@@ -22,20 +22,34 @@ describe('sliding window rate limit math', () => {
 
   it('says when the refused request would fit: once the oldest counted slot leaves the window', () => {
     const { answers } = run([0, 10_000, 20_000, 30_000]);
-    // The request at 0 s leaves the window at 61 s (60 slots before the current one still count).
-    expect(answers[3]).toEqual({ allowed: false, retryAfterMs: 31_000 });
-    const retried = run([0, 10_000, 20_000, 61_000]);
+    // The request at 0 s leaves the window at 60 s, one window after it.
+    expect(answers[3]).toEqual({ allowed: false, retryAfterMs: 30_000 });
+    const retried = run([0, 10_000, 20_000, 60_000]);
     expect(retried.answers[3].allowed).toBe(true);
-    expect(run([0, 10_000, 20_000, 60_999]).answers[3].allowed).toBe(false);
+    expect(run([0, 10_000, 20_000, 59_999]).answers[3].allowed).toBe(false);
   });
 
   it('waits for as many old slots as the request needs, not just the oldest', () => {
-    // Two requests in the first second, one at 5 s: a fourth waits for the first second only.
+    // Two requests in the first second, one at 5 s: a fourth waits for the first second only,
+    // until its latest request (at 0.5 s) is a minute old.
     const { answers } = run([0, 500, 5_000, 6_000], { limit: 3, windowMs: 60_000 });
-    expect(answers[3]).toEqual({ allowed: false, retryAfterMs: 55_000 });
-    // A limit of 2 filled within the first second: the third waits for that whole second to leave.
+    expect(answers[3]).toEqual({ allowed: false, retryAfterMs: 54_500 });
+    // A limit of 2 filled within the first second: the third waits for that second's latest to leave.
     const dense = run([0, 100, 200], { limit: 2, windowMs: 60_000 });
-    expect(dense.answers[2]).toEqual({ allowed: false, retryAfterMs: 60_800 });
+    expect(dense.answers[2]).toEqual({ allowed: false, retryAfterMs: 59_900 });
+  });
+
+  it('never asks a caller to wait longer than the window, and a retry after the wait it gave fits', () => {
+    // Issue 32: a limit filled within one second was told to wait 60.8 s, a Retry-After of 61.
+    const policy = { limit: 2, windowMs: 60_000 };
+    for (const offset of [0, 1, 500, 999]) {
+      const { answers, counts } = run([offset, offset, offset], policy);
+      const refused = answers[2];
+      if (refused.allowed) throw new Error('expected the third request to be refused');
+      expect(refused.retryAfterMs).toBeLessThanOrEqual(policy.windowMs);
+      expect(Math.ceil(refused.retryAfterMs / 1000)).toBeLessThanOrEqual(60);
+      expect(admit(counts, T0 + offset + refused.retryAfterMs, policy).allowed).toBe(true);
+    }
   });
 
   it('never admits more than `limit` in any span of one window, however the requests are spread', () => {
@@ -57,29 +71,30 @@ describe('sliding window rate limit math', () => {
 
   it('keeps only the slots that still count, so its state stays small', () => {
     const { counts } = run([0, 1_000, 2_000, 120_000]);
-    expect(counts).toEqual([[Math.floor((T0 + 120_000) / 1000), 1]]);
+    expect(counts).toEqual([[Math.floor((T0 + 120_000) / 1000), 1, T0 + 120_000]]);
     const same = run([0, 200, 400]);
-    expect(same.counts).toEqual([[T0 / 1000, 3]]);
+    expect(same.counts).toEqual([[T0 / 1000, 3, T0 + 400]]);
   });
 
   it('scales the slots with a shorter window (tests use one)', () => {
     const { answers } = run([0, 1, 2, 3], { limit: 3, windowMs: 3_000 });
-    expect(answers[3]).toEqual({ allowed: false, retryAfterMs: 3_047 });
-    expect(run([0, 1, 2, 3_050], { limit: 3, windowMs: 3_000 }).answers[3].allowed).toBe(true);
+    expect(answers[3]).toEqual({ allowed: false, retryAfterMs: 2_999 });
+    expect(run([0, 1, 2, 3_002], { limit: 3, windowMs: 3_000 }).answers[3].allowed).toBe(true);
+    expect(run([0, 1, 2, 3_001], { limit: 3, windowMs: 3_000 }).answers[3].allowed).toBe(false);
   });
 
   it('reads back what it wrote, and treats anything unreadable as an empty window', () => {
     const counts: SlotCounts = [
-      [10, 2],
-      [12, 1],
+      [10, 2, 10_500],
+      [12, 1, 12_000],
     ];
     expect(parseSlotCounts(serializeSlotCounts(counts))).toEqual(counts);
     expect(parseSlotCounts('not json')).toEqual([]);
     expect(parseSlotCounts('{"a":1}')).toEqual([]);
-    expect(parseSlotCounts('[[1,"x"],[2,1],[1.5,1],[3,0]]')).toEqual([[2, 1]]);
-    expect(parseSlotCounts('[[5,1],[2,1]]')).toEqual([
-      [2, 1],
-      [5, 1],
+    expect(parseSlotCounts('[[1,"x",1],[2,1,2],[1.5,1,1],[3,0,3],[4,1]]')).toEqual([[2, 1, 2]]);
+    expect(parseSlotCounts('[[5,1,5],[2,1,2]]')).toEqual([
+      [2, 1, 2],
+      [5, 1, 5],
     ]);
   });
 });

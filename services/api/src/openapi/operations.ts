@@ -198,6 +198,10 @@ export const OPERATIONS: Record<string, OperationAnswers> = {
             schema: { type: 'string' },
           },
           'Content-Length': { description: 'the size in bytes', schema: { type: 'integer', minimum: 0 } },
+          'X-Content-Type-Options': {
+            description: 'nosniff: a browser takes the Content-Type as sent, never guesses one from the bytes',
+            schema: { type: 'string', enum: ['nosniff'] },
+          },
         },
         content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
       },

@@ -21,11 +21,16 @@ export class ArtifactCatalog {
   }
 
   locate(taskId: string, path: string): LocateArtifactReply {
+    const view = this.views.get(taskId);
+    // A recorded path as the listing gave it: on Linux a backslash is a letter of a file name
+    // (`downloads/a\b.txt`), and a recorded file is the only thing an exact match can reach.
+    const exact = view?.artifacts.find((a) => a.path === path);
+    if (exact) return { file: toFile(exact), objectKey: exact.objectKey };
+    // Anything else is read as a path, a backslash as a separator: `downloads\..\x` is outside.
     const normalized = posix.normalize(path.replace(/\\/g, '/'));
     if (isAbsolute(path) || path.includes('\0') || normalized === '..' || normalized.startsWith('../')) {
       throw new ValidationError(`path "${path}" is outside the workspace`);
     }
-    const view = this.views.get(taskId);
     // Through a symlink that leads out of the workspace: outside, not merely unknown.
     const link = view?.escapingLinks.find((l) => normalized === l || normalized.startsWith(`${l}/`));
     if (link) throw new ValidationError(`path "${path}" is outside the workspace: ${link} is a symlink leading out of it`);

@@ -53,7 +53,7 @@ export async function startEscapeFixture(limits: SandboxLimits = { ...TEST_LIMIT
   const other = taskIdFor(42);
   await provider.create(task);
   await writeFile(join(await provider.create(other), 'secret.txt'), OTHER_TASK_CANARY);
-  await mkdir(join(provider.workspacePath(other), 'downloads'));
+  await mkdir(join(provider.workspacePath(other), 'downloads'), { recursive: true });
   await writeFile(join(provider.workspacePath(other), 'downloads', 'secret.txt'), OTHER_TASK_CANARY);
   const bounds = { maxBytes: 50_000_000, timeoutMs: 10_000 };
 

@@ -36,28 +36,30 @@ describe('escape suite, part 1: the service reading a hostile workspace', () => 
   });
 
   it('02. downloads → / : nothing recorded', async () => {
-    expect((await f.run('ln -s / downloads && readlink downloads')).output).toBe('/\n');
+    expect((await f.run('rm -rf downloads; ln -s / downloads && readlink downloads')).output).toBe('/\n');
     await scanRecordsNothing();
   });
 
   it('03. downloads → ../../.. (relative link climbing to DATA_DIR): nothing recorded', async () => {
-    expect((await f.run('ln -s ../../.. downloads && readlink downloads')).output).toBe('../../..\n');
+    expect((await f.run('rm -rf downloads; ln -s ../../.. downloads && readlink downloads')).output).toBe('../../..\n');
     await scanRecordsNothing();
   });
 
   it("04. downloads → /proc/self/root/etc (the service's own /proc as the scanner sees it): nothing recorded", async () => {
-    expect((await f.run('ln -s /proc/self/root/etc downloads && readlink downloads')).output).toBe('/proc/self/root/etc\n');
+    expect((await f.run('rm -rf downloads; ln -s /proc/self/root/etc downloads && readlink downloads')).output).toBe(
+      '/proc/self/root/etc\n',
+    );
     await scanRecordsNothing();
   });
 
   it("05. downloads → another task's workspace, by its host mount path (mountinfo no longer shows it; the layout is documented): nothing recorded", async () => {
-    const result = await f.run(`ln -s ${f.provider.workspacePath(f.other)}/downloads downloads && readlink downloads`);
+    const result = await f.run(`rm -rf downloads; ln -s ${f.provider.workspacePath(f.other)}/downloads downloads && readlink downloads`);
     expect(result.output).toBe(`${f.provider.workspacePath(f.other)}/downloads\n`);
     await scanRecordsNothing();
   });
 
   it('06. downloads/sub → a host folder (a link below downloads): nothing recorded', async () => {
-    await f.run(`mkdir downloads && ln -s ${f.hostDir} downloads/sub && ln -s / downloads/root && echo mine > downloads/mine.txt`);
+    await f.run(`mkdir -p downloads && ln -s ${f.hostDir} downloads/sub && ln -s / downloads/root && echo mine > downloads/mine.txt`);
     const { records, contents, notes } = await f.scan();
     expect(records.map((r) => r.path)).toEqual(['downloads/mine.txt']);
     expectNothingLeaked(contents);
@@ -69,7 +71,7 @@ describe('escape suite, part 1: the service reading a hostile workspace', () => 
 
   it('07. downloads/file → a host file (/etc/shadow, a host canary): nothing recorded', async () => {
     const made = await f.run(
-      `mkdir downloads && ln -s /etc/shadow downloads/shadow && ln -s ${f.hostDir}/canary.txt downloads/canary.txt && readlink downloads/shadow downloads/canary.txt`,
+      `mkdir -p downloads && ln -s /etc/shadow downloads/shadow && ln -s ${f.hostDir}/canary.txt downloads/canary.txt && readlink downloads/shadow downloads/canary.txt`,
     );
     expect(made.output).toBe(`/etc/shadow\n${f.hostDir}/canary.txt\n`);
     await scanRecordsNothing();
@@ -84,7 +86,7 @@ describe('escape suite, part 1: the service reading a hostile workspace', () => 
 
   it('09. a hard link to a host file: refused inside the sandbox (another mount), nothing recorded', async () => {
     const result = await f.run(
-      'mkdir downloads; ln /etc/passwd downloads/passwd; ln /usr/bin/bash downloads/bash; ln /etc/shadow downloads/shadow; ls downloads | wc -l',
+      'mkdir -p downloads; ln /etc/passwd downloads/passwd; ln /usr/bin/bash downloads/bash; ln /etc/shadow downloads/shadow; ls downloads | wc -l',
     );
     expect(result.output).toMatch(/Invalid cross-device link|Operation not permitted/);
     expect(result.output.trim().split('\n').at(-1)).toBe('0');
@@ -92,7 +94,7 @@ describe('escape suite, part 1: the service reading a hostile workspace', () => 
   });
 
   it('10. a recorded file swapped for a link afterwards: the stored bytes stay the recorded ones, the link is not recorded', async () => {
-    await f.run('mkdir downloads && echo original > downloads/r.txt');
+    await f.run('mkdir -p downloads && echo original > downloads/r.txt');
     const first = await f.scan();
     expect(first.contents).toEqual(['original\n']);
     await f.run(`rm downloads/r.txt && ln -s ${f.hostDir}/canary.txt downloads/r.txt`);
@@ -102,7 +104,7 @@ describe('escape suite, part 1: the service reading a hostile workspace', () => 
   });
 
   it('11. a FIFO in downloads: the scan neither opens nor waits on it', async () => {
-    await f.run('mkdir downloads && mkfifo downloads/pipe && echo ok > downloads/ok.txt');
+    await f.run('mkdir -p downloads && mkfifo downloads/pipe && echo ok > downloads/ok.txt');
     const startedAt = Date.now();
     const { records, notes } = await f.scan();
     expect(Date.now() - startedAt).toBeLessThan(5_000);
@@ -111,14 +113,14 @@ describe('escape suite, part 1: the service reading a hostile workspace', () => 
   });
 
   it('12. a socket in downloads: not recorded', async () => {
-    await f.run('mkdir downloads && python3 -c "import socket; socket.socket(socket.AF_UNIX).bind(\'downloads/sock\')"');
+    await f.run('mkdir -p downloads && python3 -c "import socket; socket.socket(socket.AF_UNIX).bind(\'downloads/sock\')"');
     const { records, notes } = await f.scan();
     expect(records).toEqual([]);
     expect(notes).toEqual(['downloads/sock is a socket: not recorded']);
   });
 
   it('13. a device file: the sandbox cannot make one, and one placed there is never opened', async () => {
-    const result = await f.run('mkdir downloads && mknod downloads/null c 1 3; echo "rc=$?"');
+    const result = await f.run('mkdir -p downloads && mknod downloads/null c 1 3; echo "rc=$?"');
     expect(result.output).toMatch(/Operation not permitted/);
     // As if it got there anyway (e.g. a restore from an old snapshot): made by root on the host.
     execFileSync('mknod', [join(f.provider.workspacePath(f.task), 'downloads', 'tty'), 'c', '5', '0']);
@@ -169,7 +171,7 @@ describe('escape suite, part 1: the service reading a hostile workspace', () => 
 
   it('17. a secret value in a file name: masked wherever the name is recorded', async () => {
     const secret = 'sk-live-9c8b7a6d5e4f';
-    await f.run('mkdir downloads && touch "downloads/key-$KEY.txt"', { env: { KEY: secret } });
+    await f.run('mkdir -p downloads && touch "downloads/key-$KEY.txt"', { env: { KEY: secret } });
     const vault = new SecretVault();
     vault.put(f.task, { KEY: secret });
     const result = await new ArtifactScanner(f.objects).scan(

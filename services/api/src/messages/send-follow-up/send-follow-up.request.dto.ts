@@ -1,13 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
+import { IsString, MaxLength } from 'class-validator';
 import { MAX_MESSAGE_LENGTH } from '../../tasks/create-task/create-task.request.dto';
+import { IsNotBlank } from '../../validation/is-not-blank';
 import { IsTokenBudget } from '../../validation/is-token-budget';
 import { IsWellFormedText } from '../../validation/is-well-formed-text';
 
 export class SendFollowUpRequestDto {
   @ApiProperty({ example: 'Now add a chart of the totals.' })
   @IsString()
-  @IsNotEmpty({ message: 'message must be a non-empty string' })
+  @IsNotBlank()
   @MaxLength(MAX_MESSAGE_LENGTH)
   @IsWellFormedText()
   readonly message: string;
@@ -17,7 +18,8 @@ export class SendFollowUpRequestDto {
     minimum: 1,
     example: 400000,
     description:
-      "The task's token budget (total tokens over all turns) from now on: raise it to let a task that reached its maxTokens go on.",
+      "The task's token budget (total tokens over all turns) from now on: raise it to let a task that reached its maxTokens go on. " +
+      'At most TASK_MAX_TOKENS_CAP when the service sets one.',
   })
   @IsTokenBudget()
   readonly maxTokens?: number;

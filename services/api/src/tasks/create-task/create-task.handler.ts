@@ -11,6 +11,7 @@ import { WebhookConfig, checkWebhookUrl } from '@app/webhooks';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { ApiConfig } from '../../api.config';
+import { checkTokenBudgetCap } from '../../validation/check-token-budget-cap';
 import { CreateTaskCommand, CreatedTask } from './create-task.command';
 import { StagedUpload } from './multipart-create.parser';
 
@@ -52,7 +53,8 @@ export class CreateTaskHandler implements ICommandHandler<CreateTaskCommand, Cre
   }
 
   async execute({ tenantId, taskId, request, files }: CreateTaskCommand): Promise<CreatedTask> {
-    // Checked before anything is written: a bad server list leaves nothing behind.
+    // Checked before anything is written: a bad budget or server list leaves nothing behind.
+    checkTokenBudgetCap(request.maxTokens, this.config.taskMaxTokensCap);
     const mcpServers = parseTaskMcpServers(request.mcpServers, Object.keys(request.secrets ?? {}));
     // Recorded with the task, the default too: where a task's webhooks go never changes with the configuration.
     // The default is marked as such: it is the operator's (it may carry a token), and is never shown to the tenant.

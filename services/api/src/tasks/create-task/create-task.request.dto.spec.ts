@@ -56,6 +56,16 @@ describe('free-text fields of the request DTOs', () => {
     );
   });
 
+  it.each([
+    ['empty', ''],
+    ['spaces', '   '],
+    ['tabs and newlines', '\t\n\r\n'],
+    ['Unicode spaces', '\u00a0\u3000'],
+  ])('refuses a message that is %s, on create as on a follow-up, with the same words', async (_case, message) => {
+    expect(await refusal(CreateTaskRequestDto, { message })).toBe('message must be a non-empty string');
+    expect(await refusal(SendFollowUpRequestDto, { message })).toBe('message must be a non-empty string');
+  });
+
   it('accepts emoji and ordinary control characters', async () => {
     expect(await refusal(CreateTaskRequestDto, { message: 'ship \ud83d\ude80\tnow\n', env: { A: 'b\tc' } })).toBeUndefined();
   });

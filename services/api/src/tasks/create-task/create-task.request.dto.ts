@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsBoolean, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
 import { MIN_SECRET_LENGTH } from '@app/common';
 import type { TaskNetwork } from '@app/task-domain';
 import { MAX_WEBHOOK_URL_LENGTH } from '@app/webhooks';
+import { IsNotBlank } from '../../validation/is-not-blank';
 import { IsStringRecord } from '../../validation/is-string-record';
 import { IsTokenBudget } from '../../validation/is-token-budget';
 import { IsTaskNetwork, MAX_NETWORK_ALLOW_PATTERNS, MAX_NETWORK_PATTERN_LENGTH } from '../../validation/is-task-network';
@@ -26,7 +27,7 @@ export class TaskNetworkDto {
 export class CreateTaskRequestDto {
   @ApiProperty({ description: 'The instruction for the agent.', example: 'Summarise data.csv into downloads/report.md' })
   @IsString()
-  @IsNotEmpty({ message: 'message must be a non-empty string' })
+  @IsNotBlank()
   @MaxLength(MAX_MESSAGE_LENGTH)
   @IsWellFormedText()
   readonly message: string;
@@ -48,7 +49,8 @@ export class CreateTaskRequestDto {
     description:
       'Total tokens (input + output, as `usage.totalTokens` counts them) the task may spend over all its turns. Checked before every model call: ' +
       'once reached, the turn ends `done` with status `failed` and an error saying so, without calling the model (one call may take the total past it). ' +
-      'A follow-up may set a new value. Default: TASK_MAX_TOKENS, else unlimited. In multipart: the number as text.',
+      'A follow-up may set a new value. At most TASK_MAX_TOKENS_CAP when the service sets one. Default: TASK_MAX_TOKENS, else TASK_MAX_TOKENS_CAP, else unlimited. ' +
+      'In multipart: the number as text.',
   })
   @IsTokenBudget()
   readonly maxTokens?: number;

@@ -115,13 +115,13 @@ describe('bubblewrap limits and options', () => {
     stalled.write(Buffer.concat(chunks).subarray(0, 1024));
     const restoring = first.restore(id, stalled, { maxBytes: 10_000_000, timeoutMs: 5000 }).catch((error: Error) => error);
     await new Promise((resolve) => setTimeout(resolve, 500));
-    // What a restarted service finds: no workspace, and a fresh one that is empty.
+    // What a restarted service finds: no workspace, and a fresh one holding only its downloads/.
     const restarted = new BubblewrapProvider(config(TEST_LIMITS), dataDir);
     expect(await restarted.exists(id)).toBe(false);
-    expect((await restarted.exec(id, { command: 'ls -A | wc -l', env: {} })).output).toBe('0\n');
+    expect((await restarted.exec(id, { command: 'ls -A', env: {} })).output).toBe('downloads\n');
     stalled.destroy(new Error('crashed'));
     expect(await restoring).toBeInstanceOf(Error);
-    expect((await restarted.exec(id, { command: 'ls -A | wc -l', env: {} })).output).toBe('0\n');
+    expect((await restarted.exec(id, { command: 'ls -A', env: {} })).output).toBe('downloads\n');
     await restarted.destroy(id);
   });
 

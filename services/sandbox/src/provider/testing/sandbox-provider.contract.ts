@@ -70,6 +70,15 @@ export function describeSandboxProviderContract(name: string, make: (dataDir: st
       expect((await run('read line; echo "got:$line"')).output).toContain('got:');
     });
 
+    it('makes a new workspace with a downloads/ folder the task owns and writes in at once', async () => {
+      const made = await run('echo x > downloads/a.txt && cat downloads/a.txt && ls -A && stat -c %u . downloads');
+      const [written, listed, rootOwner, downloadsOwner] = made.output.trim().split('\n');
+      expect({ exitCode: made.exitCode, written, listed }).toEqual({ exitCode: 0, written: 'x', listed: 'downloads' });
+      expect(downloadsOwner).toBe(rootOwner);
+      const owner = provider.fileOwner(task);
+      if (owner) expect(Number(downloadsOwner)).toBe(owner.uid);
+    });
+
     // How fast is benchmark 7 (bench/moved-bounds.ts); the jest timeout only stops a hang.
     it('cuts 100 MB of output at the limit and says so', async () => {
       // A call's timeoutMs is capped at the provider's: this provider's 2 s would make a slow
@@ -130,7 +139,15 @@ export function describeSandboxProviderContract(name: string, make: (dataDir: st
       expect(check.output).toBe('hello\n755\na/b/c.txt\nwritable\n');
     });
 
-    it('snapshots an empty workspace and restores it', async () => {
+    it('snapshots a new workspace and restores it as it was: downloads/ alone, still writable', async () => {
+      const archive = await collect(provider.snapshot(task, { maxBytes: 10_000_000, timeoutMs: 5000 }));
+      await provider.destroy(task);
+      await provider.restore(task, Readable.from([archive]), { maxBytes: 10_000_000, timeoutMs: 5000 });
+      expect((await run('ls -A; touch new.txt downloads/new.txt && echo writable')).output).toBe('downloads\nwritable\n');
+    });
+
+    it('restores a snapshot without downloads/ as it was, adding none', async () => {
+      await run('rmdir downloads');
       const archive = await collect(provider.snapshot(task, { maxBytes: 10_000_000, timeoutMs: 5000 }));
       await provider.destroy(task);
       await provider.restore(task, Readable.from([archive]), { maxBytes: 10_000_000, timeoutMs: 5000 });

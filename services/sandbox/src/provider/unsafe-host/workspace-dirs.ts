@@ -1,6 +1,7 @@
 import { chmod, chown, mkdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ValidationError, isTaskId } from '@app/common';
+import { makeDownloadsFolder } from '../../workspace/downloads-folder';
 import { FileOwner } from '../sandbox-provider.port';
 
 /**
@@ -33,13 +34,14 @@ export class WorkspaceDirs {
     await chmod(this.root, 0o700);
   }
 
-  /** Creates the workspace if missing, owned by `owner` (when ownership matters), and returns its path. */
+  /** Creates the workspace with its `downloads/` if missing, owned by `owner` (when ownership matters), and returns its path. */
   async create(taskId: string, owner?: FileOwner): Promise<string> {
     const dir = this.pathOf(taskId);
     if (await this.exists(taskId)) return dir;
     if (owner) await this.prepareParents();
     await mkdir(dir, { recursive: true, mode: 0o700 });
     if (owner) await chown(dir, owner.uid, owner.gid);
+    await makeDownloadsFolder(dir, owner);
     return dir;
   }
 }

@@ -3,6 +3,7 @@ import { chmod, mkdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { ValidationError, isTaskId } from '@app/common';
 import { FileOwner } from '../../sandbox-provider.port';
+import { makeDownloadsFolder } from '../../../workspace/downloads-folder';
 import { pathExists } from './path-exists';
 import { readMountTable } from './mount-table';
 import {
@@ -76,10 +77,10 @@ export class WorkspaceVolumes {
     return pathExists(this.backingOf(taskId));
   }
 
-  /** The task's workspace, made (with a newly claimed uid) or mounted again as needed. */
+  /** The task's workspace, made (with a newly claimed uid and a `downloads/` folder) or mounted again as needed. */
   async open(taskId: string): Promise<Volume> {
     const backing = this.backingOf(taskId);
-    return this.openAt(backing, this.mountPointOf(taskId), backing);
+    return this.openAt(backing, this.mountPointOf(taskId), backing, { downloads: true });
   }
 
   /**
@@ -91,10 +92,10 @@ export class WorkspaceVolumes {
   async openScratch(taskId: string): Promise<Volume> {
     await this.dropScratch(taskId);
     const backing = this.backingOf(taskId);
-    if (!(await this.exists(taskId))) return this.openAt(`${backing}.restoring`, this.mountPointOf(taskId), backing);
+    if (!(await this.exists(taskId))) return this.openAt(`${backing}.restoring`, this.mountPointOf(taskId), backing, { downloads: false });
     // The task's uid: the claim stays the task's (named by its backing) throughout.
     const { uid } = (await this.open(taskId)).owner;
-    return this.openAt(`${backing}.restoring`, `${this.mountPointOf(taskId)}.restoring`, backing, uid);
+    return this.openAt(`${backing}.restoring`, `${this.mountPointOf(taskId)}.restoring`, backing, { downloads: false, uid });
   }
 
   /** The filled scratch becomes the task's workspace (replacing the one it had, if any), keeping its uid. */
@@ -153,10 +154,16 @@ export class WorkspaceVolumes {
   }
 
   /**
-   * Mounts `backing` at `mountPoint`, making it first if missing. `claimKey` names the task's
-   * uid claim (its own backing's path, also while a scratch is filled for it).
+   * Mounts `backing` at `mountPoint`, making it first if missing (with a `downloads/` folder,
+   * unless it is a scratch a restore fills). `claimKey` names the task's uid claim (its own
+   * backing's path, also while a scratch is filled for it).
    */
-  private async openAt(backing: string, mountPoint: string, claimKey: string, uid?: number): Promise<Volume> {
+  private async openAt(
+    backing: string,
+    mountPoint: string,
+    claimKey: string,
+    { downloads, uid }: { downloads: boolean; uid?: number },
+  ): Promise<Volume> {
     const mounted = await ownerOfMount(mountPoint);
     if (mounted !== undefined) {
       if (await pathExists(backing)) return { path: mountPoint, owner: { uid: mounted, gid: mounted } };
@@ -164,7 +171,8 @@ export class WorkspaceVolumes {
       await this.unmount(mountPoint);
     }
     await this.prepareFolders();
-    if (!(await pathExists(backing))) {
+    const made = !(await pathExists(backing));
+    if (made) {
       const claimed = uid ?? (await this.uids.claim(claimKey));
       await this.make(backing, claimed).catch(async (error: unknown) => {
         if (uid === undefined) await this.uids.release(claimed, claimKey);
@@ -175,8 +183,11 @@ export class WorkspaceVolumes {
     try {
       await mountBacking(backing, mountPoint);
       const found = (await stat(mountPoint)).uid;
-      const owner = (await this.uids.reclaim(found, claimKey)) ? found : await this.reassign(claimKey, mountPoint);
-      return { path: mountPoint, owner: { uid: owner, gid: owner } };
+      const ownerUid = (await this.uids.reclaim(found, claimKey)) ? found : await this.reassign(claimKey, mountPoint);
+      const owner = { uid: ownerUid, gid: ownerUid };
+      // Made in the mounted root, the same for an image and a folder; nothing of the task has run in it yet.
+      if (made && downloads) await makeDownloadsFolder(mountPoint, owner);
+      return { path: mountPoint, owner };
     } catch (error) {
       await this.unmount(mountPoint).catch(() => undefined);
       throw error;
