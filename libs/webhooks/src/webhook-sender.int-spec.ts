@@ -148,12 +148,12 @@ describe('WebhookSender and private addresses', () => {
     expect(site.received).toHaveLength(0);
   });
 
-  it('refuses a name that resolves to loopback, judged on the address the socket would connect to', async () => {
+  it('refuses a name that resolves to loopback, judged on the address the socket would connect to, without saying the address', async () => {
     const site = await receiver((_, res) => res.writeHead(200).end());
     const { attempt, delivered } = await sender(allowing(site)).send(message(`http://localhost:${site.port}/`));
     expect(delivered).toBe(false);
-    expect(attempt.error).toMatch(
-      /^refused: localhost resolves to (127\.0\.0\.1|::1), a loopback address; only public addresses are reached \(hosts in WEBHOOK_ALLOW_HOSTS excepted\)$/,
+    expect(attempt.error).toBe(
+      'refused: localhost is not a public address; only public addresses are reached (hosts in WEBHOOK_ALLOW_HOSTS excepted)',
     );
     expect(site.received).toHaveLength(0);
   });
