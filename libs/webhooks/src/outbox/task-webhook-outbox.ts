@@ -1,7 +1,8 @@
 import { taskIdOf } from '@app/common';
 import type { StoredEvent } from '@app/event-store';
 import { SealedSecrets, TaskEvent, toTaskEvent } from '@app/task-domain';
-import { WebhookDeliveryEvent, taskIdOfWebhookStream, toWebhookDeliveryEvent } from './webhook-delivery.events';
+import { toWebhookDeliveryEvent } from '../deliveries/delivery-event.decoder';
+import { WebhookDeliveryEvent, taskIdOfWebhookStream } from '../deliveries/delivery.events';
 import { TaskEventAt, WebhookMessageSpec, mayMakeWebhookDue, webhookMessagesAfter } from './webhook-messages';
 
 /** A task's webhook outbox as the store holds it: the messages its history made due and every claim and attempt so far. */

@@ -1,5 +1,5 @@
 import { WebhookAttempt } from '../webhook-attempt';
-import { WebhookDeliveryEvent } from './webhook-delivery.events';
+import { WebhookDeliveryEvent } from '../deliveries/delivery.events';
 
 // The delivery state of a task's messages, folded from their delivery events: what
 // GET /tasks/{id}/webhook-deliveries shows and what the dispatcher schedules from.

@@ -6,7 +6,7 @@ import {
   WEBHOOK_REDELIVERY_REQUESTED,
   WebhookRedeliveryRequestedData,
   webhookStreamId,
-} from './webhook-delivery.events';
+} from '../deliveries/delivery.events';
 import { readWebhookOutbox } from './webhook-outbox.reader';
 import { maskOperatorUrl } from './operator-url-mask';
 
