@@ -7,6 +7,8 @@ export * from './webhook-sender';
 export * from './deliveries/delivery.events';
 export * from './deliveries/delivery-event.decoder';
 export * from './deliveries/delivery.errors';
+export * from './deliveries/delivery.state';
+export * from './deliveries/delivery.decider';
 export * from './outbox/webhook-messages';
 export * from './outbox/webhook-deliveries.projection';
 export * from './outbox/webhook-url';

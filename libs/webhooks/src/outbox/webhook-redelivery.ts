@@ -1,5 +1,6 @@
 import { ConflictError, NotFoundError } from '@app/common';
 import { EventStore, ExpectedRevisionConflictError } from '@app/event-store';
+import { MAX_REDELIVERIES_PER_MESSAGE } from '../deliveries/delivery.decider';
 import { deliveryOf, WebhookDelivery } from './webhook-deliveries.projection';
 import {
   WEBHOOK_EVENT_SCHEMA_VERSION,
@@ -12,13 +13,6 @@ import { maskOperatorUrl } from './operator-url-mask';
 
 /** Appends lost to another message's delivery events before this gives up; each is a fresh read. */
 const MAX_TRIES = 5;
-
-/**
- * Redeliveries of one message, at most. Each round waits for the last to end, but a receiver that
- * answers at once would let a tenant replay a message in a loop against the operator's
- * WEBHOOK_URL (a chat channel, say); this bounds that, and the delivery stream's length, per message.
- */
-export const MAX_REDELIVERIES_PER_MESSAGE = 10;
 
 /**
  * Starts a new round of attempts of a task's delivered or failed message (the replay of a missed
