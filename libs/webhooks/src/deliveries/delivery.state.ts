@@ -1,5 +1,5 @@
 import { WebhookAttempt } from '../webhook-attempt';
-import { DeliveryEvent, WebhookAttemptedData } from './delivery.events';
+import { DeliveryEvent, WebhookAttemptedData, WebhookDeliveryEvent, WebhookMessageDue } from './delivery.events';
 
 // ─── State ───────────────────────────────────────────────────────────────────────────────────
 // One message's delivery, folded from the message becoming due and then its own delivery events.
@@ -48,16 +48,26 @@ export interface FailedDelivery extends KnownDelivery {
 
 export type DeliveryState = UnknownDelivery | PendingDelivery | DeliveredDelivery | FailedDelivery;
 
+/** A delivery whose message a task event made due: what every delivery of an outbox's messages is. */
+export type KnownDeliveryState = PendingDelivery | DeliveredDelivery | FailedDelivery;
+
 export const initialDeliveryState = (): DeliveryState => ({ status: 'unknown' });
 
 export function evolveDelivery(state: DeliveryState, event: DeliveryEvent): DeliveryState {
-  if (event.type === 'WebhookMessageDue') {
-    if (state.status !== 'unknown') return state;
-    const { messageId, type } = event.data;
-    return { status: 'pending', messageId, type, attempts: [], redeliveries: 0, lastAttempt: 0, dueAt: 0 };
-  }
-  // Another message's event, or one of a message no task event made due: never shown, never attempted.
-  if (state.status === 'unknown' || event.data.messageId !== state.messageId) return state;
+  if (event.type === 'WebhookMessageDue') return state.status === 'unknown' ? dueDelivery(event.data) : state;
+  // The event of a message no task event made due: never shown, never attempted.
+  return state.status === 'unknown' ? state : evolveKnownDelivery(state, event);
+}
+
+/** A message just made due: pending, due at once, nothing attempted. */
+export function dueDelivery({ messageId, type }: WebhookMessageDue['data']): PendingDelivery {
+  return { status: 'pending', messageId, type, attempts: [], redeliveries: 0, lastAttempt: 0, dueAt: 0 };
+}
+
+/** evolveDelivery past WebhookMessageDue: a known delivery stays known, whatever is recorded of it. */
+export function evolveKnownDelivery(state: KnownDeliveryState, event: WebhookDeliveryEvent): KnownDeliveryState {
+  // Another message's event of the same stream.
+  if (event.data.messageId !== state.messageId) return state;
   const { messageId, type, attempts, redeliveries, lastAttempt } = state;
   const known: KnownDelivery = { messageId, type, attempts, redeliveries, lastAttempt };
   switch (event.type) {
