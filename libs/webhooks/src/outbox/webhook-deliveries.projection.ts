@@ -1,6 +1,7 @@
 import { WebhookAttempt } from '../webhook-attempt';
 import { WebhookDeliveryEvent } from '../deliveries/delivery.events';
 import { KnownDeliveryState, dueDelivery, evolveKnownDelivery } from '../deliveries/delivery.state';
+import { WebhookOutbox } from './task-webhook-outbox';
 
 // The delivery state of a task's messages, folded by the delivery decider's evolve: what
 // GET /tasks/{id}/webhook-deliveries shows and what the dispatcher schedules from.
@@ -46,6 +47,12 @@ export function deliveryStatesOf(
 /** A message's state after the delivery events; none: pending, due now. */
 export const deliveryStateOf = (message: ListedMessage, events: readonly WebhookDeliveryEvent[]): KnownDeliveryState =>
   events.reduce(evolveKnownDelivery, dueDelivery({ messageId: message.id, type: message.type }));
+
+/** The delivery of the outbox's message `messageId`; undefined when no event of the task made it due. */
+export function deliveryInOutbox(outbox: WebhookOutbox, messageId: string): KnownDeliveryState | undefined {
+  const message = outbox.messages.find((m) => m.id === messageId);
+  return message && deliveryStateOf({ id: message.id, type: message.payload.type }, outbox.deliveryEvents);
+}
 
 /** A delivery as the deliveries endpoint shows it. */
 export function deliveryView(state: KnownDeliveryState): WebhookDelivery {
