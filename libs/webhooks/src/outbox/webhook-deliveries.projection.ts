@@ -48,6 +48,13 @@ export function deliveryStatesOf(
 export const deliveryStateOf = (message: ListedMessage, events: readonly WebhookDeliveryEvent[]): KnownDeliveryState =>
   events.reduce(evolveKnownDelivery, dueDelivery({ messageId: message.id, type: message.type }));
 
+/** Every delivery of the outbox's messages, by message id. */
+export const outboxDeliveryStates = (outbox: WebhookOutbox): Map<string, KnownDeliveryState> =>
+  deliveryStatesOf(
+    outbox.messages.map((m) => ({ id: m.id, type: m.payload.type })),
+    outbox.deliveryEvents,
+  );
+
 /** The delivery of the outbox's message `messageId`; undefined when no event of the task made it due. */
 export function deliveryInOutbox(outbox: WebhookOutbox, messageId: string): KnownDeliveryState | undefined {
   const message = outbox.messages.find((m) => m.id === messageId);

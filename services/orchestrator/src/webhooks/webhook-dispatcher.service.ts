@@ -1,37 +1,29 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { join } from 'node:path';
 import { SecretsUnavailableError, TaskSecrets, dataDirFromEnv, runWithLogContext, taskIdOf } from '@app/common';
-import {
-  EVENT_STORE,
-  EventStore,
-  ExpectedRevisionConflictError,
-  ExpectedRevision,
-  NewEvent,
-  StoredEvent,
-  eventStoreIsProcessExclusive,
-} from '@app/event-store';
+import { EVENT_STORE, EventStore, ExpectedRevisionConflictError, StoredEvent, eventStoreIsProcessExclusive } from '@app/event-store';
 import { ServiceMetrics } from '@app/metrics';
 import { ProjectionCheckpointFile } from '@app/read-models';
 import { RUNTIME_ENV } from '@app/runtime';
 import { toTaskEvent } from '@app/task-domain';
 import {
-  AttemptOutcome,
-  WEBHOOK_ATTEMPTED,
-  WEBHOOK_ATTEMPT_STARTED,
-  WEBHOOK_EVENT_SCHEMA_VERSION,
-  WebhookAttemptStartedData,
-  WebhookAttemptedData,
-  WebhookConfig,
+  KnownDeliveryState,
   TaskWebhookOutbox,
-  WebhookMessageSpec,
+  WebhookAttemptNotDueError,
+  WebhookConfig,
+  WebhookDeliveryEndedError,
+  WebhookDeliveryEvent,
   WebhookOutbox,
-  WebhookSchedule,
   WebhookSender,
+  decideDelivery,
+  deliveryStateOf,
+  evolveKnownDelivery,
+  expectedDeliveryRevision,
   mayMakeWebhookDue,
+  outboxDeliveryStates,
   readTaskWebhookOutbox,
-  retryDelayMs,
-  scheduleOf,
   taskIdOfWebhookStream,
+  toNewWebhookEvents,
   webhookStreamId,
 } from '@app/webhooks';
 import { DueQueue } from './due-queue';
@@ -59,9 +51,11 @@ const PAGE_SIZE = 500;
 const KEPT_OUTBOXES = 2_000;
 /** How long past WEBHOOK_TIMEOUT_MS a claim holds: time to record the outcome before another dispatcher may take over. */
 const LEASE_MARGIN_MS = 10_000;
+/** The deliveries metric's outcome of an attempt, by where it left the delivery. */
+const METRIC_OUTCOME: Record<KnownDeliveryState['status'], string> = { delivered: 'delivered', pending: 'failed', failed: 'gave_up' };
 
 /**
- * The webhook outbox's dispatcher (CONTRACT.md "Webhooks"). It lives in the orchestrator because
+ * The webhook outbox's dispatcher (docs/api.md "Webhooks"). It lives in the orchestrator because
  * the orchestrator is the service that already follows the event store's feed to act on task
  * events; the all-in-one process (npm start) includes it, and in the distributed mode every
  * orchestrator runs one.
@@ -77,7 +71,8 @@ const LEASE_MARGIN_MS = 10_000;
  * dispatchers exactly one makes it; one that dies mid-attempt leaves a claim whose lease runs
  * out, and the message is due again then (delivery is at least once: the receiver may see that
  * attempt again, with the same `webhook-id`). In the embedded mode this is the store's only
- * dispatcher, and the claim is recorded with the outcome, after the send (see `attempt`).
+ * dispatcher, and the claim is recorded with the outcome, after the send (see `attempt`). What
+ * to append is the delivery decider's (libs/webhooks deliveries/): this only orchestrates.
  */
 @Injectable()
 export class WebhookDispatcherService implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -92,6 +87,8 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
   private readonly sender?: WebhookSender;
   /** The embedded mode: this is the only dispatcher of the store (see `attempt`). */
   private readonly soleDispatcher: boolean;
+  /** How long a claim holds: the attempt's WEBHOOK_TIMEOUT_MS, and time to record its outcome. */
+  private readonly leaseMs: number;
   private scanned = 0;
   /** Batches the store's feed handed over (each once, in global order) and not yet scanned. */
   private appended: StoredEvent[] = [];
@@ -111,6 +108,7 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
     this.checkpointFile = new ProjectionCheckpointFile(join(dataDirFromEnv(env), 'webhooks', 'dispatcher-checkpoint.json'));
     if (config.signingKey) this.sender = new WebhookSender(config, config.signingKey);
     this.soleDispatcher = eventStoreIsProcessExclusive(env);
+    this.leaseMs = config.timeoutMs + LEASE_MARGIN_MS;
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -248,14 +246,13 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
 
   /** Makes the pending map agree with the task's outbox as read. */
   private reconcile(taskId: string, outbox: WebhookOutbox, foundAt: number): void {
-    for (const message of outbox.messages) {
-      const { delivery, dueAt } = scheduleFor(outbox, message);
-      const known = this.pending.get(message.id);
+    for (const [id, delivery] of outboxDeliveryStates(outbox)) {
       if (delivery.status !== 'pending') {
-        this.pending.delete(message.id);
+        this.pending.delete(id);
         continue;
       }
-      this.setPending(message.id, { taskId, dueAt, foundAt: Math.min(known?.foundAt ?? foundAt, foundAt) });
+      const known = this.pending.get(id);
+      this.setPending(id, { taskId, dueAt: delivery.dueAt, foundAt: Math.min(known?.foundAt ?? foundAt, foundAt) });
     }
   }
 
@@ -315,7 +312,11 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
     this.inFlight.set(messageId, work);
   }
 
-  /** One attempt of one message: claimed at the delivery stream's revision as kept, made, recorded. */
+  /**
+   * One attempt of one message, as the delivery decider rules: claimed, made, recorded. The claim
+   * is decided before the request in both modes; the distributed mode appends it then, at the
+   * delivery stream's revision as kept, the embedded mode with the outcome.
+   */
   private async attempt(messageId: string, taskId: string): Promise<void> {
     const known = this.pending.get(messageId);
     const found = known?.foundAt ?? this.scanned;
@@ -328,86 +329,77 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
       this.pending.delete(messageId);
       return;
     }
-    const schedule = scheduleFor(outbox, message);
+    const delivery = deliveryStateOf({ id: messageId, type: message.payload.type }, outbox.deliveryEvents);
+    const claim = this.stopped || !this.sender ? undefined : this.decideClaim(delivery);
     // Another dispatcher may have attempted or claimed it meanwhile: the store says what is due.
-    if (schedule.delivery.status !== 'pending' || schedule.dueAt > Date.now() || this.stopped || !this.sender) {
-      return this.reconcile(taskId, outbox, found);
-    }
+    if (!claim || !this.sender) return this.reconcile(taskId, outbox, found);
     const body = JSON.stringify(this.redacted(taskId, outbox, message.payload));
-    let attempt: AttemptOutcome['attempt'];
-    let delivered: boolean;
-    /** The claim, when it is recorded with the outcome (the embedded mode). */
-    let claimWithOutcome: NewEvent | undefined;
-    if (this.soleDispatcher) {
-      // The embedded mode: only this process can open DATA_DIR's store (SQLite
-      // locking_mode=EXCLUSIVE), and it runs one dispatcher, so there is no other dispatcher for the
-      // claim to win against, nor a lease for one to respect. The claim is recorded in the same
-      // append as the outcome, after the send, at whatever revision the stream then has ('any',
-      // so that a redelivery request of another message appended meanwhile cannot fail it): the
-      // audit trail is the same claim + outcome pair, with one append instead of two, and none
-      // of them in a burst's way (BENCHMARKS.md "Webhooks"). At least once still holds: a crash
-      // before that append leaves the message due at once, sent again with the same webhook-id.
-      ({ attempt, delivered } = await this.sender.send({ id: messageId, url: new URL(message.url), body }));
-      claimWithOutcome = this.claimEvent(message, schedule.nextAttempt, new Date(attempt.at));
-    } else {
-      const expected = outbox.deliveryRevision === 0 ? 'no_stream' : outbox.deliveryRevision;
-      const claimed = await this.claim(taskId, expected, message, schedule.nextAttempt);
+    // The embedded mode: only this process can open DATA_DIR's store (SQLite
+    // locking_mode=EXCLUSIVE), and it runs one dispatcher, so there is no other dispatcher for the
+    // claim to win against, nor a lease for one to respect. The claim is recorded in the same
+    // append as the outcome, after the send: the audit trail is the same claim + outcome pair,
+    // with one append instead of two, and none of them in a burst's way (BENCHMARKS.md
+    // "Webhooks"). At least once still holds: a crash before that append leaves the message due
+    // at once, sent again with the same webhook-id.
+    if (!this.soleDispatcher) {
+      const claimed = await this.appendClaim(taskId, outbox, claim);
       if (claimed === undefined) return this.reconcile(taskId, (await this.load(taskId)).outbox, found);
       this.applyOwn(taskId, claimed);
-      ({ attempt, delivered } = await this.sender.send({ id: messageId, url: new URL(message.url), body }));
     }
-    const delay = delivered ? undefined : retryDelayMs(schedule.nextAttempt, this.config);
-    this.metrics?.webhookDeliveries.inc({ outcome: delivered ? 'delivered' : delay === undefined ? 'gave_up' : 'failed' });
-    const record: WebhookAttemptedData = {
-      messageId,
-      type: message.payload.type,
-      attempt: schedule.nextAttempt,
-      ...attempt,
-      delivered,
-      ...(delay === undefined ? {} : { nextAttemptAt: new Date(Date.now() + delay).toISOString() }),
-    };
-    // Recorded whatever happened since the claim: the attempt was made, and the audit trail shows every one.
-    const outcome: NewEvent = { type: WEBHOOK_ATTEMPTED, data: record, schemaVersion: WEBHOOK_EVENT_SCHEMA_VERSION };
+    const sent = await this.sender.send({ id: messageId, url: new URL(message.url), body });
+    const attempting = claim.reduce(evolveKnownDelivery, delivery);
+    const retry = { retry: this.config, jitter: Math.random() };
+    const outcome = decideDelivery(
+      { type: 'RecordAttempt', data: { messageId, outcome: sent, endedAt: new Date().toISOString(), ...retry } },
+      attempting,
+    );
+    const after = outcome.reduce(evolveKnownDelivery, attempting);
+    this.metrics?.webhookDeliveries.inc({ outcome: METRIC_OUTCOME[after.status] });
+    // Recorded whatever happened since the claim: the attempt was made, and the audit trail shows
+    // every one. At whatever revision the stream then has ('any'), so that a redelivery request of
+    // another message appended meanwhile cannot fail it.
     const recorded = await this.store.appendToStream(
       webhookStreamId(taskId),
-      claimWithOutcome ? [claimWithOutcome, outcome] : [outcome],
+      toNewWebhookEvents(this.soleDispatcher ? [...claim, ...outcome] : outcome),
       'any',
     );
     this.applyOwn(taskId, recorded.events);
     this.reconcile(taskId, (this.outboxes.get(taskId) ?? (await this.load(taskId))).outbox, found);
-    if (!delivered && delay === undefined) {
+    if (after.status === 'failed') {
       this.logger.warn(
-        `webhook ${messageId} of task ${taskId} failed after ${record.attempt} attempts (WEBHOOK_MAX_ATTEMPTS): ${attempt.error}`,
+        `webhook ${messageId} of task ${taskId} failed after ${after.lastAttempt} attempts (WEBHOOK_MAX_ATTEMPTS): ${sent.attempt.error}`,
       );
     }
   }
 
-  /** Appends the claim of the message's next attempt: its events, or undefined when another dispatcher appended first. */
-  private async claim(
+  /** The claim of the delivery's next attempt, beginning now; undefined when it is not due (delivered, failed, or not yet). */
+  private decideClaim(delivery: KnownDeliveryState): WebhookDeliveryEvent[] | undefined {
+    const at = new Date().toISOString();
+    try {
+      return decideDelivery({ type: 'StartAttempt', data: { messageId: delivery.messageId, at, leaseMs: this.leaseMs } }, delivery);
+    } catch (error) {
+      if (error instanceof WebhookDeliveryEndedError || error instanceof WebhookAttemptNotDueError) return undefined;
+      throw error;
+    }
+  }
+
+  /** Appends the claim at the revision `outbox` was read at: its events, or undefined when another dispatcher appended first. */
+  private async appendClaim(
     taskId: string,
-    expected: ExpectedRevision,
-    message: WebhookMessageSpec,
-    attempt: number,
+    outbox: WebhookOutbox,
+    claim: readonly WebhookDeliveryEvent[],
   ): Promise<readonly StoredEvent[] | undefined> {
     try {
-      const appended = await this.store.appendToStream(webhookStreamId(taskId), [this.claimEvent(message, attempt, new Date())], expected);
+      const appended = await this.store.appendToStream(
+        webhookStreamId(taskId),
+        toNewWebhookEvents(claim),
+        expectedDeliveryRevision(outbox),
+      );
       return appended.events;
     } catch (error) {
       if (error instanceof ExpectedRevisionConflictError) return undefined;
       throw error;
     }
-  }
-
-  /** The claim of the message's next attempt, begun at `at`: another dispatcher leaves it alone until its lease runs out. */
-  private claimEvent(message: WebhookMessageSpec, attempt: number, at: Date): NewEvent {
-    const claim: WebhookAttemptStartedData = {
-      messageId: message.id,
-      type: message.payload.type,
-      attempt,
-      at: at.toISOString(),
-      leaseUntil: new Date(at.getTime() + this.config.timeoutMs + LEASE_MARGIN_MS).toISOString(),
-    };
-    return { type: WEBHOOK_ATTEMPT_STARTED, data: claim, schemaVersion: WEBHOOK_EVENT_SCHEMA_VERSION };
   }
 
   /** The payload with every form of the task's secrets masked, as tool output is. */
@@ -423,11 +415,5 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
     return this.secrets.vault.redactDeep(taskId, payload);
   }
 }
-
-const scheduleFor = (outbox: WebhookOutbox, message: WebhookMessageSpec): WebhookSchedule =>
-  scheduleOf(
-    { id: message.id, type: message.payload.type },
-    outbox.deliveryEvents.filter((e) => e.data.messageId === message.id),
-  );
 
 const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
