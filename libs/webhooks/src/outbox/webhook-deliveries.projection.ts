@@ -17,14 +17,6 @@ export interface WebhookDelivery {
   readonly nextAttemptAt?: string;
 }
 
-/** What the dispatcher needs besides: when the message may be attempted next, and that attempt's number. */
-export interface WebhookSchedule {
-  readonly delivery: WebhookDelivery;
-  /** Epoch ms; 0 when due at once. Only meaningful while pending. */
-  readonly dueAt: number;
-  readonly nextAttempt: number;
-}
-
 /** A listed message: its `webhook-id` and type. */
 export interface ListedMessage {
   readonly id: string;
@@ -44,7 +36,11 @@ export function deliveryStatesOf(
   return states;
 }
 
-/** A message's state after the delivery events; none: pending, due now. */
+/**
+ * A message's state after the delivery events (any message's, in order); none: pending, due now.
+ * A redelivery request starts a new round: the status, the schedule and the attempt count come
+ * from the events after the latest one, while `attempts` lists every round's (the audit trail).
+ */
 export const deliveryStateOf = (message: ListedMessage, events: readonly WebhookDeliveryEvent[]): KnownDeliveryState =>
   events.reduce(evolveKnownDelivery, dueDelivery({ messageId: message.id, type: message.type }));
 
@@ -66,20 +62,6 @@ export function deliveryView(state: KnownDeliveryState): WebhookDelivery {
   const shown = { id: state.messageId, type: state.type, attempts: state.attempts, status: state.status };
   return state.status === 'pending' && state.nextAttemptAt !== undefined ? { ...shown, nextAttemptAt: state.nextAttemptAt } : shown;
 }
-
-/**
- * A message's delivery and schedule after its delivery events. A redelivery request starts a new
- * round: the status, the schedule and the attempt count come from the events after the latest
- * one, while `attempts` lists the attempts of every round (the audit trail).
- */
-export function scheduleOf(message: ListedMessage, events: readonly WebhookDeliveryEvent[]): WebhookSchedule {
-  const state = deliveryStateOf(message, events);
-  return { delivery: deliveryView(state), dueAt: state.status === 'pending' ? state.dueAt : 0, nextAttempt: state.lastAttempt + 1 };
-}
-
-/** A message's delivery as the deliveries endpoint shows it. */
-export const deliveryOf = (message: ListedMessage, events: readonly WebhookDeliveryEvent[]): WebhookDelivery =>
-  deliveryView(deliveryStateOf(message, events));
 
 /** Every message's delivery, in the order the messages became due. */
 export function projectDeliveries(messages: readonly ListedMessage[], events: readonly WebhookDeliveryEvent[]): WebhookDelivery[] {
