@@ -1,14 +1,12 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { join } from 'node:path';
-import { SecretsUnavailableError, TaskSecrets, dataDirFromEnv, runWithLogContext, taskIdOf } from '@app/common';
+import { SecretsUnavailableError, TaskSecrets, dataDirFromEnv, runWithLogContext } from '@app/common';
 import { EVENT_STORE, EventStore, ExpectedRevisionConflictError, StoredEvent, eventStoreIsProcessExclusive } from '@app/event-store';
 import { ServiceMetrics } from '@app/metrics';
 import { ProjectionCheckpointFile } from '@app/read-models';
 import { RUNTIME_ENV } from '@app/runtime';
-import { toTaskEvent } from '@app/task-domain';
 import {
   KnownDeliveryState,
-  TaskWebhookOutbox,
   WebhookAttemptNotDueError,
   WebhookConfig,
   WebhookDeliveryEndedError,
@@ -19,14 +17,12 @@ import {
   deliveryStateOf,
   evolveKnownDelivery,
   expectedDeliveryRevision,
-  mayMakeWebhookDue,
   outboxDeliveryStates,
-  readTaskWebhookOutbox,
-  taskIdOfWebhookStream,
   toNewWebhookEvents,
   webhookStreamId,
 } from '@app/webhooks';
 import { DueQueue } from './due-queue';
+import { KeptOutboxes } from './kept-outboxes';
 
 /** A message not yet delivered or failed: when it is due, and where the scan must restart to find it again. */
 interface PendingMessage {
@@ -43,12 +39,6 @@ interface DispatcherCheckpoint {
 }
 
 const PAGE_SIZE = 500;
-/**
- * Tasks whose outbox is kept in memory, the least recently touched dropped first. A dropped one
- * costs only a read of its two streams when one of its events next makes a message due; a burst of
- * tasks finishing together is served without any read while it fits.
- */
-const KEPT_OUTBOXES = 2_000;
 /** How long past WEBHOOK_TIMEOUT_MS a claim holds: time to record the outcome before another dispatcher may take over. */
 const LEASE_MARGIN_MS = 10_000;
 /** The deliveries metric's outcome of an attempt, by where it left the delivery. */
@@ -66,7 +56,7 @@ const METRIC_OUTCOME: Record<KnownDeliveryState['status'], string> = { delivered
  * the checkpoint, which only ever moves past events whose messages are all delivered or failed; a
  * lost or stale checkpoint file only means a longer scan. Each task's outbox is kept in memory,
  * updated from the feed's events as they are scanned, so a message made due by a task this
- * dispatcher saw created costs no read (task-webhook-outbox.ts). Each attempt is first claimed
+ * dispatcher saw created costs no read (kept-outboxes.ts). Each attempt is first claimed
  * (WebhookAttemptStarted, appended with the delivery stream's expected revision), so of several
  * dispatchers exactly one makes it; one that dies mid-attempt leaves a claim whose lease runs
  * out, and the message is due again then (delivery is at least once: the receiver may see that
@@ -80,8 +70,7 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
   private readonly pending = new Map<string, PendingMessage>();
   /** The pending messages by due time, stale entries included (see schedule). */
   private readonly due = new DueQueue();
-  /** Outboxes kept up to date from the feed (each event applied once, in order), by task; least recently touched first. */
-  private readonly outboxes = new Map<string, TaskWebhookOutbox>();
+  private readonly outboxes: KeptOutboxes;
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly checkpointFile: ProjectionCheckpointFile<DispatcherCheckpoint>;
   private readonly sender?: WebhookSender;
@@ -105,6 +94,7 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
     private readonly secrets: TaskSecrets,
     @Optional() private readonly metrics?: ServiceMetrics,
   ) {
+    this.outboxes = new KeptOutboxes(store);
     this.checkpointFile = new ProjectionCheckpointFile(join(dataDirFromEnv(env), 'webhooks', 'dispatcher-checkpoint.json'));
     if (config.signingKey) this.sender = new WebhookSender(config, config.signingKey);
     this.soleDispatcher = eventStoreIsProcessExclusive(env);
@@ -172,76 +162,21 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
 
   /**
    * Applies `events` (in global order) to the outboxes kept in memory, and makes the pending map
-   * agree with each outbox they changed. A task whose outbox is not kept must be read from the
-   * store (readTouched) only when one of its events may make a message due or records a delivery:
-   * those tasks are returned, each once, with the position of its first change; its TaskCreated
-   * starts a kept outbox without any read. A kept outbox that sees a gap in a stream's revisions is
-   * dropped and returned to be read again, so what is kept is always what a read of the store up to
-   * that event would give (task-webhook-outbox.spec.ts).
+   * agree with each outbox they changed. Returns the tasks whose outbox must be read from the
+   * store (readTouched), with the position of their first change.
    */
   private applyTouched(events: readonly StoredEvent[]): Map<string, number> {
-    const changed = new Map<string, number>();
-    const toRead = new Map<string, number>();
-    for (const e of events) {
-      const taskId = taskIdOf(e.streamId);
-      const id = taskId ?? taskIdOfWebhookStream(e.streamId);
-      if (id === undefined || toRead.has(id)) continue;
-      const kept = this.outboxes.get(id);
-      if (kept) {
-        const outcome = kept.apply(e);
-        this.touch(id, kept);
-        if (outcome === 'changed' && !changed.has(id)) changed.set(id, e.globalPosition);
-        if (outcome !== 'gap') continue;
-        // Not the store's any more: read it whole, from the first change this pass saw.
-        this.outboxes.delete(id);
-        toRead.set(id, changed.get(id) ?? e.globalPosition);
-        changed.delete(id);
-      } else if (taskId !== undefined && e.revision === 1) {
-        const outbox = new TaskWebhookOutbox(id);
-        outbox.apply(e);
-        this.touch(id, outbox);
-      } else if (taskId === undefined || mayMakeWebhookDue(toTaskEvent(e))) {
-        toRead.set(id, e.globalPosition);
-      }
-    }
-    for (const [taskId, position] of changed) {
-      const kept = this.outboxes.get(taskId);
-      // Dropped meanwhile by a pass over more than KEPT_OUTBOXES tasks: read again.
-      if (kept) this.reconcile(taskId, kept.outbox, position);
-      else toRead.set(taskId, position);
-    }
+    const { changed, toRead } = this.outboxes.applyFeed(events);
+    for (const [taskId, { outbox, position }] of changed) this.reconcile(taskId, outbox.outbox, position);
     return toRead;
   }
 
   /** Reads the outboxes applyTouched could not keep up to date (by task, from the position of their first change), all at once. */
   private async readTouched(toRead: ReadonlyMap<string, number>): Promise<void> {
-    const read = await Promise.all([...toRead].map(async ([taskId, position]) => ({ taskId, position, outbox: await this.load(taskId) })));
+    const read = await Promise.all(
+      [...toRead].map(async ([taskId, position]) => ({ taskId, position, outbox: await this.outboxes.load(taskId) })),
+    );
     for (const { taskId, position, outbox } of read) this.reconcile(taskId, outbox.outbox, position);
-  }
-
-  /** Reads a task's outbox from the store and keeps it, unless the feed has meanwhile moved the kept one past the read. */
-  private async load(taskId: string): Promise<TaskWebhookOutbox> {
-    const read = await readTaskWebhookOutbox(this.store, taskId);
-    const kept = this.outboxes.get(taskId);
-    const newest = kept?.covers(read) ? kept : read;
-    this.touch(taskId, newest);
-    return newest;
-  }
-
-  /** Keeps `outbox` as the most recently touched; drops the least recently touched beyond KEPT_OUTBOXES. */
-  private touch(taskId: string, outbox: TaskWebhookOutbox): void {
-    this.outboxes.delete(taskId);
-    this.outboxes.set(taskId, outbox);
-    if (this.outboxes.size > KEPT_OUTBOXES) this.outboxes.delete(this.outboxes.keys().next().value!);
-  }
-
-  /**
-   * This dispatcher's own claim or outcome, applied to the kept outbox from the append's result
-   * (before the feed hands it over, which then finds it known): the attempt's next step sees it.
-   */
-  private applyOwn(taskId: string, events: readonly StoredEvent[]): void {
-    const kept = this.outboxes.get(taskId);
-    if (kept && events.some((e) => kept.apply(e) === 'gap')) this.outboxes.delete(taskId);
   }
 
   /** Makes the pending map agree with the task's outbox as read. */
@@ -323,7 +258,7 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
     // The outbox as kept from the feed: one behind the store (another dispatcher's claim not yet
     // handed over) only makes the claim fail its expected revision, and the message is then
     // reconciled from a fresh read.
-    const outbox = (this.outboxes.get(taskId) ?? (await this.load(taskId))).outbox;
+    const outbox = (this.outboxes.get(taskId) ?? (await this.outboxes.load(taskId))).outbox;
     const message = outbox.messages.find((m) => m.id === messageId);
     if (!message) {
       this.pending.delete(messageId);
@@ -343,8 +278,8 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
     // at once, sent again with the same webhook-id.
     if (!this.soleDispatcher) {
       const claimed = await this.appendClaim(taskId, outbox, claim);
-      if (claimed === undefined) return this.reconcile(taskId, (await this.load(taskId)).outbox, found);
-      this.applyOwn(taskId, claimed);
+      if (claimed === undefined) return this.reconcile(taskId, (await this.outboxes.load(taskId)).outbox, found);
+      this.outboxes.applyOwn(taskId, claimed);
     }
     const sent = await this.sender.send({ id: messageId, url: new URL(message.url), body });
     const attempting = claim.reduce(evolveKnownDelivery, delivery);
@@ -363,8 +298,8 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
       toNewWebhookEvents(this.soleDispatcher ? [...claim, ...outcome] : outcome),
       'any',
     );
-    this.applyOwn(taskId, recorded.events);
-    this.reconcile(taskId, (this.outboxes.get(taskId) ?? (await this.load(taskId))).outbox, found);
+    this.outboxes.applyOwn(taskId, recorded.events);
+    this.reconcile(taskId, (this.outboxes.get(taskId) ?? (await this.outboxes.load(taskId))).outbox, found);
     if (after.status === 'failed') {
       this.logger.warn(
         `webhook ${messageId} of task ${taskId} failed after ${after.lastAttempt} attempts (WEBHOOK_MAX_ATTEMPTS): ${sent.attempt.error}`,
