@@ -1,12 +1,13 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { join } from 'node:path';
-import { SecretsUnavailableError, TaskSecrets, dataDirFromEnv, runWithLogContext } from '@app/common';
+import { TaskSecrets, dataDirFromEnv, runWithLogContext } from '@app/common';
 import { EVENT_STORE, EventStore, ExpectedRevisionConflictError, StoredEvent, eventStoreIsProcessExclusive } from '@app/event-store';
 import { ServiceMetrics } from '@app/metrics';
 import { ProjectionCheckpointFile } from '@app/read-models';
 import { RUNTIME_ENV } from '@app/runtime';
 import {
   KnownDeliveryState,
+  RecordAttempt,
   WebhookAttemptNotDueError,
   WebhookConfig,
   WebhookDeliveryEndedError,
@@ -17,20 +18,12 @@ import {
   deliveryStateOf,
   evolveKnownDelivery,
   expectedDeliveryRevision,
-  outboxDeliveryStates,
   toNewWebhookEvents,
   webhookStreamId,
 } from '@app/webhooks';
-import { DueQueue } from './due-queue';
 import { KeptOutboxes } from './kept-outboxes';
-
-/** A message not yet delivered or failed: when it is due, and where the scan must restart to find it again. */
-interface PendingMessage {
-  readonly taskId: string;
-  readonly dueAt: number;
-  /** Global position of an event that makes a scan from before it derive this message again. */
-  readonly foundAt: number;
-}
+import { PendingMessages } from './pending-messages';
+import { redactedPayload } from './redacted-payload';
 
 interface DispatcherCheckpoint {
   readonly version: 1;
@@ -61,15 +54,15 @@ const METRIC_OUTCOME: Record<KnownDeliveryState['status'], string> = { delivered
  * dispatchers exactly one makes it; one that dies mid-attempt leaves a claim whose lease runs
  * out, and the message is due again then (delivery is at least once: the receiver may see that
  * attempt again, with the same `webhook-id`). In the embedded mode this is the store's only
- * dispatcher, and the claim is recorded with the outcome, after the send (see `attempt`). What
- * to append is the delivery decider's (libs/webhooks deliveries/): this only orchestrates.
+ * dispatcher, and the claim is recorded with the outcome, after the send (see `attempt`).
+ *
+ * What to append, and when a message is due, is the delivery decider's (libs/webhooks, deliveries/);
+ * this class orchestrates: it follows the feed, keeps timers and leases, and posts the requests.
  */
 @Injectable()
 export class WebhookDispatcherService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('WebhookDispatcher');
-  private readonly pending = new Map<string, PendingMessage>();
-  /** The pending messages by due time, stale entries included (see schedule). */
-  private readonly due = new DueQueue();
+  private readonly pending = new PendingMessages();
   private readonly outboxes: KeptOutboxes;
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly checkpointFile: ProjectionCheckpointFile<DispatcherCheckpoint>;
@@ -167,7 +160,7 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
    */
   private applyTouched(events: readonly StoredEvent[]): Map<string, number> {
     const { changed, toRead } = this.outboxes.applyFeed(events);
-    for (const [taskId, { outbox, position }] of changed) this.reconcile(taskId, outbox.outbox, position);
+    for (const [taskId, { outbox, position }] of changed) this.pending.reconcile(taskId, outbox.outbox, position);
     return toRead;
   }
 
@@ -176,53 +169,25 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
     const read = await Promise.all(
       [...toRead].map(async ([taskId, position]) => ({ taskId, position, outbox: await this.outboxes.load(taskId) })),
     );
-    for (const { taskId, position, outbox } of read) this.reconcile(taskId, outbox.outbox, position);
-  }
-
-  /** Makes the pending map agree with the task's outbox as read. */
-  private reconcile(taskId: string, outbox: WebhookOutbox, foundAt: number): void {
-    for (const [id, delivery] of outboxDeliveryStates(outbox)) {
-      if (delivery.status !== 'pending') {
-        this.pending.delete(id);
-        continue;
-      }
-      const known = this.pending.get(id);
-      this.setPending(id, { taskId, dueAt: delivery.dueAt, foundAt: Math.min(known?.foundAt ?? foundAt, foundAt) });
-    }
+    for (const { taskId, position, outbox } of read) this.pending.reconcile(taskId, outbox.outbox, position);
   }
 
   /** Where a scan must start to find every message still pending. */
   private checkpoint(): DispatcherCheckpoint {
-    let position = this.scanned;
-    for (const p of this.pending.values()) position = Math.min(position, p.foundAt - 1);
-    return { version: 1, position };
+    return { version: 1, position: this.pending.checkpoint(this.scanned) };
   }
 
-  /** Records a pending message, and queues it by its due time unless it is queued at that time already. */
-  private setPending(id: string, message: PendingMessage): void {
-    const known = this.pending.get(id);
-    this.pending.set(id, message);
-    if (known?.dueAt !== message.dueAt) this.due.push(id, message.dueAt);
-  }
-
-  /**
-   * Sends the messages due now; arms the timer for the next one. The queue's entries that no
-   * longer stand for a pending message at that time (delivered or failed since, re-timed, or
-   * being attempted: re-queued when the attempt ends) are dropped as they come to the top.
-   */
+  /** Sends the messages due now; arms the timer for the next one. */
   private schedule(): void {
     if (this.stopped) return;
     clearTimeout(this.timer);
     const now = Date.now();
-    for (let top = this.due.peek(); top !== undefined; top = this.due.peek()) {
-      const p = this.pending.get(top.id);
-      const stands = p !== undefined && p.dueAt === top.dueAt && !this.inFlight.has(top.id);
-      if (stands && top.dueAt > now) break;
-      this.due.pop();
-      if (stands) this.startAttempt(top.id, p.taskId);
+    const busy = (id: string) => this.inFlight.has(id);
+    for (let due = this.pending.takeDue(now, busy); due !== undefined; due = this.pending.takeDue(now, busy)) {
+      this.startAttempt(due.id, due.taskId);
     }
-    const next = this.due.peek();
-    if (next) this.timer = setTimeout(() => this.schedule(), Math.min(next.dueAt - now, 2 ** 31 - 1));
+    const next = this.pending.nextDueAt();
+    if (next !== undefined) this.timer = setTimeout(() => this.schedule(), Math.min(next - now, 2 ** 31 - 1));
   }
 
   private startAttempt(messageId: string, taskId: string): void {
@@ -231,16 +196,14 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
       this.attempt(messageId, taskId).catch((error: unknown) => {
         this.logger.error(`webhook ${messageId} of task ${taskId}: ${describe(error)}`);
         // Tried again later rather than never: the store or the network may be back by then.
-        const p = this.pending.get(messageId);
-        if (p) this.setPending(messageId, { ...p, dueAt: Date.now() + this.config.retryBaseMs });
+        this.pending.retryAt(messageId, Date.now() + this.config.retryBaseMs);
       }),
     );
     const work = attempted.finally(() => {
       this.inFlight.delete(messageId);
       // Its queue entry was used up when the attempt started: still pending (a retry, or a claim
       // lost to another dispatcher), it is queued again at the time now recorded.
-      const p = this.pending.get(messageId);
-      if (p) this.due.push(messageId, p.dueAt);
+      this.pending.requeue(messageId);
       this.checkpointFile.markDirty();
       this.schedule();
     });
@@ -253,8 +216,7 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
    * delivery stream's revision as kept, the embedded mode with the outcome.
    */
   private async attempt(messageId: string, taskId: string): Promise<void> {
-    const known = this.pending.get(messageId);
-    const found = known?.foundAt ?? this.scanned;
+    const found = this.pending.get(messageId)?.foundAt ?? this.scanned;
     // The outbox as kept from the feed: one behind the store (another dispatcher's claim not yet
     // handed over) only makes the claim fail its expected revision, and the message is then
     // reconciled from a fresh read.
@@ -265,10 +227,11 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
       return;
     }
     const delivery = deliveryStateOf({ id: messageId, type: message.payload.type }, outbox.deliveryEvents);
-    const claim = this.stopped || !this.sender ? undefined : this.decideClaim(delivery);
+    const sender = this.stopped ? undefined : this.sender;
+    const claim = sender && this.decideClaim(delivery);
     // Another dispatcher may have attempted or claimed it meanwhile: the store says what is due.
-    if (!claim || !this.sender) return this.reconcile(taskId, outbox, found);
-    const body = JSON.stringify(this.redacted(taskId, outbox, message.payload));
+    if (!sender || !claim) return this.pending.reconcile(taskId, outbox, found);
+    const body = JSON.stringify(redactedPayload(this.secrets, taskId, outbox, message.payload));
     // The embedded mode: only this process can open DATA_DIR's store (SQLite
     // locking_mode=EXCLUSIVE), and it runs one dispatcher, so there is no other dispatcher for the
     // claim to win against, nor a lease for one to respect. The claim is recorded in the same
@@ -278,16 +241,17 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
     // at once, sent again with the same webhook-id.
     if (!this.soleDispatcher) {
       const claimed = await this.appendClaim(taskId, outbox, claim);
-      if (claimed === undefined) return this.reconcile(taskId, (await this.outboxes.load(taskId)).outbox, found);
+      if (claimed === undefined) return this.pending.reconcile(taskId, (await this.outboxes.load(taskId)).outbox, found);
       this.outboxes.applyOwn(taskId, claimed);
     }
-    const sent = await this.sender.send({ id: messageId, url: new URL(message.url), body });
+    const sent = await sender.send({ id: messageId, url: new URL(message.url), body });
     const attempting = claim.reduce(evolveKnownDelivery, delivery);
-    const retry = { retry: this.config, jitter: Math.random() };
-    const outcome = decideDelivery(
-      { type: 'RecordAttempt', data: { messageId, outcome: sent, endedAt: new Date().toISOString(), ...retry } },
-      attempting,
-    );
+    const endedAt = new Date().toISOString();
+    const record: RecordAttempt = {
+      type: 'RecordAttempt',
+      data: { messageId, outcome: sent, endedAt, retry: this.config, jitter: Math.random() },
+    };
+    const outcome = decideDelivery(record, attempting);
     const after = outcome.reduce(evolveKnownDelivery, attempting);
     this.metrics?.webhookDeliveries.inc({ outcome: METRIC_OUTCOME[after.status] });
     // Recorded whatever happened since the claim: the attempt was made, and the audit trail shows
@@ -299,7 +263,7 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
       'any',
     );
     this.outboxes.applyOwn(taskId, recorded.events);
-    this.reconcile(taskId, (this.outboxes.get(taskId) ?? (await this.outboxes.load(taskId))).outbox, found);
+    this.pending.reconcile(taskId, (this.outboxes.get(taskId) ?? (await this.outboxes.load(taskId))).outbox, found);
     if (after.status === 'failed') {
       this.logger.warn(
         `webhook ${messageId} of task ${taskId} failed after ${after.lastAttempt} attempts (WEBHOOK_MAX_ATTEMPTS): ${sent.attempt.error}`,
@@ -335,19 +299,6 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
       if (error instanceof ExpectedRevisionConflictError) return undefined;
       throw error;
     }
-  }
-
-  /** The payload with every form of the task's secrets masked, as tool output is. */
-  private redacted<T>(taskId: string, outbox: WebhookOutbox, payload: T): T {
-    if (outbox.secrets && outbox.secrets.secretNames.length > 0) {
-      try {
-        this.secrets.open(taskId, outbox.secrets);
-      } catch (error) {
-        // Secrets this process cannot open are not known here, so nothing of them can be masked.
-        if (!(error instanceof SecretsUnavailableError)) throw error;
-      }
-    }
-    return this.secrets.vault.redactDeep(taskId, payload);
   }
 }
 
