@@ -1,4 +1,4 @@
-/** One attempt to deliver a message, as the deliveries endpoint shows it (CONTRACT.md "Webhooks"). */
+/** One attempt to deliver a message, as the deliveries endpoint shows it (docs/api.md "Webhooks"). */
 export interface WebhookAttempt {
   /** When the attempt began (ISO 8601); also the signature's timestamp. */
   readonly at: string;

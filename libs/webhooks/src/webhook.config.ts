@@ -10,7 +10,7 @@ import { parseWebhookSecret } from './webhook-secret';
  */
 export const DEFAULT_MAX_CONNECTIONS = 4;
 
-/** The webhook settings (CONTRACT.md "Webhooks"); a bad value throws an error naming the variable. */
+/** The webhook settings (docs/api.md "Webhooks"); a bad value throws an error naming the variable. */
 export class WebhookConfig implements RetryPolicy {
   /** WEBHOOK_URL: where messages of tasks created without `webhookUrl` go; undefined: nowhere. */
   readonly defaultUrl?: URL;

@@ -5,15 +5,15 @@ import { taskStreamId } from '@app/common';
 import { EventStore } from '@app/event-store';
 import { createEmbeddedEventStore } from '@app/event-store/embedded/embedded-event-store';
 import { TASK_EVENT_SCHEMA_VERSIONS, TaskEvent, toTaskEvent } from '@app/task-domain';
-import { TaskWebhookOutbox } from './task-webhook-outbox';
+import { toWebhookDeliveryEvent } from '../deliveries/delivery-event.decoder';
 import {
   WEBHOOK_ATTEMPTED,
   WEBHOOK_ATTEMPT_STARTED,
   WEBHOOK_EVENT_SCHEMA_VERSION,
   WEBHOOK_REDELIVERY_REQUESTED,
-  toWebhookDeliveryEvent,
   webhookStreamId,
-} from './webhook-delivery.events';
+} from '../deliveries/delivery.events';
+import { TaskWebhookOutbox } from './task-webhook-outbox';
 import { webhookMessageId, webhookMessagesOf } from './webhook-messages';
 import { readTaskWebhookOutbox, readWebhookOutbox } from './webhook-outbox.reader';
 

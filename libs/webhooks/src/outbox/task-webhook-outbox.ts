@@ -1,7 +1,8 @@
 import { taskIdOf } from '@app/common';
-import type { StoredEvent } from '@app/event-store';
+import type { ExpectedRevision, StoredEvent } from '@app/event-store';
 import { SealedSecrets, TaskEvent, toTaskEvent } from '@app/task-domain';
-import { WebhookDeliveryEvent, taskIdOfWebhookStream, toWebhookDeliveryEvent } from './webhook-delivery.events';
+import { toWebhookDeliveryEvent } from '../deliveries/delivery-event.decoder';
+import { WebhookDeliveryEvent, taskIdOfWebhookStream } from '../deliveries/delivery.events';
 import { TaskEventAt, WebhookMessageSpec, mayMakeWebhookDue, webhookMessagesAfter } from './webhook-messages';
 
 /** A task's webhook outbox as the store holds it: the messages its history made due and every claim and attempt so far. */
@@ -16,6 +17,10 @@ export interface WebhookOutbox {
   /** The operator's WEBHOOK_URL when the task's messages go there: never shown to the tenant (maskOperatorUrl). */
   readonly operatorUrl?: string;
 }
+
+/** The expected revision of the next append to the task's delivery stream, as `outbox` read it. */
+export const expectedDeliveryRevision = (outbox: WebhookOutbox): ExpectedRevision =>
+  outbox.deliveryRevision === 0 ? 'no_stream' : outbox.deliveryRevision;
 
 /**
  * What applying one stored event did: `changed` the outbox (a message became due, or a claim,

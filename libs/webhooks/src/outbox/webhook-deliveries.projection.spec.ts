@@ -1,5 +1,5 @@
-import { projectDeliveries, scheduleOf } from './webhook-deliveries.projection';
-import { WebhookAttemptedData, WebhookDeliveryEvent } from './webhook-delivery.events';
+import { deliveryStateOf, deliveryView, projectDeliveries } from './webhook-deliveries.projection';
+import { WebhookAttemptedData, WebhookDeliveryEvent } from '../deliveries/delivery.events';
 
 const started = (attempt: number, leaseUntil = '2026-11-25T00:05:00.000Z'): WebhookDeliveryEvent => ({
   type: 'WebhookAttemptStarted',
@@ -22,6 +22,11 @@ const attempted = (attempt: number, change: Partial<WebhookAttemptedData> = {}):
 const failed = (attempt: number, nextAttemptAt?: string) => attempted(attempt, nextAttemptAt ? { nextAttemptAt } : {});
 const ok = (attempt: number) => attempted(attempt, { statusCode: 204, delivered: true, error: undefined });
 const message = { id: 'wh_1', type: 'task.completed' };
+/** What the dispatcher schedules from: the delivery as shown, when it is due, and its next attempt's number. */
+const scheduleOf = (m: typeof message, events: WebhookDeliveryEvent[]) => {
+  const state = deliveryStateOf(m, events);
+  return { delivery: deliveryView(state), dueAt: state.status === 'pending' ? state.dueAt : 0, nextAttempt: state.lastAttempt + 1 };
+};
 
 describe('projectDeliveries', () => {
   it('shows a message without attempts as pending, due at once, its first attempt next', () => {

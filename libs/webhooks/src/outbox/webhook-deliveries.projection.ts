@@ -1,7 +1,9 @@
 import { WebhookAttempt } from '../webhook-attempt';
-import { WebhookDeliveryEvent } from './webhook-delivery.events';
+import { WebhookDeliveryEvent } from '../deliveries/delivery.events';
+import { KnownDeliveryState, dueDelivery, evolveKnownDelivery } from '../deliveries/delivery.state';
+import { WebhookOutbox } from './task-webhook-outbox';
 
-// The delivery state of a task's messages, folded from their delivery events: what
+// The delivery state of a task's messages, folded by the delivery decider's evolve: what
 // GET /tasks/{id}/webhook-deliveries shows and what the dispatcher schedules from.
 
 export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
@@ -15,57 +17,54 @@ export interface WebhookDelivery {
   readonly nextAttemptAt?: string;
 }
 
-/** What the dispatcher needs besides: when the message may be attempted next, and that attempt's number. */
-export interface WebhookSchedule {
-  readonly delivery: WebhookDelivery;
-  /** Epoch ms; 0 when due at once. Only meaningful while pending. */
-  readonly dueAt: number;
-  readonly nextAttempt: number;
+/** A listed message: its `webhook-id` and type. */
+export interface ListedMessage {
+  readonly id: string;
+  readonly type: string;
+}
+
+/** Every message's delivery state by message id, from one pass over the task's delivery events (any message's, in order). */
+export function deliveryStatesOf(
+  messages: readonly ListedMessage[],
+  events: readonly WebhookDeliveryEvent[],
+): Map<string, KnownDeliveryState> {
+  const states = new Map(messages.map((m): [string, KnownDeliveryState] => [m.id, dueDelivery({ messageId: m.id, type: m.type })]));
+  for (const e of events) {
+    const state = states.get(e.data.messageId);
+    if (state) states.set(e.data.messageId, evolveKnownDelivery(state, e));
+  }
+  return states;
 }
 
 /**
- * A message's state after its own delivery events, in order; none: pending, due now. A redelivery
- * request starts a new round: the status, the schedule and the attempt count come from the events
- * after the latest one, while `attempts` lists the attempts of every round (the audit trail).
+ * A message's state after the delivery events (any message's, in order); none: pending, due now.
+ * A redelivery request starts a new round: the status, the schedule and the attempt count come
+ * from the events after the latest one, while `attempts` lists every round's (the audit trail).
  */
-export function scheduleOf(
-  message: { readonly id: string; readonly type: string },
-  events: readonly WebhookDeliveryEvent[],
-): WebhookSchedule {
-  const outcomes = events.flatMap((e) => (e.type === 'WebhookAttempted' ? [e.data] : []));
-  const attempts = outcomes.map(({ at, statusCode, error, durationMs }) => ({
-    at,
-    ...(statusCode === undefined ? {} : { statusCode }),
-    ...(error === undefined ? {} : { error }),
-    durationMs,
-  }));
-  const base = { id: message.id, type: message.type, attempts };
-  const roundStart = events.map((e) => e.type).lastIndexOf('WebhookRedeliveryRequested') + 1;
-  const claimsAndOutcomes = events.slice(roundStart).flatMap((e) => (e.type === 'WebhookRedeliveryRequested' ? [] : [e]));
-  const last = claimsAndOutcomes.at(-1);
-  const nextAttempt = Math.max(0, ...claimsAndOutcomes.map((e) => e.data.attempt)) + 1;
-  if (!last) return { delivery: { ...base, status: 'pending' }, dueAt: 0, nextAttempt };
-  // Claimed and not recorded yet: being attempted, or its dispatcher died and the lease runs out.
-  if (last.type === 'WebhookAttemptStarted')
-    return { delivery: { ...base, status: 'pending' }, dueAt: Date.parse(last.data.leaseUntil), nextAttempt };
-  if (last.data.delivered) return { delivery: { ...base, status: 'delivered' }, dueAt: 0, nextAttempt };
-  if (last.data.nextAttemptAt === undefined) return { delivery: { ...base, status: 'failed' }, dueAt: 0, nextAttempt };
-  const { nextAttemptAt } = last.data;
-  return { delivery: { ...base, status: 'pending', nextAttemptAt }, dueAt: Date.parse(nextAttemptAt), nextAttempt };
+export const deliveryStateOf = (message: ListedMessage, events: readonly WebhookDeliveryEvent[]): KnownDeliveryState =>
+  events.reduce(evolveKnownDelivery, dueDelivery({ messageId: message.id, type: message.type }));
+
+/** Every delivery of the outbox's messages, by message id. */
+export const outboxDeliveryStates = (outbox: WebhookOutbox): Map<string, KnownDeliveryState> =>
+  deliveryStatesOf(
+    outbox.messages.map((m) => ({ id: m.id, type: m.payload.type })),
+    outbox.deliveryEvents,
+  );
+
+/** The delivery of the outbox's message `messageId`; undefined when no event of the task made it due. */
+export function deliveryInOutbox(outbox: WebhookOutbox, messageId: string): KnownDeliveryState | undefined {
+  const message = outbox.messages.find((m) => m.id === messageId);
+  return message && deliveryStateOf({ id: message.id, type: message.payload.type }, outbox.deliveryEvents);
 }
 
-/** A message's delivery as the deliveries endpoint shows it. */
-export const deliveryOf = (
-  message: { readonly id: string; readonly type: string },
-  events: readonly WebhookDeliveryEvent[],
-): WebhookDelivery => scheduleOf(message, events).delivery;
+/** A delivery as the deliveries endpoint shows it. */
+export function deliveryView(state: KnownDeliveryState): WebhookDelivery {
+  const shown = { id: state.messageId, type: state.type, attempts: state.attempts, status: state.status };
+  return state.status === 'pending' && state.nextAttemptAt !== undefined ? { ...shown, nextAttemptAt: state.nextAttemptAt } : shown;
+}
 
 /** Every message's delivery, in the order the messages became due. */
-export function projectDeliveries(
-  messages: readonly { readonly id: string; readonly type: string }[],
-  events: readonly WebhookDeliveryEvent[],
-): WebhookDelivery[] {
-  const byMessage = new Map<string, WebhookDeliveryEvent[]>();
-  for (const e of events) byMessage.set(e.data.messageId, [...(byMessage.get(e.data.messageId) ?? []), e]);
-  return messages.map((m) => deliveryOf(m, byMessage.get(m.id) ?? []));
+export function projectDeliveries(messages: readonly ListedMessage[], events: readonly WebhookDeliveryEvent[]): WebhookDelivery[] {
+  const states = deliveryStatesOf(messages, events);
+  return messages.map((m) => deliveryView(states.get(m.id)!));
 }

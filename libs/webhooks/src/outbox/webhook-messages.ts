@@ -1,6 +1,6 @@
 import { PendingApproval, TaskEvent } from '@app/task-domain';
 
-// Which webhook messages a task's history makes due, and what each says (CONTRACT.md "Webhooks").
+// Which webhook messages a task's history makes due, and what each says (docs/api.md "Webhooks").
 // Pure and deterministic: the same events give the same ids and bodies, so every dispatcher, and
 // the same one after a restart, derives the same messages from the store.
 

@@ -1,7 +1,7 @@
 import { taskStreamId } from '@app/common';
 import type { EventStore } from '@app/event-store';
 import { TaskWebhookOutbox, WebhookOutbox } from './task-webhook-outbox';
-import { webhookStreamId } from './webhook-delivery.events';
+import { webhookStreamId } from '../deliveries/delivery.events';
 
 /** Reads a task's outbox from the store: both streams, decoded (never cast). */
 export async function readWebhookOutbox(store: EventStore, taskId: string): Promise<WebhookOutbox> {

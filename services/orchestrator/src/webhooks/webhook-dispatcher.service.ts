@@ -1,48 +1,29 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { join } from 'node:path';
-import { SecretsUnavailableError, TaskSecrets, dataDirFromEnv, runWithLogContext, taskIdOf } from '@app/common';
-import {
-  EVENT_STORE,
-  EventStore,
-  ExpectedRevisionConflictError,
-  ExpectedRevision,
-  NewEvent,
-  StoredEvent,
-  eventStoreIsProcessExclusive,
-} from '@app/event-store';
+import { TaskSecrets, dataDirFromEnv, runWithLogContext } from '@app/common';
+import { EVENT_STORE, EventStore, ExpectedRevisionConflictError, StoredEvent, eventStoreIsProcessExclusive } from '@app/event-store';
 import { ServiceMetrics } from '@app/metrics';
 import { ProjectionCheckpointFile } from '@app/read-models';
 import { RUNTIME_ENV } from '@app/runtime';
-import { toTaskEvent } from '@app/task-domain';
 import {
-  AttemptOutcome,
-  WEBHOOK_ATTEMPTED,
-  WEBHOOK_ATTEMPT_STARTED,
-  WEBHOOK_EVENT_SCHEMA_VERSION,
-  WebhookAttemptStartedData,
-  WebhookAttemptedData,
+  KnownDeliveryState,
+  RecordAttempt,
+  WebhookAttemptNotDueError,
   WebhookConfig,
-  TaskWebhookOutbox,
-  WebhookMessageSpec,
+  WebhookDeliveryEndedError,
+  WebhookDeliveryEvent,
   WebhookOutbox,
-  WebhookSchedule,
   WebhookSender,
-  mayMakeWebhookDue,
-  readTaskWebhookOutbox,
-  retryDelayMs,
-  scheduleOf,
-  taskIdOfWebhookStream,
+  decideDelivery,
+  deliveryStateOf,
+  evolveKnownDelivery,
+  expectedDeliveryRevision,
+  toNewWebhookEvents,
   webhookStreamId,
 } from '@app/webhooks';
-import { DueQueue } from './due-queue';
-
-/** A message not yet delivered or failed: when it is due, and where the scan must restart to find it again. */
-interface PendingMessage {
-  readonly taskId: string;
-  readonly dueAt: number;
-  /** Global position of an event that makes a scan from before it derive this message again. */
-  readonly foundAt: number;
-}
+import { KeptOutboxes } from './kept-outboxes';
+import { PendingMessages } from './pending-messages';
+import { redactedPayload } from './redacted-payload';
 
 interface DispatcherCheckpoint {
   readonly version: 1;
@@ -51,17 +32,13 @@ interface DispatcherCheckpoint {
 }
 
 const PAGE_SIZE = 500;
-/**
- * Tasks whose outbox is kept in memory, the least recently touched dropped first. A dropped one
- * costs only a read of its two streams when one of its events next makes a message due; a burst of
- * tasks finishing together is served without any read while it fits.
- */
-const KEPT_OUTBOXES = 2_000;
 /** How long past WEBHOOK_TIMEOUT_MS a claim holds: time to record the outcome before another dispatcher may take over. */
 const LEASE_MARGIN_MS = 10_000;
+/** The deliveries metric's outcome of an attempt, by where it left the delivery. */
+const METRIC_OUTCOME: Record<KnownDeliveryState['status'], string> = { delivered: 'delivered', pending: 'failed', failed: 'gave_up' };
 
 /**
- * The webhook outbox's dispatcher (CONTRACT.md "Webhooks"). It lives in the orchestrator because
+ * The webhook outbox's dispatcher (docs/api.md "Webhooks"). It lives in the orchestrator because
  * the orchestrator is the service that already follows the event store's feed to act on task
  * events; the all-in-one process (npm start) includes it, and in the distributed mode every
  * orchestrator runs one.
@@ -72,26 +49,28 @@ const LEASE_MARGIN_MS = 10_000;
  * the checkpoint, which only ever moves past events whose messages are all delivered or failed; a
  * lost or stale checkpoint file only means a longer scan. Each task's outbox is kept in memory,
  * updated from the feed's events as they are scanned, so a message made due by a task this
- * dispatcher saw created costs no read (task-webhook-outbox.ts). Each attempt is first claimed
+ * dispatcher saw created costs no read (kept-outboxes.ts). Each attempt is first claimed
  * (WebhookAttemptStarted, appended with the delivery stream's expected revision), so of several
  * dispatchers exactly one makes it; one that dies mid-attempt leaves a claim whose lease runs
  * out, and the message is due again then (delivery is at least once: the receiver may see that
  * attempt again, with the same `webhook-id`). In the embedded mode this is the store's only
  * dispatcher, and the claim is recorded with the outcome, after the send (see `attempt`).
+ *
+ * What to append, and when a message is due, is the delivery decider's (libs/webhooks, deliveries/);
+ * this class orchestrates: it follows the feed, keeps timers and leases, and posts the requests.
  */
 @Injectable()
 export class WebhookDispatcherService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('WebhookDispatcher');
-  private readonly pending = new Map<string, PendingMessage>();
-  /** The pending messages by due time, stale entries included (see schedule). */
-  private readonly due = new DueQueue();
-  /** Outboxes kept up to date from the feed (each event applied once, in order), by task; least recently touched first. */
-  private readonly outboxes = new Map<string, TaskWebhookOutbox>();
+  private readonly pending = new PendingMessages();
+  private readonly outboxes: KeptOutboxes;
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly checkpointFile: ProjectionCheckpointFile<DispatcherCheckpoint>;
   private readonly sender?: WebhookSender;
   /** The embedded mode: this is the only dispatcher of the store (see `attempt`). */
   private readonly soleDispatcher: boolean;
+  /** How long a claim holds: the attempt's WEBHOOK_TIMEOUT_MS, and time to record its outcome. */
+  private readonly leaseMs: number;
   private scanned = 0;
   /** Batches the store's feed handed over (each once, in global order) and not yet scanned. */
   private appended: StoredEvent[] = [];
@@ -108,9 +87,11 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
     private readonly secrets: TaskSecrets,
     @Optional() private readonly metrics?: ServiceMetrics,
   ) {
+    this.outboxes = new KeptOutboxes(store);
     this.checkpointFile = new ProjectionCheckpointFile(join(dataDirFromEnv(env), 'webhooks', 'dispatcher-checkpoint.json'));
     if (config.signingKey) this.sender = new WebhookSender(config, config.signingKey);
     this.soleDispatcher = eventStoreIsProcessExclusive(env);
+    this.leaseMs = config.timeoutMs + LEASE_MARGIN_MS;
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -174,123 +155,39 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
 
   /**
    * Applies `events` (in global order) to the outboxes kept in memory, and makes the pending map
-   * agree with each outbox they changed. A task whose outbox is not kept must be read from the
-   * store (readTouched) only when one of its events may make a message due or records a delivery:
-   * those tasks are returned, each once, with the position of its first change; its TaskCreated
-   * starts a kept outbox without any read. A kept outbox that sees a gap in a stream's revisions is
-   * dropped and returned to be read again, so what is kept is always what a read of the store up to
-   * that event would give (task-webhook-outbox.spec.ts).
+   * agree with each outbox they changed. Returns the tasks whose outbox must be read from the
+   * store (readTouched), with the position of their first change.
    */
   private applyTouched(events: readonly StoredEvent[]): Map<string, number> {
-    const changed = new Map<string, number>();
-    const toRead = new Map<string, number>();
-    for (const e of events) {
-      const taskId = taskIdOf(e.streamId);
-      const id = taskId ?? taskIdOfWebhookStream(e.streamId);
-      if (id === undefined || toRead.has(id)) continue;
-      const kept = this.outboxes.get(id);
-      if (kept) {
-        const outcome = kept.apply(e);
-        this.touch(id, kept);
-        if (outcome === 'changed' && !changed.has(id)) changed.set(id, e.globalPosition);
-        if (outcome !== 'gap') continue;
-        // Not the store's any more: read it whole, from the first change this pass saw.
-        this.outboxes.delete(id);
-        toRead.set(id, changed.get(id) ?? e.globalPosition);
-        changed.delete(id);
-      } else if (taskId !== undefined && e.revision === 1) {
-        const outbox = new TaskWebhookOutbox(id);
-        outbox.apply(e);
-        this.touch(id, outbox);
-      } else if (taskId === undefined || mayMakeWebhookDue(toTaskEvent(e))) {
-        toRead.set(id, e.globalPosition);
-      }
-    }
-    for (const [taskId, position] of changed) {
-      const kept = this.outboxes.get(taskId);
-      // Dropped meanwhile by a pass over more than KEPT_OUTBOXES tasks: read again.
-      if (kept) this.reconcile(taskId, kept.outbox, position);
-      else toRead.set(taskId, position);
-    }
+    const { changed, toRead } = this.outboxes.applyFeed(events);
+    for (const [taskId, { outbox, position }] of changed) this.pending.reconcile(taskId, outbox.outbox, position);
     return toRead;
   }
 
   /** Reads the outboxes applyTouched could not keep up to date (by task, from the position of their first change), all at once. */
   private async readTouched(toRead: ReadonlyMap<string, number>): Promise<void> {
-    const read = await Promise.all([...toRead].map(async ([taskId, position]) => ({ taskId, position, outbox: await this.load(taskId) })));
-    for (const { taskId, position, outbox } of read) this.reconcile(taskId, outbox.outbox, position);
-  }
-
-  /** Reads a task's outbox from the store and keeps it, unless the feed has meanwhile moved the kept one past the read. */
-  private async load(taskId: string): Promise<TaskWebhookOutbox> {
-    const read = await readTaskWebhookOutbox(this.store, taskId);
-    const kept = this.outboxes.get(taskId);
-    const newest = kept?.covers(read) ? kept : read;
-    this.touch(taskId, newest);
-    return newest;
-  }
-
-  /** Keeps `outbox` as the most recently touched; drops the least recently touched beyond KEPT_OUTBOXES. */
-  private touch(taskId: string, outbox: TaskWebhookOutbox): void {
-    this.outboxes.delete(taskId);
-    this.outboxes.set(taskId, outbox);
-    if (this.outboxes.size > KEPT_OUTBOXES) this.outboxes.delete(this.outboxes.keys().next().value!);
-  }
-
-  /**
-   * This dispatcher's own claim or outcome, applied to the kept outbox from the append's result
-   * (before the feed hands it over, which then finds it known): the attempt's next step sees it.
-   */
-  private applyOwn(taskId: string, events: readonly StoredEvent[]): void {
-    const kept = this.outboxes.get(taskId);
-    if (kept && events.some((e) => kept.apply(e) === 'gap')) this.outboxes.delete(taskId);
-  }
-
-  /** Makes the pending map agree with the task's outbox as read. */
-  private reconcile(taskId: string, outbox: WebhookOutbox, foundAt: number): void {
-    for (const message of outbox.messages) {
-      const { delivery, dueAt } = scheduleFor(outbox, message);
-      const known = this.pending.get(message.id);
-      if (delivery.status !== 'pending') {
-        this.pending.delete(message.id);
-        continue;
-      }
-      this.setPending(message.id, { taskId, dueAt, foundAt: Math.min(known?.foundAt ?? foundAt, foundAt) });
-    }
+    const read = await Promise.all(
+      [...toRead].map(async ([taskId, position]) => ({ taskId, position, outbox: await this.outboxes.load(taskId) })),
+    );
+    for (const { taskId, position, outbox } of read) this.pending.reconcile(taskId, outbox.outbox, position);
   }
 
   /** Where a scan must start to find every message still pending. */
   private checkpoint(): DispatcherCheckpoint {
-    let position = this.scanned;
-    for (const p of this.pending.values()) position = Math.min(position, p.foundAt - 1);
-    return { version: 1, position };
+    return { version: 1, position: this.pending.checkpoint(this.scanned) };
   }
 
-  /** Records a pending message, and queues it by its due time unless it is queued at that time already. */
-  private setPending(id: string, message: PendingMessage): void {
-    const known = this.pending.get(id);
-    this.pending.set(id, message);
-    if (known?.dueAt !== message.dueAt) this.due.push(id, message.dueAt);
-  }
-
-  /**
-   * Sends the messages due now; arms the timer for the next one. The queue's entries that no
-   * longer stand for a pending message at that time (delivered or failed since, re-timed, or
-   * being attempted: re-queued when the attempt ends) are dropped as they come to the top.
-   */
+  /** Sends the messages due now; arms the timer for the next one. */
   private schedule(): void {
     if (this.stopped) return;
     clearTimeout(this.timer);
     const now = Date.now();
-    for (let top = this.due.peek(); top !== undefined; top = this.due.peek()) {
-      const p = this.pending.get(top.id);
-      const stands = p !== undefined && p.dueAt === top.dueAt && !this.inFlight.has(top.id);
-      if (stands && top.dueAt > now) break;
-      this.due.pop();
-      if (stands) this.startAttempt(top.id, p.taskId);
+    const busy = (id: string) => this.inFlight.has(id);
+    for (let due = this.pending.takeDue(now, busy); due !== undefined; due = this.pending.takeDue(now, busy)) {
+      this.startAttempt(due.id, due.taskId);
     }
-    const next = this.due.peek();
-    if (next) this.timer = setTimeout(() => this.schedule(), Math.min(next.dueAt - now, 2 ** 31 - 1));
+    const next = this.pending.nextDueAt();
+    if (next !== undefined) this.timer = setTimeout(() => this.schedule(), Math.min(next - now, 2 ** 31 - 1));
   }
 
   private startAttempt(messageId: string, taskId: string): void {
@@ -299,135 +196,110 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, OnAppli
       this.attempt(messageId, taskId).catch((error: unknown) => {
         this.logger.error(`webhook ${messageId} of task ${taskId}: ${describe(error)}`);
         // Tried again later rather than never: the store or the network may be back by then.
-        const p = this.pending.get(messageId);
-        if (p) this.setPending(messageId, { ...p, dueAt: Date.now() + this.config.retryBaseMs });
+        this.pending.retryAt(messageId, Date.now() + this.config.retryBaseMs);
       }),
     );
     const work = attempted.finally(() => {
       this.inFlight.delete(messageId);
       // Its queue entry was used up when the attempt started: still pending (a retry, or a claim
       // lost to another dispatcher), it is queued again at the time now recorded.
-      const p = this.pending.get(messageId);
-      if (p) this.due.push(messageId, p.dueAt);
+      this.pending.requeue(messageId);
       this.checkpointFile.markDirty();
       this.schedule();
     });
     this.inFlight.set(messageId, work);
   }
 
-  /** One attempt of one message: claimed at the delivery stream's revision as kept, made, recorded. */
+  /**
+   * One attempt of one message, as the delivery decider rules: claimed, made, recorded. The claim
+   * is decided before the request in both modes; the distributed mode appends it then, at the
+   * delivery stream's revision as kept, the embedded mode with the outcome.
+   */
   private async attempt(messageId: string, taskId: string): Promise<void> {
-    const known = this.pending.get(messageId);
-    const found = known?.foundAt ?? this.scanned;
+    const found = this.pending.get(messageId)?.foundAt ?? this.scanned;
     // The outbox as kept from the feed: one behind the store (another dispatcher's claim not yet
     // handed over) only makes the claim fail its expected revision, and the message is then
     // reconciled from a fresh read.
-    const outbox = (this.outboxes.get(taskId) ?? (await this.load(taskId))).outbox;
+    const outbox = (this.outboxes.get(taskId) ?? (await this.outboxes.load(taskId))).outbox;
     const message = outbox.messages.find((m) => m.id === messageId);
     if (!message) {
       this.pending.delete(messageId);
       return;
     }
-    const schedule = scheduleFor(outbox, message);
+    const delivery = deliveryStateOf({ id: messageId, type: message.payload.type }, outbox.deliveryEvents);
+    const sender = this.stopped ? undefined : this.sender;
+    const claim = sender && this.decideClaim(delivery);
     // Another dispatcher may have attempted or claimed it meanwhile: the store says what is due.
-    if (schedule.delivery.status !== 'pending' || schedule.dueAt > Date.now() || this.stopped || !this.sender) {
-      return this.reconcile(taskId, outbox, found);
+    if (!sender || !claim) return this.pending.reconcile(taskId, outbox, found);
+    const body = JSON.stringify(redactedPayload(this.secrets, taskId, outbox, message.payload));
+    // The embedded mode: only this process can open DATA_DIR's store (SQLite
+    // locking_mode=EXCLUSIVE), and it runs one dispatcher, so there is no other dispatcher for the
+    // claim to win against, nor a lease for one to respect. The claim is recorded in the same
+    // append as the outcome, after the send: the audit trail is the same claim + outcome pair,
+    // with one append instead of two, and none of them in a burst's way (BENCHMARKS.md
+    // "Webhooks"). At least once still holds: a crash before that append leaves the message due
+    // at once, sent again with the same webhook-id.
+    if (!this.soleDispatcher) {
+      const claimed = await this.appendClaim(taskId, outbox, claim);
+      if (claimed === undefined) return this.pending.reconcile(taskId, (await this.outboxes.load(taskId)).outbox, found);
+      this.outboxes.applyOwn(taskId, claimed);
     }
-    const body = JSON.stringify(this.redacted(taskId, outbox, message.payload));
-    let attempt: AttemptOutcome['attempt'];
-    let delivered: boolean;
-    /** The claim, when it is recorded with the outcome (the embedded mode). */
-    let claimWithOutcome: NewEvent | undefined;
-    if (this.soleDispatcher) {
-      // The embedded mode: only this process can open DATA_DIR's store (SQLite
-      // locking_mode=EXCLUSIVE), and it runs one dispatcher, so there is no other dispatcher for the
-      // claim to win against, nor a lease for one to respect. The claim is recorded in the same
-      // append as the outcome, after the send, at whatever revision the stream then has ('any',
-      // so that a redelivery request of another message appended meanwhile cannot fail it): the
-      // audit trail is the same claim + outcome pair, with one append instead of two, and none
-      // of them in a burst's way (BENCHMARKS.md "Webhooks"). At least once still holds: a crash
-      // before that append leaves the message due at once, sent again with the same webhook-id.
-      ({ attempt, delivered } = await this.sender.send({ id: messageId, url: new URL(message.url), body }));
-      claimWithOutcome = this.claimEvent(message, schedule.nextAttempt, new Date(attempt.at));
-    } else {
-      const expected = outbox.deliveryRevision === 0 ? 'no_stream' : outbox.deliveryRevision;
-      const claimed = await this.claim(taskId, expected, message, schedule.nextAttempt);
-      if (claimed === undefined) return this.reconcile(taskId, (await this.load(taskId)).outbox, found);
-      this.applyOwn(taskId, claimed);
-      ({ attempt, delivered } = await this.sender.send({ id: messageId, url: new URL(message.url), body }));
-    }
-    const delay = delivered ? undefined : retryDelayMs(schedule.nextAttempt, this.config);
-    this.metrics?.webhookDeliveries.inc({ outcome: delivered ? 'delivered' : delay === undefined ? 'gave_up' : 'failed' });
-    const record: WebhookAttemptedData = {
-      messageId,
-      type: message.payload.type,
-      attempt: schedule.nextAttempt,
-      ...attempt,
-      delivered,
-      ...(delay === undefined ? {} : { nextAttemptAt: new Date(Date.now() + delay).toISOString() }),
+    const sent = await sender.send({ id: messageId, url: new URL(message.url), body });
+    const attempting = claim.reduce(evolveKnownDelivery, delivery);
+    const endedAt = new Date().toISOString();
+    const record: RecordAttempt = {
+      type: 'RecordAttempt',
+      data: { messageId, outcome: sent, endedAt, retry: this.config, jitter: Math.random() },
     };
-    // Recorded whatever happened since the claim: the attempt was made, and the audit trail shows every one.
-    const outcome: NewEvent = { type: WEBHOOK_ATTEMPTED, data: record, schemaVersion: WEBHOOK_EVENT_SCHEMA_VERSION };
+    const outcome = decideDelivery(record, attempting);
+    const after = outcome.reduce(evolveKnownDelivery, attempting);
+    this.metrics?.webhookDeliveries.inc({ outcome: METRIC_OUTCOME[after.status] });
+    // Recorded whatever happened since the claim: the attempt was made, and the audit trail shows
+    // every one. At whatever revision the stream then has ('any'), so that a redelivery request of
+    // another message appended meanwhile cannot fail it.
     const recorded = await this.store.appendToStream(
       webhookStreamId(taskId),
-      claimWithOutcome ? [claimWithOutcome, outcome] : [outcome],
+      toNewWebhookEvents(this.soleDispatcher ? [...claim, ...outcome] : outcome),
       'any',
     );
-    this.applyOwn(taskId, recorded.events);
-    this.reconcile(taskId, (this.outboxes.get(taskId) ?? (await this.load(taskId))).outbox, found);
-    if (!delivered && delay === undefined) {
+    this.outboxes.applyOwn(taskId, recorded.events);
+    this.pending.reconcile(taskId, (this.outboxes.get(taskId) ?? (await this.outboxes.load(taskId))).outbox, found);
+    if (after.status === 'failed') {
       this.logger.warn(
-        `webhook ${messageId} of task ${taskId} failed after ${record.attempt} attempts (WEBHOOK_MAX_ATTEMPTS): ${attempt.error}`,
+        `webhook ${messageId} of task ${taskId} failed after ${after.lastAttempt} attempts (WEBHOOK_MAX_ATTEMPTS): ${sent.attempt.error}`,
       );
     }
   }
 
-  /** Appends the claim of the message's next attempt: its events, or undefined when another dispatcher appended first. */
-  private async claim(
+  /** The claim of the delivery's next attempt, beginning now; undefined when it is not due (delivered, failed, or not yet). */
+  private decideClaim(delivery: KnownDeliveryState): WebhookDeliveryEvent[] | undefined {
+    const at = new Date().toISOString();
+    try {
+      return decideDelivery({ type: 'StartAttempt', data: { messageId: delivery.messageId, at, leaseMs: this.leaseMs } }, delivery);
+    } catch (error) {
+      if (error instanceof WebhookDeliveryEndedError || error instanceof WebhookAttemptNotDueError) return undefined;
+      throw error;
+    }
+  }
+
+  /** Appends the claim at the revision `outbox` was read at: its events, or undefined when another dispatcher appended first. */
+  private async appendClaim(
     taskId: string,
-    expected: ExpectedRevision,
-    message: WebhookMessageSpec,
-    attempt: number,
+    outbox: WebhookOutbox,
+    claim: readonly WebhookDeliveryEvent[],
   ): Promise<readonly StoredEvent[] | undefined> {
     try {
-      const appended = await this.store.appendToStream(webhookStreamId(taskId), [this.claimEvent(message, attempt, new Date())], expected);
+      const appended = await this.store.appendToStream(
+        webhookStreamId(taskId),
+        toNewWebhookEvents(claim),
+        expectedDeliveryRevision(outbox),
+      );
       return appended.events;
     } catch (error) {
       if (error instanceof ExpectedRevisionConflictError) return undefined;
       throw error;
     }
   }
-
-  /** The claim of the message's next attempt, begun at `at`: another dispatcher leaves it alone until its lease runs out. */
-  private claimEvent(message: WebhookMessageSpec, attempt: number, at: Date): NewEvent {
-    const claim: WebhookAttemptStartedData = {
-      messageId: message.id,
-      type: message.payload.type,
-      attempt,
-      at: at.toISOString(),
-      leaseUntil: new Date(at.getTime() + this.config.timeoutMs + LEASE_MARGIN_MS).toISOString(),
-    };
-    return { type: WEBHOOK_ATTEMPT_STARTED, data: claim, schemaVersion: WEBHOOK_EVENT_SCHEMA_VERSION };
-  }
-
-  /** The payload with every form of the task's secrets masked, as tool output is. */
-  private redacted<T>(taskId: string, outbox: WebhookOutbox, payload: T): T {
-    if (outbox.secrets && outbox.secrets.secretNames.length > 0) {
-      try {
-        this.secrets.open(taskId, outbox.secrets);
-      } catch (error) {
-        // Secrets this process cannot open are not known here, so nothing of them can be masked.
-        if (!(error instanceof SecretsUnavailableError)) throw error;
-      }
-    }
-    return this.secrets.vault.redactDeep(taskId, payload);
-  }
 }
-
-const scheduleFor = (outbox: WebhookOutbox, message: WebhookMessageSpec): WebhookSchedule =>
-  scheduleOf(
-    { id: message.id, type: message.payload.type },
-    outbox.deliveryEvents.filter((e) => e.data.messageId === message.id),
-  );
 
 const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));

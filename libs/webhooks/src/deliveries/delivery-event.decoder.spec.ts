@@ -1,4 +1,6 @@
-import { toWebhookDeliveryEvent, taskIdOfWebhookStream, webhookStreamId } from './webhook-delivery.events';
+import { toWebhookDeliveryEvent } from './delivery-event.decoder';
+import { UnreadableWebhookEventError } from './delivery.errors';
+import { taskIdOfWebhookStream, webhookStreamId } from './delivery.events';
 
 const stored = (type: string, schemaVersion: number, data: unknown) => ({
   streamId: 'webhooks-task_1',
@@ -29,6 +31,7 @@ describe('toWebhookDeliveryEvent', () => {
     ['data without a message id', stored('WebhookAttempted', 1, { attempt: 1 }), /not a webhook delivery event's/],
     ['an attempt without its number', stored('WebhookAttemptStarted', 1, { messageId: 'wh_1' }), /not a webhook attempt/],
   ])('refuses %s, naming where it is', (_what, event, message) => {
+    expect(() => toWebhookDeliveryEvent(event)).toThrow(UnreadableWebhookEventError);
     expect(() => toWebhookDeliveryEvent(event)).toThrow(message);
     expect(() => toWebhookDeliveryEvent(event)).toThrow(/webhooks-task_1@3/);
   });

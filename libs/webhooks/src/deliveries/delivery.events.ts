@@ -1,13 +1,17 @@
+import type { NewEvent } from '@app/event-store';
+import type { Event } from '@app/task-domain';
 import { WebhookAttempt } from '../webhook-attempt';
 
 // ─── Delivery events ─────────────────────────────────────────────────────────────────────────
 // Every attempt to deliver a webhook message is recorded as an event, so the schedule (what is
 // due when) and the audit trail (GET …/webhook-deliveries) are projections of the store, and a
-// restart resumes from them.
+// restart resumes from them. The delivery decider (delivery.decider.ts) writes them; the decoder
+// (delivery-event.decoder.ts) reads them. Their types and `data` shapes are stored records: a
+// change needs a new schema version and an upcast in the decoder, never an edit here.
 //
 // They live in a stream of their own per task, `webhooks-<taskId>`, not in the task's stream:
-// the task's stream is its public SSE stream, whose ids are its revisions with no gap (CONTRACT.md
-// "Stream"), and its appends are the agent loop's optimistic-concurrency path; delivery
+// the task's stream is its public SSE stream, whose ids are its revisions with no gap (docs/api.md
+// "Streaming events (SSE)"), and its appends are the agent loop's optimistic-concurrency path; delivery
 // bookkeeping in it would leave holes in the stream and make the loop's appends conflict. Readers
 // of the global feed (task views, agent loop) skip streams that are not `task-…` ones.
 
@@ -54,6 +58,28 @@ export interface WebhookRedeliveryRequestedData {
   readonly at: string;
 }
 
+export type WebhookAttemptStarted = Event<typeof WEBHOOK_ATTEMPT_STARTED, WebhookAttemptStartedData>;
+export type WebhookAttempted = Event<typeof WEBHOOK_ATTEMPTED, WebhookAttemptedData>;
+export type WebhookRedeliveryRequested = Event<typeof WEBHOOK_REDELIVERY_REQUESTED, WebhookRedeliveryRequestedData>;
+
+/** What a delivery stream holds. */
+export type WebhookDeliveryEvent = WebhookAttemptStarted | WebhookAttempted | WebhookRedeliveryRequested;
+
+/**
+ * A task event made a message due (webhook-messages.ts: a turn ended, a call waits for approval).
+ * Never stored: that task event, in the task's own stream, is the record; the outbox derives this
+ * from it, and a delivery's state starts from it. So a message is queued by the task's history,
+ * not by a command of the delivery decider.
+ */
+export type WebhookMessageDue = Event<'WebhookMessageDue', { readonly messageId: string; readonly type: string }>;
+
+/** What a delivery's state is folded from: its message becoming due, then its own delivery events. */
+export type DeliveryEvent = WebhookMessageDue | WebhookDeliveryEvent;
+
+/** The delivery events as appended: every one at WEBHOOK_EVENT_SCHEMA_VERSION. */
+export const toNewWebhookEvents = (events: readonly WebhookDeliveryEvent[]): NewEvent[] =>
+  events.map((e) => ({ type: e.type, data: e.data, schemaVersion: WEBHOOK_EVENT_SCHEMA_VERSION }));
+
 const STREAM_PREFIX = 'webhooks-';
 
 /** The stream that records the delivery attempts of a task's webhooks. */
@@ -62,39 +88,3 @@ export const webhookStreamId = (taskId: string): string => `${STREAM_PREFIX}${ta
 /** The task whose deliveries `streamId` records, or undefined for another stream. */
 export const taskIdOfWebhookStream = (streamId: string): string | undefined =>
   streamId.startsWith(STREAM_PREFIX) ? streamId.slice(STREAM_PREFIX.length) : undefined;
-
-export type WebhookDeliveryEvent =
-  | { readonly type: typeof WEBHOOK_ATTEMPT_STARTED; readonly data: WebhookAttemptStartedData }
-  | { readonly type: typeof WEBHOOK_ATTEMPTED; readonly data: WebhookAttemptedData }
-  | { readonly type: typeof WEBHOOK_REDELIVERY_REQUESTED; readonly data: WebhookRedeliveryRequestedData };
-
-/** What the decoder needs of a stored event. */
-export interface RecordedWebhookEvent {
-  readonly streamId: string;
-  readonly revision: number;
-  readonly type: string;
-  readonly schemaVersion: number;
-  readonly data: unknown;
-}
-
-/**
- * The one way a stored delivery event is read. Like the task events' decoder it refuses, loudly,
- * a type or version it does not know rather than skip it: a skipped attempt would send again.
- */
-export function toWebhookDeliveryEvent(stored: RecordedWebhookEvent): WebhookDeliveryEvent {
-  const where = `${stored.streamId}@${stored.revision}`;
-  if (stored.type !== WEBHOOK_ATTEMPTED && stored.type !== WEBHOOK_ATTEMPT_STARTED && stored.type !== WEBHOOK_REDELIVERY_REQUESTED) {
-    throw new Error(`${where}: ${stored.type} is not a webhook delivery event this code knows`);
-  }
-  if (stored.schemaVersion !== WEBHOOK_EVENT_SCHEMA_VERSION) {
-    throw new Error(`${where}: schema version ${stored.schemaVersion}, but this code reads version ${WEBHOOK_EVENT_SCHEMA_VERSION}`);
-  }
-  const data = stored.data as { messageId?: unknown; attempt?: unknown } | null;
-  if (typeof data !== 'object' || data === null || typeof data.messageId !== 'string') {
-    throw new Error(`${where}: data is not a webhook delivery event's`);
-  }
-  if (stored.type !== WEBHOOK_REDELIVERY_REQUESTED && typeof data.attempt !== 'number') {
-    throw new Error(`${where}: data is not a webhook attempt`);
-  }
-  return { type: stored.type, data } as WebhookDeliveryEvent;
-}
