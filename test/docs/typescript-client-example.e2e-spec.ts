@@ -4,23 +4,22 @@ import ts from 'typescript';
 import * as client from '@agentic-task-service/client';
 import { API_KEY, Harness, startHarness } from '../support/service-harness';
 
-// README's "Use it from TypeScript" block, as a reader would paste it: it must type-check against
+// The example of docs/guide/typescript-client.md, as a reader would paste it: it must type-check against
 // the client as it is, and, run against the service, create, stream, approve and download.
 
 const ROOT = join(__dirname, '..', '..');
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const PAGE = readFileSync(join(ROOT, 'docs', 'guide', 'typescript-client.md'), 'utf8');
 
-/** The first ```ts block under "## Use it from TypeScript". */
+/** The page's first ```ts block. */
 function exampleBlock(): string {
-  const section = README.slice(README.indexOf('\n## Use it from TypeScript\n'));
-  const block = /```ts\n([\s\S]*?)```/.exec(section);
-  if (!section || !block) throw new Error('README.md has no ```ts block under "## Use it from TypeScript"');
+  const block = /```ts\n([\s\S]*?)```/.exec(PAGE);
+  if (!block) throw new Error('docs/guide/typescript-client.md has no ```ts block');
   return block[1];
 }
 
 /** Type errors of the block as a module of its own (top-level await), the package name mapped to libs/client. */
 function typeErrors(source: string): string[] {
-  const file = join(ROOT, 'test', 'docs', 'readme-example.ts');
+  const file = join(ROOT, 'test', 'docs', 'typescript-client-example.ts');
   const options: ts.CompilerOptions = {
     module: ts.ModuleKind.ES2022,
     target: ts.ScriptTarget.ES2022,
@@ -60,7 +59,7 @@ async function run(source: string, env: Record<string, string>): Promise<string[
   return output;
 }
 
-describe('README "Use it from TypeScript"', () => {
+describe('docs/guide/typescript-client.md example', () => {
   let h: Harness;
   beforeAll(async () => (h = await startHarness()));
   afterAll(async () => h.close());
