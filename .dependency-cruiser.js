@@ -1,4 +1,4 @@
-// The layering the folder tree promises, checked on resolved imports (STYLE.md rule 24).
+// The layering the folder tree promises, checked on resolved imports (docs/contributing.md "Style").
 // dependency-cruiser follows the tsconfig path aliases (@app/*) to real files and, with
 // tsPreCompilationDeps, counts type-only imports too; `npx depcruise --config .dependency-cruiser.js
 // services libs test bench` runs it (scripts/test.sh does), test/architecture/layering.spec.ts proves

@@ -1,4 +1,4 @@
-// Three tiers by file suffix (see README "Tests"): unit specs are pure, int specs talk to real
+// Three tiers by file suffix (see docs/contributing.md "Tests"): unit specs are pure, int specs talk to real
 // servers (PostgreSQL), e2e specs drive the whole service over real HTTP.
 const { pathsToModuleNameMapper } = require('ts-jest');
 const { compilerOptions } = require('./tsconfig.json');

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
-// The layering the folder tree promises (STYLE.md rule 24) is checked by dependency-cruiser on
+// The layering the folder tree promises (docs/contributing.md "Style") is checked by dependency-cruiser on
 // resolved imports, with the rules in .dependency-cruiser.js; scripts/test.sh runs it too. Here:
 // each rule catches what it should, on fixture trees under fixtures/ that break it on purpose (one
 // folder each, laid out like the repo), and the real tree breaks none.

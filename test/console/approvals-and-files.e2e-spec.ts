@@ -7,7 +7,7 @@ import { API_KEY, Harness, OTHER_API_KEY, startHarness, waitFor } from '../suppo
 // The web console in a real browser against the real all-in-one service (scripted model): the
 // issue's flows from sign-in to download, cancel and a reload mid-turn.
 
-/** Set to a folder to write the README's screenshots there (docs/ in the repository). */
+/** Set to a folder to write docs/guide/console.md's screenshots there (docs/ in the repository). */
 const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS_DIR;
 
 describe('Web console: approvals, follow-ups, files, cancel, reload', () => {

@@ -7,7 +7,7 @@ import { DistributedDeployment, ServiceInstance, startDistributedDeployment } fr
 import { orchestratorRunningStep, pollDeployment, readHistory } from '../support/distributed-reads';
 import { workspaceOf } from '../support/workspaces';
 
-// README "Operating it": SIGTERM drains a process within SHUTDOWN_TIMEOUT_MS and exits 0, so a
+// docs/operations/deployment.md "Shutdown and rolling restarts": SIGTERM drains a process within SHUTDOWN_TIMEOUT_MS and exits 0, so a
 // rolling restart of every service, one process at a time, loses nothing. Tasks keep running
 // (new ones start all along), each followed by an SSE client that goes through a balancer to
 // whichever API instance is up and resumes with Last-Event-ID when its stream is ended.

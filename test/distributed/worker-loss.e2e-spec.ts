@@ -13,7 +13,7 @@ import {
 } from '../support/distributed-reads';
 import { workspaceOf } from '../support/workspaces';
 
-// What the README promises when an orchestrator worker dies (kill -9) in the distributed mode:
+// What docs/operations/deployment.md promises when an orchestrator worker dies (kill -9) in the distributed mode:
 // the step it was running is retried on another worker, and a call waiting for approval still
 // expires APPROVAL_TIMEOUT_MS after it was requested, not that long after the workers came back.
 

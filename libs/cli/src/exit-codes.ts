@@ -1,4 +1,4 @@
-/** The process exit statuses `ats` promises (README "From the terminal"). */
+/** The process exit statuses `ats` promises (docs/guide/cli.md). */
 export const ExitCode = {
   /** The task completed, or the command did what it was asked. */
   ok: 0,

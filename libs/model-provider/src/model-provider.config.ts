@@ -3,7 +3,7 @@ import { NotConfiguredModelProvider } from './not-configured.provider';
 import { OpenAiChatProvider } from './openai-compatible/openai-chat.provider';
 import { safeUrl } from './openai-compatible/safe-url';
 
-// Reads the LLM_* variables of CONTRACT.md. A missing or broken configuration never stops the
+// Reads the LLM_* variables of docs/operations/configuration.md. A missing or broken configuration never stops the
 // service from starting: it yields a provider whose calls fail with a message naming the fix.
 
 export const LLM_PROVIDERS = ['openai-compatible', 'openai', 'anthropic', 'ollama'] as const;
@@ -69,7 +69,7 @@ export function resolveModelConfig(env: NodeJS.ProcessEnv): ModelConfig {
       `Model configuration is invalid: LLM_PROVIDER is ${JSON.stringify(explicit.slice(0, 40))}; set it to one of ${LLM_PROVIDERS.join(', ')}, or unset it to choose from LLM_BASE_URL / LLM_API_KEY.`,
     );
   }
-  // CONTRACT.md: "chosen from what is set" — an endpoint wins over a bare key.
+  // docs/operations/configuration.md, LLM_PROVIDER: "chosen from what is set" — an endpoint wins over a bare key.
   const provider = explicit ?? (baseUrl ? 'openai-compatible' : apiKey ? 'openai' : undefined);
   if (provider === undefined) {
     return unavailable(

@@ -48,7 +48,7 @@ export type TaskCreated = Event<
     readonly env: Readonly<Record<string, string>>;
     /** Names only: secret values never reach an event in plain text. */
     readonly secretNames: readonly string[];
-    /** The secrets' values, encrypted (CONTRACT.md "Secrets"); absent on tasks without secrets and on older events. */
+    /** The secrets' values, encrypted (docs/operations/security.md "Secrets at rest"); absent on tasks without secrets and on older events. */
     readonly sealedSecrets?: SealedSecrets;
     readonly files: readonly UploadedFile[];
     /**
@@ -59,7 +59,7 @@ export type TaskCreated = Event<
     /** Total tokens the task may spend over all its turns (the create field, or TASK_MAX_TOKENS); absent: unlimited. */
     readonly maxTokens?: number;
     /**
-     * Where the task's webhooks go (CONTRACT.md "Webhooks"): the create field, or WEBHOOK_URL when
+     * Where the task's webhooks go (docs/api.md "Webhooks"): the create field, or WEBHOOK_URL when
      * the task was created. Recorded, so the destination never changes with the configuration and
      * tasks from before webhooks get none. Absent: the task sends no webhooks.
      */
@@ -94,7 +94,7 @@ export interface SealedSecrets {
   readonly ciphertext: string;
 }
 
-/** A Streamable HTTP MCP server a task brought along (CONTRACT.md: `mcpServers` on create). */
+/** A Streamable HTTP MCP server a task brought along (docs/api.md "POST /api/v1/tasks": `mcpServers`). */
 export interface TaskMcpServer {
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;

@@ -5,7 +5,7 @@ export const tracer = () => trace.getTracer('agentic-task-service');
 
 /**
  * Span attribute names. Values are ids, names, counts and outcomes only: never message text,
- * tool arguments or output, nor a secret (README, "Tracing").
+ * tool arguments or output, nor a secret (docs/operations/observability.md, "Tracing").
  */
 export const ATTR = {
   taskId: 'task.id',

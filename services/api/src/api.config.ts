@@ -1,6 +1,6 @@
 import { dataDirFromEnv, intFromEnv } from '@app/common';
 
-/** The API's settings (README "Configuration" lists each). */
+/** The API's settings (docs/operations/configuration.md lists each). */
 export class ApiConfig {
   readonly port: number;
   readonly dataDir: string;

@@ -347,7 +347,7 @@ describe('API: hostile input is refused in the error envelope, and no connection
     });
   });
 
-  // Found by the API fuzz suite (test/fuzz/api.fuzz.e2e-spec.ts).
+  // Found by the API fuzz suite (services/api/test/fuzz/api.fuzz.e2e-spec.ts).
   describe('found by the fuzz suite (G)', () => {
     it('accepts a "constructor" env variable and refuses nested "constructor" keys with 400, never a 500', async () => {
       const created = await h.api('/api/v1/tasks', {

@@ -1,7 +1,7 @@
 import { AtsError, TaskStreamEvent } from '@agentic-task-service/client';
 import { API_KEY, Harness, OTHER_API_KEY, startHarness, waitFor } from '../../../test/support/service-harness';
 
-// Budgets and limits (CONTRACT.md) through the whole service, driven by the typed client. The
+// Budgets and limits (docs/api.md "Limits and budgets") through the whole service, driven by the typed client. The
 // rate limit's window is shortened to 3 s (RATE_LIMIT_WINDOW_MS, a test setting) so that "after
 // the window" takes seconds. Raw HTTP stays for a request without credentials, the OpenAPI
 // document, and multipart forms the client does not send (text fields only, a malformed number).

@@ -8,7 +8,7 @@ import { parseSseBlocks, readRawStream } from '../../../test/support/sse-client'
 
 const AUTH = { authorization: 'Bearer test-key-tenant-a' };
 
-describe('SSE stream (CONTRACT.md "Stream")', () => {
+describe('SSE stream (docs/api.md "Streaming events (SSE)")', () => {
   let h: Harness;
   let ats: AtsClient;
   beforeAll(async () => {

@@ -13,7 +13,7 @@ const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
 /** In the operator's WEBHOOK_URL, the way Slack-style URLs carry theirs: it must never reach a tenant. */
 const OPERATOR_TOKEN = 'opTok9d8c7b6a5f4e3d2c1b0a';
 
-describe('Webhooks: signed, retried, recorded deliveries (CONTRACT.md "Webhooks")', () => {
+describe('Webhooks: signed, retried, recorded deliveries (docs/api.md "Webhooks")', () => {
   let h: Harness;
   let answer: (request: ReceivedRequest, res: ServerResponse) => void;
   let receiver: WebhookReceiver;

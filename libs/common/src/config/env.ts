@@ -34,8 +34,8 @@ export function dataDirFromEnv(env: NodeJS.ProcessEnv): string {
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 
 /**
- * SHUTDOWN_TIMEOUT_MS: the longest a process takes from SIGTERM to its exit (README "Operating
- * it"). At least a second: below that no step or request could finish, and the bound would only
+ * SHUTDOWN_TIMEOUT_MS: the longest a process takes from SIGTERM to its exit (docs/operations/deployment.md
+ * "Shutdown and rolling restarts"). At least a second: below that no step or request could finish, and the bound would only
  * turn every shutdown into a forced one.
  */
 export function shutdownTimeoutMsFromEnv(env: NodeJS.ProcessEnv): number {

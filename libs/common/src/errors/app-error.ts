@@ -2,7 +2,7 @@
  * Stable error codes of the public contract. One exception filter maps them to HTTP statuses;
  * services raise them anywhere without knowing about HTTP.
  *
- * Naming: only these codes are bare, because they are the public contract (CONTRACT.md "Errors").
+ * Naming: only these codes are bare, because they are the public contract (docs/api.md "Errors").
  * Every other error carries `<AREA>.<CONDITION>` in upper snake case, the area being the lib or
  * service that raises it (EVENT_STORE.CLOSED, TASK.CALL_NOT_AWAITING_APPROVAL, BUS.TIMEOUT), and
  * is declared in that lib's one errors file. services/api/src/errors/public-error.ts is the one

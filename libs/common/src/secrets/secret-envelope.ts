@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 
-// Envelope encryption of a task's secrets (CONTRACT.md "Secrets"): a fresh random data key per
+// Envelope encryption of a task's secrets (docs/operations/security.md "Secrets at rest"): a fresh random data key per
 // task encrypts the JSON of the secrets with AES-256-GCM, and the key-encryption key (KEK, from
 // SECRETS_KEY) wraps that data key with AES-256-GCM too. Both use the task id as associated
 // data, so an envelope copied into another task's events does not open. Only the envelope is

@@ -1,7 +1,7 @@
 import { ApprovalRule } from '../task.events';
 import { analyseShellCommand } from './shell-command';
 
-// What counts as a "similar call" for `proceed_always` (CONTRACT.md), for the rest of the task:
+// What counts as a "similar call" for `proceed_always` (docs/api.md "Manual approval"), for the rest of the task:
 // - `shell`: every program in the command line has been approved before (in any rules); a line
 //   with output redirection, substitutions, assignments or code-running programs (eval, sh -c,
 //   xargs, …) always asks again (see shell-command.ts);

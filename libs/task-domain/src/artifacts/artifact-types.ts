@@ -1,4 +1,4 @@
-// Content type and category of an artifact, by extension (CONTRACT.md "Artifacts").
+// Content type and category of an artifact, by extension (docs/api.md "Artifacts").
 
 const TYPES: Record<string, { mimeType: string; category: string }> = {
   '.csv': { mimeType: 'text/csv', category: 'csv' },

@@ -1,6 +1,6 @@
 import { TaskEvent } from '../task.events';
 
-// How each stored event appears on the public stream (CONTRACT.md "Stream"): every stored event
+// How each stored event appears on the public stream (docs/api.md "Streaming events (SSE)"): every stored event
 // is exactly one SSE event, so the stream's ids are the stream revisions 1, 2, 3, … with no gap.
 
 export interface PublicEvent {

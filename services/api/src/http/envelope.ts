@@ -1,2 +1,2 @@
-/** The success envelope of SPEC.md: `{success: true, data}`. */
+/** The success envelope of docs/api.md "Requests and responses": `{success: true, data}`. */
 export const ok = <T>(data: T): { success: true; data: T } => ({ success: true, data });

@@ -1,6 +1,6 @@
 import { TaskView } from '@app/task-domain';
 
-/** The public Task of CONTRACT.md: never secrets, env only as keys, no internal fields. */
+/** The public Task of docs/api.md "The Task resource": never secrets, env only as keys, no internal fields. */
 export function presentTask(view: TaskView) {
   return {
     id: view.id,

@@ -15,7 +15,7 @@ export interface UploadLimits {
 export function uploadLimitsFromEnv(env: NodeJS.ProcessEnv): UploadLimits {
   return {
     uploadMaxBytes: intFromEnv(env, 'UPLOAD_MAX_BYTES', 104_857_600, { min: 1 }),
-    // 100 as in the API's config and the README: both sides must refuse the same requests.
+    // 100 as in the API's config and docs/operations/configuration.md: both sides must refuse the same requests.
     uploadMaxFiles: intFromEnv(env, 'UPLOAD_MAX_FILES', 100, { min: 1 }),
     zipMaxEntries: intFromEnv(env, 'ZIP_MAX_ENTRIES', 10_000, { min: 1 }),
     zipMaxUncompressedBytes: intFromEnv(env, 'ZIP_MAX_UNCOMPRESSED_BYTES', 1024 ** 3, { min: 1 }),

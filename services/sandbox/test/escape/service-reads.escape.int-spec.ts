@@ -10,7 +10,7 @@ import { CANARIES, EscapeFixture, startEscapeFixture } from './escape-fixture';
 
 // Sandbox escape suite, part 1: what the SERVICE reads or writes in a workspace that untrusted
 // code shaped. The service runs as root, so any link it followed would hand the task a host file
-// or another tenant's. Numbered like the list in the README ("Isolation") and the closing note;
+// or another tenant's. Numbered like the list in docs/operations/security.md ("Isolation (the sandbox)") and the closing note;
 // part 2 (sandbox-walls.escape.int-spec.ts) tries to break out of the sandbox itself.
 
 jest.setTimeout(60_000);

@@ -3,7 +3,7 @@
  * use: new namespaces and mounts (a nested user namespace gives "root" inside it), kernel
  * keyrings, tracing and reading other processes' memory, loading kernel code or BPF programs,
  * io_uring, userfaultfd, and setting the clock. Each is refused with EPERM, as if the sandbox
- * lacked the privilege; everything else is allowed. README "Isolation" lists them.
+ * lacked the privilege; everything else is allowed. docs/operations/security.md "Isolation (the sandbox)" lists them.
  */
 export const DENIED_SYSCALLS = [
   // namespaces and mounts
