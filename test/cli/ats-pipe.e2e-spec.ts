@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AtsClient } from '@agentic-task-service/client';
 import { runAts, startAts } from '../support/ats-cli';
+import { secretForms, secretProbeCommand, secretProbeOutput } from '../support/secret-probe';
 import { API_KEY, Harness, startHarness, waitFor } from '../support/service-harness';
 
 // The real `ats` binary with pipes instead of a terminal, as a script or CI runs it: no colour,
@@ -144,21 +145,26 @@ describe('ats in a pipe', () => {
   });
 
   it('uploads --file, sets --env, reads --secret from the environment variable (never argv); without it and a terminal it refuses', async () => {
-    h.model.script({ text: 'ok' });
+    const value = 'tok-secret-value';
+    h.model.script({ toolCalls: [{ name: 'shell', arguments: { command: secretProbeCommand('DEPLOY_TOKEN') } }] }, { text: 'ok' });
     const csv = join(home, 'data.csv');
     await writeFile(csv, 'a,b\n1,2\n');
-    const { code, stdout } = await runAts(
+    const { code, stdout, stderr } = await runAts(
       ['run', 'use the token', '--secret', 'DEPLOY_TOKEN', '--env', 'REGION=eu', '--file', csv],
-      env({ DEPLOY_TOKEN: 'tok-secret-value' }),
+      env({ DEPLOY_TOKEN: value }),
     );
     expect(code).toBe(0);
-    expect(stdout).not.toContain('tok-secret-value');
     const id = /task (task_[0-9a-f]{32})/.exec(stdout)![1];
     expect(await ats.tasks.get(id)).toMatchObject({
       secretNames: ['DEPLOY_TOKEN'],
       envKeys: ['REGION'],
       files: [{ name: 'data.csv', size: 8 }],
     });
+    // The command saw exactly the variable's value (its digest), printed only redacted.
+    const [redacted, digest] = secretProbeOutput('DEPLOY_TOKEN', value);
+    expect(stdout).toContain(redacted);
+    expect(stdout).toContain(digest);
+    for (const form of secretForms(value)) expect(stdout + stderr).not.toContain(form);
     const refused = await runAts(['run', 'x', '--secret', 'ABSENT_SECRET'], env());
     expect(refused).toMatchObject({ code: 1, stderr: expect.stringContaining('set the environment variable ABSENT_SECRET') });
   });

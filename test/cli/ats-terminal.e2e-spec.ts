@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AtsClient } from '@agentic-task-service/client';
 import { atsCommandLine, REPO_ROOT } from '../support/ats-cli';
+import { secretForms, secretProbeCommand, secretProbeOutput } from '../support/secret-probe';
 import { API_KEY, Harness, startHarness } from '../support/service-harness';
 import { TmuxTerminal } from '../support/tmux-terminal';
 
@@ -57,7 +58,7 @@ describe('ats in a terminal', () => {
     expect(await term.exitCode()).toBe(0);
 
     const screen = await term.screen();
-    // The README's recorded session is this screen: ATS_CLI_RECORD=<file> keeps it.
+    // The session docs/guide/cli.md shows is this screen: ATS_CLI_RECORD=<file> keeps it.
     if (process.env.ATS_CLI_RECORD) await writeFile(process.env.ATS_CLI_RECORD, `${asking}\n${screen}`);
     expect(screen).toContain('› write and list');
     expect(screen).toContain('✓ approved once');
@@ -138,17 +139,27 @@ describe('ats in a terminal', () => {
     expect((await ats.tasks.get(id)).status).toBe('cancelled');
   });
 
-  it('--secret without its variable asks for the value without echoing it', async () => {
-    h.model.script({ text: 'used it' });
+  it('--secret without its variable asks for the value without echoing it; the task gets that value, the screen never shows it', async () => {
+    const value = 'hunter2-secret-value';
+    h.model.script({ toolCalls: [{ name: 'shell', arguments: { command: secretProbeCommand('DEPLOY_TOKEN') } }] }, { text: 'used it' });
     const term = await open(['run', 'use the token', '--secret', 'DEPLOY_TOKEN']);
     await term.waitFor('Value of secret DEPLOY_TOKEN');
-    await term.type('hunter2-secret-value');
+    await term.type(value);
     await term.press('Enter');
     expect(await term.exitCode()).toBe(0);
     const screen = await term.screen();
-    expect(screen).not.toContain('hunter2');
     const id = /task (task_[0-9a-f]{32})/.exec(screen)![1];
     expect((await ats.tasks.get(id)).secretNames).toEqual(['DEPLOY_TOKEN']);
+    // The command saw exactly the typed value (its digest), shown only redacted, here and in the task's events.
+    const [redacted, digest] = secretProbeOutput('DEPLOY_TOKEN', value);
+    expect(screen).toContain(redacted);
+    expect(screen).toContain(digest);
+    let output = '';
+    for await (const event of ats.tasks.stream(id, { after: 0 })) if (event.type === 'tool_result') output += event.data.output;
+    expect(output).toContain(redacted);
+    expect(output).toContain(digest);
+    expect(screen).not.toContain('hunter2');
+    for (const form of secretForms(value)) expect(screen + output).not.toContain(form);
   });
 
   it('login asks for the URL and, without echo, the key; stores them with mode 0600', async () => {

@@ -349,6 +349,12 @@ describe('API: hostile input is refused in the error envelope, and no connection
 
   // Found by the API fuzz suite (services/api/test/fuzz/api.fuzz.e2e-spec.ts).
   describe('found by the fuzz suite (G)', () => {
+    it('takes webhookUrl null as not given, as every optional field of a create, instead of a 500', async () => {
+      const res = await h.api('/api/v1/tasks', { method: 'POST', json: { message: 'no webhook', webhookUrl: null } });
+      expect(res.status).toBe(201);
+      expect((await h.api(`/api/v1/tasks/${res.body.data.id}`)).body.data.webhookUrl).toBeNull();
+    });
+
     it('accepts a "constructor" env variable and refuses nested "constructor" keys with 400, never a 500', async () => {
       const created = await h.api('/api/v1/tasks', {
         method: 'POST',

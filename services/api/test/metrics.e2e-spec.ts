@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { TaskCommandExecutor } from '@app/task-commands';
 import { WebhookReceiver, startWebhookReceiver } from '@app/webhooks/testing/webhook-receiver';
 import { Scrape } from '../../../test/support/prometheus-scrape';
 import { API_KEY, Harness, startHarness, waitFor } from '../../../test/support/service-harness';
@@ -108,11 +109,28 @@ describe('GET /metrics after a task with a tool call and an approval (all-in-one
     expect(waits[0].sum).toBeLessThan(10);
   });
 
-  it('times event store appends and counts conflicts', () => {
+  it('times event store appends; one after another, they never conflict', () => {
     const appends = scrape.histograms('ats_event_store_append_duration_seconds', { outcome: 'ok' });
     // At least: created, turn started, model response, approval asked, decided, tool started and finished, completed.
     expect(appends[0]?.count).toBeGreaterThanOrEqual(8);
-    expect(scrape.value('ats_event_store_conflicts_total', 'counter')).toBeGreaterThanOrEqual(0);
+    // One process, one command executor that knows each stream's tail, commands one at a time.
+    expect(scrape.value('ats_event_store_conflicts_total', 'counter')).toBe(0);
+    expect(scrape.histograms('ats_event_store_append_duration_seconds', { outcome: 'conflict' })).toEqual([]);
+  });
+
+  it('counts a conflict for each append that loses a race: two commands on one task at once, one conflict', async () => {
+    // Both commands decide on the revision they read and append at it: the second append conflicts,
+    // is retried on the fresh stream (TaskCommandExecutor) and lands. With the stream loaded into the
+    // executor's cache and both started in one tick, both read that same revision, every time; two
+    // HTTP requests cannot be made to overlap like that.
+    const executor = h.app.get(TaskCommandExecutor);
+    await executor.load(taskId);
+    const report = (server: string) => executor.execute(taskId, { type: 'ReportMcpServerUnavailable', data: { server, reason: 'probe' } });
+    const outcomes = await Promise.all([report('first'), report('second')]);
+    expect(outcomes.map((o) => o.events.map((e) => e.type))).toEqual([['McpServerUnavailable'], ['McpServerUnavailable']]);
+    const after = await Scrape.of(`${h.url}/metrics`);
+    expect(after.value('ats_event_store_conflicts_total', 'counter')).toBe(1);
+    expect(after.histograms('ats_event_store_append_duration_seconds', { outcome: 'conflict' })[0]?.count).toBe(1);
   });
 
   it('times bus requests by subject', () => {

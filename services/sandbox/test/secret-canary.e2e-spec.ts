@@ -1,4 +1,4 @@
-import { Harness, startHarness } from '../../../test/support/service-harness';
+import { Harness, startHarness, waitFor } from '../../../test/support/service-harness';
 import { followStream, readRawStream } from '../../../test/support/sse-client';
 
 // A secret canary through every output path of the shell (plain, base64, URL-encoded, split
@@ -70,8 +70,13 @@ describe('secret canary through every shell output path', () => {
     ];
     for (const text of surfaces) for (const form of FORMS) expect(text).not.toContain(form);
 
-    // Idle long enough to be snapshotted: the snapshot in the object store is searched too.
-    await new Promise((r) => setTimeout(r, 1500));
+    // Idle past SANDBOX_IDLE_TTL_MS, the workspace is archived into the object store and torn down:
+    // the snapshot is then the only copy of the workspace, and it is searched too.
+    await waitFor(
+      async () => (await h.api(`/api/v1/tasks/${id}`)).body.data.sandbox === 'expired',
+      15_000,
+      'the idle workspace snapshotted',
+    );
     // Every file the service wrote (distributed: also the event rows, objects, workflow histories
     // and each process's log), and this process's own output (all-in-one: the service's log).
     const persisted = await h.stopAndCollectPersisted();
@@ -80,6 +85,14 @@ describe('secret canary through every shell output path', () => {
       ...persisted.filter((p) => p.where.startsWith('log of ')),
     ];
     expect(logs.some((l) => l.bytes.length > 0)).toBe(true);
+    // The snapshot is among what is searched, and is the workspace as a plain tar (a canary in it
+    // would show): the file the last command wrote is in it by name and content.
+    const snapshots = persisted.filter((p) => new RegExp(`snapshots/${id}/[^/]+\\.tar$`).test(p.where));
+    expect(snapshots.map((p) => p.where)).toEqual([expect.stringContaining(`snapshots/${id}/`)]);
+    expect({ name: snapshots[0].bytes.includes('downloads/r.txt'), content: snapshots[0].bytes.includes('report\n') }).toEqual({
+      name: true,
+      content: true,
+    });
     // Distributed: NATS keeps only the JetStream streams (the sandbox leases' bucket); they are searched too.
     if (process.env.ATS_E2E_MODE === 'distributed') expect(persisted.some((p) => p.where.startsWith('jetstream '))).toBe(true);
     for (const { where, bytes } of [...persisted, ...logs]) {

@@ -1,15 +1,22 @@
 import fc from 'fast-check';
+import { randomBytes } from 'node:crypto';
 import { API_KEY, Harness, OTHER_API_KEY, startHarness, waitFor } from '../../../../test/support/service-harness';
 import type { ChatCompletionsBody, ScriptedReply } from '@app/model-provider/testing/scripted-openai-server';
-import { ENDPOINTS, Endpoint, fuzzRequest, Pools, toWire, WireRequest } from './request-arbitraries';
+import { WebhookReceiver, startWebhookReceiver } from '@app/webhooks/testing/webhook-receiver';
+import { ENDPOINTS, Endpoint, FuzzRequest, hostileRequest, toWire, WireRequest } from './request-arbitraries';
+import { oracleRequest } from './oracle-requests';
+import { expectationBreach, STATUSES_OF_CODE } from './expected-answer';
+import { RealIds } from './real-ids';
 import { RawExchange, RawResponse, rawExchange } from './raw-http-client';
 
-// Property-based fuzz of the whole HTTP API (README "Tests"): generated requests to every
+// Property-based fuzz of the whole HTTP API (docs/contributing.md "Tests"): generated requests to every
 // endpoint, unknown routes and bytes that are not HTTP, each sent over a raw socket to the real
 // all-in-one service. After every one: never a 5xx, never a hang or a dropped connection, every
 // error in the contract's envelope with the status of its code, every success in its shape, no
-// 2xx without a valid key or on another tenant's task. Valid requests are mixed in (real tasks,
-// real pending tool calls, real artifacts), so the fuzz reaches the handlers past validation.
+// 2xx without a valid key or on another tenant's task. Requests whose answer the contract fixes
+// are mixed in (oracle-requests.ts): valid ones on real tasks, real pending tool calls, real
+// artifacts and real webhook deliveries must get their route's success status, and ones with a
+// single defect must get that defect's error code; every endpoint's success must come at least once.
 //
 //   FUZZ_SEED=<n>            replay a run (the seed is printed first; fast-check prints it on failure)
 //   FUZZ_PATH=<path>         with FUZZ_SEED, replay just the counterexample fast-check reported
@@ -25,16 +32,11 @@ const HANG_MS = 10_000;
 /** A stream of a running task stays open: read this long, then hang up. */
 const SSE_READ_MS = 50;
 
-/** CONTRACT.md "Errors": the statuses of each code (431 for headers too large, README "API in short"). */
-const STATUSES_OF_CODE: Record<string, readonly number[]> = {
-  VALIDATION_ERROR: [400],
-  AUTH_REQUIRED: [401],
-  INVALID_API_KEY: [401],
-  NOT_FOUND: [404],
-  CONFLICT: [409],
-  PAYLOAD_TOO_LARGE: [413, 431],
-  RATE_LIMITED: [429],
-};
+/** Hostile requests (any answer within the contract) and, one in six, requests whose answer is fixed. */
+const fuzzRequest = fc.oneof(
+  { weight: 5, arbitrary: hostileRequest },
+  { weight: 1, arbitrary: oracleRequest as fc.Arbitrary<FuzzRequest> },
+);
 
 type SuccessShape =
   | 'health'
@@ -70,11 +72,24 @@ const ROUTES: readonly (readonly [string, RegExp, SuccessShape])[] = [
   ['POST', /^\/api\/v1\/tasks\/[^/]+\/webhook-deliveries\/[^/]+\/redeliver$/, 'redelivery'],
 ];
 const TASK_STATUSES = ['pending', 'running', 'awaiting_approval', 'completed', 'failed', 'cancelled'];
+const successStatus = (shape: SuccessShape) => (shape === 'created' || shape === 'follow-up' ? 201 : shape === 'redelivery' ? 202 : 200);
+
+/** The route a request line names, by the pathname and method the server routes on. */
+function routeOf(wire: WireRequest): { pathname: string; shape?: SuccessShape } {
+  const pathname = wire.pathname.replace(/^https?:\/\/[^/]*/i, '').split('#')[0];
+  const method = wire.method === 'HEAD' ? 'GET' : wire.method;
+  return { pathname, shape: ROUTES.find(([m, pattern]) => m === method && pattern.test(pathname))?.[2] };
+}
 
 /** Why this response breaks the contract, or undefined. `first`: the response to the request we built (not a pipelined extra). */
 function contractBreach(wire: WireRequest, res: RawResponse, first: boolean): string | undefined {
   if (!Number.isInteger(res.status)) return 'the answer is not an HTTP response';
   if (res.status >= 500) return `${res.status}: a server error`;
+  if (first && wire.expected) {
+    const shape = routeOf(wire).shape;
+    const breach = expectationBreach(wire.expected, res, shape && successStatus(shape));
+    if (breach) return breach;
+  }
   const isHead = wire.heads[first ? 0 : 1] ?? false;
   if (res.status >= 400) {
     if (!(res.headers['content-type'] ?? '').startsWith('application/json'))
@@ -101,16 +116,13 @@ function contractBreach(wire: WireRequest, res: RawResponse, first: boolean): st
   }
   if (!first) return res.status === 200 || res.status === 201 ? undefined : `unexpected status ${res.status}`;
 
-  const pathname = wire.pathname.replace(/^https?:\/\/[^/]*/i, '').split('#')[0];
-  const method = wire.method === 'HEAD' ? 'GET' : wire.method;
-  const route = ROUTES.find(([m, pattern]) => m === method && pattern.test(pathname));
-  if (!route) return `${res.status} for ${wire.method} ${pathname.slice(0, 100)}, a route the API does not have`;
-  const shape = route[2];
+  const { pathname, shape } = routeOf(wire);
+  if (!shape) return `${res.status} for ${wire.method} ${pathname.slice(0, 100)}, a route the API does not have`;
   const guarded = pathname.startsWith('/api/v1/');
   if (guarded && wire.grants === 'none') return `${res.status} without a valid API key`;
   if (guarded && wire.owner && (wire.grants === 'A' || wire.grants === 'B') && wire.owner !== wire.grants)
     return `${res.status} for another tenant's task`;
-  const expected = shape === 'created' || shape === 'follow-up' ? 201 : shape === 'redelivery' ? 202 : 200;
+  const expected = successStatus(shape);
   if (res.status !== expected) return `status ${res.status} for ${shape}, expected ${expected}`;
   if (isHead) return undefined;
 
@@ -205,63 +217,15 @@ describe('API fuzz: generated requests to every endpoint are answered within the
   let h: Harness;
   let host: string;
   let port: number;
-  const own: string[] = [];
-  const other: string[] = [];
-  const pendingCalls: { taskId: string; callId: string }[] = [];
-  const knownCalls = new Set<string>();
-  const artifacts: { taskId: string; path: string }[] = [];
-  const knownArtifacts = new Set<string>();
-
-  const pools: Pools = {
-    keys: { A: API_KEY, B: OTHER_API_KEY },
-    task: (tenant, pick) => {
-      const list = tenant === 'A' ? own : other;
-      return list.length === 0 ? undefined : list[pick % list.length];
-    },
-    // The newest calls are the ones most likely still waiting.
-    pending: (pick) =>
-      pendingCalls.length === 0 ? undefined : pendingCalls[pendingCalls.length - 1 - (pick % Math.min(pendingCalls.length, 40))],
-    artifact: (pick) => (artifacts.length === 0 ? undefined : artifacts[pick % artifacts.length]),
-  };
-
-  const addCalls = (tasks: unknown[]) => {
-    for (const t of tasks) {
-      if (!isPlainObject(t) || !Array.isArray(t.pendingApprovals)) continue;
-      for (const p of t.pendingApprovals as { callId: string }[]) {
-        const key = `${t.id}/${p.callId}`;
-        if (knownCalls.has(key)) continue;
-        knownCalls.add(key);
-        pendingCalls.push({ taskId: String(t.id), callId: p.callId });
-      }
-    }
-  };
-
-  /** Real ids from real answers: created tasks, their pending calls, their artifacts. */
-  const harvest = (wire: WireRequest, res: RawResponse | undefined) => {
-    if (!res || res.sse || (res.status !== 200 && res.status !== 201) || (wire.method !== 'POST' && wire.method !== 'GET')) return;
-    const parsed = parseJson(res.body);
-    if (!isPlainObject(parsed) || wire.grants === 'none' || wire.grants === 'unknown') return;
-    const body = parsed as { data?: { id?: unknown; tasks?: unknown }; files?: unknown };
-    const path = wire.pathname;
-    if (wire.method === 'POST' && path === '/api/v1/tasks' && typeof body.data?.id === 'string')
-      (wire.grants === 'A' ? own : other).push(body.data.id);
-    if (wire.grants !== 'A') return;
-    if (wire.method === 'GET' && path === '/api/v1/tasks' && Array.isArray(body.data?.tasks)) addCalls(body.data.tasks);
-    if (wire.method === 'GET' && /^\/api\/v1\/tasks\/task_[0-9a-f]+$/.test(path)) addCalls([body.data]);
-    const filesOf = /^\/api\/v1\/tasks\/(task_[0-9a-f]+)\/artifacts$/.exec(path)?.[1];
-    if (filesOf && Array.isArray(body.files)) {
-      for (const f of body.files as { path: string }[]) {
-        const key = `${filesOf}/${f.path}`;
-        if (knownArtifacts.has(key)) continue;
-        knownArtifacts.add(key);
-        artifacts.push({ taskId: filesOf, path: f.path });
-      }
-    }
-  };
+  /** Every task's webhooks go here (WEBHOOK_URL), answered at once: real deliveries to redeliver. */
+  let receiver: WebhookReceiver;
+  let ids: RealIds;
 
   const sent: Record<string, number> = Object.fromEntries(ENDPOINTS.map((e) => [e, 0]));
   const statuses: Record<string, number> = {};
   const statusesOf: Record<string, Record<string, number>> = Object.fromEntries(ENDPOINTS.map((e) => [e, {}]));
+  /** Requests with a fixed answer that got it: `success`, or the error code. */
+  const fixedOf: Record<string, Record<string, number>> = Object.fromEntries(ENDPOINTS.map((e) => [e, {}]));
   let serverErrors = 0;
   const count = (tally: Record<string, number>, key: string | number) => void (tally[key] = (tally[key] ?? 0) + 1);
   const tallyText = (tally: Record<string, number>) =>
@@ -286,8 +250,9 @@ describe('API fuzz: generated requests to every endpoint are answered within the
       if (res.status >= 500) serverErrors += 1;
     }
     if (ex.responses.length === 0) count(statuses, 'no answer');
-    harvest(wire, ex.responses[0]);
+    ids.harvest(wire, ex.responses[0]);
     const breach = exchangeBreach(ex) ?? ex.responses.map((res, i) => contractBreach(wire, res, i === 0)).find((b) => b !== undefined);
+    if (!breach && wire.expected) count(fixedOf[endpoint], 'success' in wire.expected ? 'success' : wire.expected.code);
     if (breach) {
       const answers = ex.responses.map(
         (r) => `${r.status} ${JSON.stringify(r.headers['content-type'])} ${JSON.stringify(r.body.toString('utf8').slice(0, 300))}`,
@@ -299,8 +264,17 @@ describe('API fuzz: generated requests to every endpoint are answered within the
   };
 
   beforeAll(async () => {
+    receiver = await startWebhookReceiver((_request, res) => res.writeHead(204).end());
     // A 1 MiB body limit and 5 files, so that 413s are cheap to reach.
-    h = await startHarness({ UPLOAD_MAX_BYTES: '1048576', UPLOAD_MAX_FILES: '5' });
+    h = await startHarness({
+      UPLOAD_MAX_BYTES: '1048576',
+      UPLOAD_MAX_FILES: '5',
+      WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
+      WEBHOOK_ALLOW_HOSTS: `127.0.0.1:${receiver.port}`,
+      WEBHOOK_URL: `${receiver.origin}/hooks`,
+    });
+    ids = new RealIds({ A: API_KEY, B: OTHER_API_KEY }, (path) => h.api(path));
+    const { own, other, pendingCalls } = ids;
     const url = new URL(h.url);
     host = url.hostname;
     port = Number(url.port);
@@ -326,7 +300,7 @@ describe('API fuzz: generated requests to every endpoint are answered within the
     await waitFor(
       async () => {
         const { body } = await h.api('/api/v1/tasks?limit=100');
-        addCalls(body.data.tasks);
+        ids.addCalls(body.data.tasks);
         return pendingCalls.length >= 3 || undefined;
       },
       15_000,
@@ -337,10 +311,21 @@ describe('API fuzz: generated requests to every endpoint are answered within the
       15_000,
       'the seed artifact',
     );
-    artifacts.push({ taskId: own[1], path: files.path });
-    knownArtifacts.add(`${own[1]}/${files.path}`);
+    ids.addArtifacts(own[1], [files]);
+    // The seed tasks' webhook messages (task.completed, task.awaiting_approval): real deliveries to redeliver.
+    await waitFor(
+      async () => {
+        for (const task of own) ids.addDeliveries(task, (await h.api(`/api/v1/tasks/${task}/webhook-deliveries`)).body.data.deliveries);
+        return ids.deliveries.length >= 2 || undefined;
+      },
+      15_000,
+      'the seed tasks’ webhook deliveries',
+    );
   }, 60_000);
-  afterAll(async () => h?.close());
+  afterAll(async () => {
+    await h?.close();
+    await receiver?.close();
+  });
 
   it(
     `answers ${RUNS} generated requests without a 5xx, a hang or a breach of the error envelope, and is still serving afterwards`,
@@ -354,14 +339,15 @@ describe('API fuzz: generated requests to every endpoint are answered within the
       const summary = () =>
         process.stdout.write(
           `API fuzz summary: ${total()} requests in ${((Date.now() - started) / 1000).toFixed(1)} s (seed ${SEED}); statuses: ${tallyText(statuses)}; 5xx = ${serverErrors}; ` +
-            `pools: ${own.length} own tasks, ${other.length} other-tenant tasks, ${pendingCalls.length} tool calls, ${artifacts.length} artifacts; per endpoint:\n` +
-            ENDPOINTS.map((e) => `  ${e}: ${sent[e]} (${tallyText(statusesOf[e])})\n`).join(''),
+            `pools: ${ids.own.length} own tasks, ${ids.other.length} other-tenant tasks, ${ids.pendingCalls.length} tool calls, ` +
+            `${ids.artifacts.length} artifacts, ${ids.deliveries.length} webhook deliveries; per endpoint (answers as fixed):\n` +
+            ENDPOINTS.map((e) => `  ${e}: ${sent[e]} (${tallyText(statusesOf[e])}) (${tallyText(fixedOf[e])})\n`).join(''),
         );
       let runs = 0;
       await fc
         .assert(
           fc.asyncProperty(fuzzRequest, async (request) => {
-            await exchangeAndCheck(request.endpoint, toWire(request, pools));
+            await exchangeAndCheck(request.endpoint, toWire(request, await ids.poolsFor(request)));
             // Now and then a plain list: picks up the calls now waiting (and is fuzzed traffic too).
             if (++runs % 100 === 0)
               await exchangeAndCheck(
@@ -378,7 +364,7 @@ describe('API fuzz: generated requests to every endpoint are answered within the
                     version: 'HTTP/1.1',
                     close: true,
                   },
-                  pools,
+                  ids,
                 ),
               );
           }),
@@ -403,6 +389,10 @@ describe('API fuzz: generated requests to every endpoint are answered within the
       if (!REPLAY_PATH) expect(total()).toBeGreaterThanOrEqual(RUNS);
       for (const endpoint of ENDPOINTS)
         if (!REPLAY_PATH && RUNS >= 1_000) expect({ endpoint, reached: sent[endpoint] > RUNS / 200 }).toEqual({ endpoint, reached: true });
+      // Every endpoint's success path was taken by a valid request (the redelivery's 202 among them).
+      for (const endpoint of ENDPOINTS.filter((e) => e !== 'unknown route or method' && e !== 'malformed HTTP'))
+        if (!REPLAY_PATH && RUNS >= 1_000)
+          expect({ endpoint, succeeded: (fixedOf[endpoint].success ?? 0) > 0 }).toEqual({ endpoint, succeeded: true });
     },
     TIME_LIMIT_MS + 60_000,
   );

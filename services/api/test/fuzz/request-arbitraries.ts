@@ -14,7 +14,7 @@ export type Text = string | { readonly $repeat: string; readonly times: number }
 export const expand = (text: Text): string =>
   typeof text === 'string' ? text : Array.isArray(text) ? text.map(expand).join('') : repeatOf(text as { $repeat: string; times: number });
 const repeatOf = (r: { $repeat: string; times: number }) => r.$repeat.repeat(r.times);
-const repeat = ($repeat: string, times: number): { readonly $repeat: string; readonly times: number } => ({ $repeat, times });
+export const repeat = ($repeat: string, times: number): { readonly $repeat: string; readonly times: number } => ({ $repeat, times });
 
 /** UTF-8 bytes of a JS string, as latin1 chars; a lone surrogate becomes its 3-byte WTF-8 form (not valid UTF-8). */
 export function utf8Bytes(text: string): string {
@@ -88,7 +88,7 @@ export type JsonSpec =
   | { readonly $raw: string }
   | { readonly $bytes: readonly number[] };
 
-const obj = (entries: readonly (readonly [string, JsonSpec])[]): JsonSpec => ({ $object: entries });
+export const obj = (entries: readonly (readonly [string, JsonSpec])[]): JsonSpec => ({ $object: entries });
 
 /** The body bytes of a JsonSpec: text pieces as UTF-8, `$bytes` as they are. */
 export function serializeJson(spec: JsonSpec): Buffer {
@@ -162,7 +162,7 @@ const wrongType = (wanted: 'string' | 'boolean' | 'object'): fc.Arbitrary<JsonSp
 /** A message field: mostly a usable instruction (with a model-script marker), else anything. */
 const MARKERS = ['FUZZ:plain', 'FUZZ:ask', 'FUZZ:write', 'FUZZ:shell'] as const;
 export type Marker = (typeof MARKERS)[number];
-const goodMessage: fc.Arbitrary<string> = fc
+export const goodMessage: fc.Arbitrary<string> = fc
   .tuple(fc.constantFrom(...MARKERS), fc.string({ unit: 'grapheme', maxLength: 40 }))
   .map(([m, t]) => `${m} ${t}`);
 const messageValue: fc.Arbitrary<JsonSpec> = fc.oneof(
@@ -251,8 +251,8 @@ const createJson: fc.Arbitrary<JsonSpec> = fc
   )
   .map(({ extra, ...fields }) => obj([...Object.entries(fields), ...(extra ?? [])]));
 
-/** A create most likely to pass: the message decides what the scripted model does. */
-const validCreateJson: fc.Arbitrary<JsonSpec> = fc
+/** A valid create: the message decides what the scripted model does. */
+export const validCreateJson: fc.Arbitrary<JsonSpec> = fc
   .record({
     message: goodMessage,
     autoExecute: fc.boolean(),
@@ -279,7 +279,7 @@ const followUpJson: fc.Arbitrary<JsonSpec> = fc.oneof(
   },
 );
 
-const OUTCOMES = ['proceed_once', 'proceed_always', 'cancel'];
+export const OUTCOMES = ['proceed_once', 'proceed_always', 'cancel'];
 const approveJson: fc.Arbitrary<JsonSpec> = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom(...OUTCOMES).map((o) => obj([['outcome', o]])) },
   {
@@ -465,7 +465,7 @@ const oddPart: fc.Arbitrary<PartSpec> = fc.record(
   { requiredKeys: ['name', 'value', 'disposition'] },
 );
 
-const multipartBody = (valid: boolean): fc.Arbitrary<MultipartSpec> =>
+export const multipartBody = (valid: boolean): fc.Arbitrary<MultipartSpec> =>
   fc
     .record({
       boundary: boundaryArb,
@@ -568,8 +568,9 @@ export type IdRef =
   | { readonly other: number }
   | { readonly pendingTask: number }
   | { readonly artifactTask: number }
+  | { readonly deliveryTask: number }
   | { readonly text: Text };
-export type CallRef = { readonly pendingCall: number } | { readonly text: Text };
+export type CallRef = { readonly pendingCall: number } | { readonly delivery: number } | { readonly text: Text };
 export type QueryValue = Text | { readonly artifactPath: number };
 export type Segment = string | { readonly id: IdRef } | { readonly call: CallRef };
 
@@ -607,7 +608,15 @@ export interface HttpRequestSpec {
   readonly framing: Framing;
   readonly version: 'HTTP/1.1' | 'HTTP/1.0';
   readonly close: boolean;
+  /** What the contract fixes for this request (oracle-requests.ts); absent: any answer within the contract. */
+  readonly expected?: Expectation;
 }
+
+/** The error codes a request can be refused with for a defect of its own (docs/api.md "Errors"). */
+export type RefusalCode = 'VALIDATION_ERROR' | 'AUTH_REQUIRED' | 'INVALID_API_KEY' | 'NOT_FOUND' | 'PAYLOAD_TOO_LARGE';
+
+/** The answer the contract fixes: its route's success status, or one error code for the one defect named. */
+export type Expectation = { readonly success: true } | { readonly code: RefusalCode; readonly because: string };
 
 /** Bytes that are not (quite) HTTP, with `{A}` for tenant A's key and `{ID}` for a real task id. */
 export interface RawRequestSpec {
@@ -621,7 +630,7 @@ export interface RawRequestSpec {
 
 export type FuzzRequest = HttpRequestSpec | RawRequestSpec;
 
-const VALID_AUTH: fc.Arbitrary<AuthSpec> = fc.constantFrom<AuthSpec>(
+export const VALID_AUTH: fc.Arbitrary<AuthSpec> = fc.constantFrom<AuthSpec>(
   { values: ['Bearer {A}'], grants: 'A' },
   { values: ['Bearer {A}'], grants: 'A' },
   { values: ['Bearer {A}'], grants: 'A' },
@@ -715,7 +724,7 @@ const callRef: fc.Arbitrary<CallRef> = fc.oneof(
   ),
 );
 
-/** A webhook delivery id: the tasks of the fuzz have no webhook URL, so none names a real one. */
+/** A generated webhook delivery id, never a real one: real ones are redelivered by oracle-requests.ts, whose answers are known. */
 const deliveryRef: fc.Arbitrary<CallRef> = fc.oneof(
   fc.stringMatching(/^wh_[a-f0-9]{32}_[0-9]{1,3}$/).map((text) => ({ text })),
   hostileText.map((t) => ({ text: percentEncode(t) })),
@@ -817,7 +826,7 @@ const extraHeaders: fc.Arbitrary<readonly (readonly [Text, Text])[]> = fc.oneof(
   { weight: 1, arbitrary: fc.integer({ min: 90, max: 300 }).map((n) => Array.from({ length: n }, (_, i) => [`x-h${i}`, 'v'] as const)) },
 );
 
-const framingArb = (hasBody: boolean): fc.Arbitrary<Framing> =>
+export const framingArb = (hasBody: boolean): fc.Arbitrary<Framing> =>
   hasBody
     ? fc.oneof(
         { weight: 14, arbitrary: fc.constant<Framing>({ kind: 'length' }) },
@@ -838,7 +847,7 @@ const framingArb = (hasBody: boolean): fc.Arbitrary<Framing> =>
         { weight: 1, arbitrary: fc.constant<Framing>({ kind: 'chunked', sizes: [10], extension: false, trailer: false }) },
       );
 
-const jsonBody = (json: fc.Arbitrary<JsonSpec>): fc.Arbitrary<BodySpec> =>
+export const jsonBody = (json: fc.Arbitrary<JsonSpec>): fc.Arbitrary<BodySpec> =>
   fc
     .tuple(
       json,
@@ -1219,8 +1228,12 @@ const malformed: fc.Arbitrary<RawRequestSpec> = fc.oneof(
     .map(([start, t]): RawRequestSpec => ({ endpoint: 'malformed HTTP', raw: `${start}${t}\r\n\r\n`, responses: 1 })),
 );
 
-/** Every endpoint by its weight, unknown routes and methods, and bytes that are not HTTP. */
-export const fuzzRequest: fc.Arbitrary<FuzzRequest> = fc.oneof(
+/**
+ * Every endpoint by its weight, unknown routes and methods, and bytes that are not HTTP. Their
+ * defects are mixed, so what the contract fixes for each is only the shape of its answer; the
+ * requests with one answer fixed are in oracle-requests.ts.
+ */
+export const hostileRequest: fc.Arbitrary<FuzzRequest> = fc.oneof(
   ...ENDPOINT_SHAPES.map((shape) => ({ weight: shape.weight, arbitrary: endpointRequest(shape) as fc.Arbitrary<FuzzRequest> })),
   { weight: 6, arbitrary: malformed },
 );
@@ -1234,6 +1247,7 @@ export interface Pools {
   task(tenant: 'A' | 'B', pick: number): string | undefined;
   pending(pick: number): { readonly taskId: string; readonly callId: string } | undefined;
   artifact(pick: number): { readonly taskId: string; readonly path: string } | undefined;
+  delivery(pick: number): { readonly taskId: string; readonly deliveryId: string } | undefined;
 }
 
 export interface WireRequest {
@@ -1248,6 +1262,8 @@ export interface WireRequest {
   readonly grants: AuthSpec['grants'];
   readonly responses: number;
   readonly heads: readonly boolean[];
+  /** The request's expectation, dropped when a real id it names was not in the pools. */
+  readonly expected?: Expectation;
 }
 
 const NOT_A_TASK = 'task_00000000000000000000000000000000';
@@ -1275,10 +1291,15 @@ export function toWire(request: FuzzRequest, pools: Pools): WireRequest {
   let owner: 'A' | 'B' | undefined;
   let pendingPick: { taskId: string; callId: string } | undefined;
   let artifactPick: { taskId: string; path: string } | undefined;
+  let deliveryPick: { taskId: string; deliveryId: string } | undefined;
+  /** A real id the request names was not in its pool: what the contract answers is no longer known. */
+  let missing = false;
+  const real = <T>(value: T | undefined): T | undefined => ((missing ||= value === undefined), value);
   const idText = (ref: IdRef): string => {
     if ('text' in ref) return expand(ref.text);
     if ('pendingTask' in ref) pendingPick = pools.pending(ref.pendingTask);
     if ('artifactTask' in ref) artifactPick = pools.artifact(ref.artifactTask);
+    if ('deliveryTask' in ref) deliveryPick = pools.delivery(ref.deliveryTask);
     const [tenant, id] =
       'own' in ref
         ? (['A', pools.task('A', ref.own)] as const)
@@ -1286,20 +1307,27 @@ export function toWire(request: FuzzRequest, pools: Pools): WireRequest {
           ? (['B', pools.task('B', ref.other)] as const)
           : 'pendingTask' in ref
             ? (['A', pendingPick?.taskId] as const)
-            : (['A', artifactPick?.taskId] as const);
-    if (id === undefined) return NOT_A_TASK;
+            : 'deliveryTask' in ref
+              ? (['A', deliveryPick?.taskId] as const)
+              : (['A', artifactPick?.taskId] as const);
+    if (real(id) === undefined) return NOT_A_TASK;
     owner = tenant;
-    return id;
+    return id!;
   };
-  const segment = (s: Segment): string =>
-    typeof s === 'string' ? s : 'id' in s ? idText(s.id) : 'text' in s.call ? expand(s.call.text) : (pendingPick?.callId ?? 'call_unknown');
+  const callText = (ref: CallRef): string =>
+    'text' in ref
+      ? expand(ref.text)
+      : 'delivery' in ref
+        ? (real(deliveryPick?.deliveryId) ?? 'wh_unknown')
+        : (real(pendingPick?.callId) ?? 'call_unknown');
+  const segment = (s: Segment): string => (typeof s === 'string' ? s : 'id' in s ? idText(s.id) : callText(s.call));
   const pathname = `/${request.path.map(segment).join('/')}`;
-  const query = request.query
-    ?.map(
-      ([k, v]) =>
-        `${expand(k)}=${typeof v === 'object' && !Array.isArray(v) && 'artifactPath' in v ? percentEncode(pools.artifact(v.artifactPath)?.path ?? 'downloads/none.md') : expand(v as Text)}`,
-    )
-    .join('&');
+  // An artifact path in the query is the one the path's task was picked by, when it was; else any.
+  const queryValue = (v: QueryValue): string =>
+    typeof v === 'object' && !Array.isArray(v) && 'artifactPath' in v
+      ? percentEncode(real(artifactPick ?? pools.artifact(v.artifactPath))?.path ?? 'downloads/none.md')
+      : expand(v as Text);
+  const query = request.query?.map(([k, v]) => `${expand(k)}=${queryValue(v)}`).join('&');
   const target = query === undefined ? pathname : `${pathname}?${query}`;
 
   let body: Buffer | undefined;
@@ -1360,5 +1388,6 @@ export function toWire(request: FuzzRequest, pools: Pools): WireRequest {
     grants: request.auth.grants,
     responses,
     heads: [request.method === 'HEAD'],
+    expected: missing ? undefined : request.expected,
   };
 }

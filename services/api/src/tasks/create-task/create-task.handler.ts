@@ -58,9 +58,10 @@ export class CreateTaskHandler implements ICommandHandler<CreateTaskCommand, Cre
     const mcpServers = parseTaskMcpServers(request.mcpServers, Object.keys(request.secrets ?? {}));
     // Recorded with the task, the default too: where a task's webhooks go never changes with the configuration.
     // The default is marked as such: it is the operator's (it may carry a token), and is never shown to the tenant.
-    const webhookUrlIsDefault = request.webhookUrl === undefined && this.webhooks.defaultUrl !== undefined;
-    const webhookUrl =
-      request.webhookUrl === undefined ? this.webhooks.defaultUrl?.href : checkWebhookUrl(request.webhookUrl, this.webhooks);
+    // null is not given, as for every optional field (IsOptional lets it through unchecked).
+    const requestedUrl = request.webhookUrl ?? undefined;
+    const webhookUrlIsDefault = requestedUrl === undefined && this.webhooks.defaultUrl !== undefined;
+    const webhookUrl = requestedUrl === undefined ? this.webhooks.defaultUrl?.href : checkWebhookUrl(requestedUrl, this.webhooks);
     const secrets = request.secrets ?? {};
     const hasSecrets = Object.keys(secrets).length > 0;
     if (hasSecrets && !this.secrets.canSeal) {
