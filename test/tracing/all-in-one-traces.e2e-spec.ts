@@ -105,6 +105,19 @@ describe('Tracing in the all-in-one process', () => {
     expect(trace.find((s) => s.name === 'tool.run')?.attributes).toMatchObject({ 'task.id': id, 'tool.name': 'write_file' });
   });
 
+  it('makes no span for the probes and the scrape: /healthz, /readyz, /metrics', async () => {
+    service = await startServiceProcess(
+      env({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '100' }),
+      await freePort(),
+    );
+    for (const path of ['/healthz', '/readyz', '/metrics']) expect((await fetch(`${service.url}${path}`)).status).toBe(200);
+    await api('/api/v1/tasks');
+    // Ended after the probes', this span's export means theirs would have gone too.
+    await until('the span of the list request', () => receiver.spans.find((s) => s.name === 'GET /api/v1/tasks'));
+    const routes = new Set(receiver.spans.map((s) => s.attributes['http.route']));
+    expect(['/healthz', '/readyz', '/metrics'].filter((route) => routes.has(route))).toEqual([]);
+  });
+
   it('ends and exports the span of an SSE stream its client closes', async () => {
     service = await startServiceProcess(
       env({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '100' }),

@@ -36,3 +36,19 @@ export class UnreadableStoredEventError extends Error {
     this.name = 'UnreadableStoredEventError';
   }
 }
+
+/**
+ * The embedded store's directory holds the PGlite database of a version before SQLite. Its events
+ * are imported once by `npm run migrate:pglite`, not by the service, which would otherwise have to
+ * ship PGlite (docs/operations/deployment.md "Upgrading from a PGlite data directory").
+ */
+export class PgliteDataNotMigratedError extends Error {
+  readonly code = 'EVENT_STORE.PGLITE_NOT_MIGRATED';
+  constructor(readonly dataDir: string) {
+    super(
+      `${dataDir} holds the PGlite event store of an earlier version: stop the service, run \`npm run migrate:pglite -- ${dataDir}\` ` +
+        'once (it imports the events into SQLite and moves the PGlite files aside), then start again',
+    );
+    this.name = 'PgliteDataNotMigratedError';
+  }
+}

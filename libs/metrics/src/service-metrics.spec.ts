@@ -47,4 +47,20 @@ describe('ServiceMetrics', () => {
     expect(tasks).toEqual({ pending: 0, running: 3, awaiting_approval: 0, completed: 0, failed: 0, cancelled: 0 });
     expect(families.ats_sandboxes_live.data).toEqual([{ labels: {}, value: 4 }]);
   });
+
+  it("exposes Node's process metrics beside ours: CPU, memory, heap, event loop delay", async () => {
+    const families = await parse(new ServiceMetrics());
+    expect(families.process_cpu_seconds_total.type).toBe('counter');
+    expect((families.process_cpu_seconds_total.data as PromData[])[0].value).toBeGreaterThan(0);
+    expect((families.process_resident_memory_bytes.data as PromData[])[0].value).toBeGreaterThan(0);
+    expect((families.nodejs_heap_size_used_bytes.data as PromData[])[0].value).toBeGreaterThan(0);
+    expect(families.nodejs_eventloop_lag_p99_seconds.type).toBe('gauge');
+  });
+
+  it('leaves out a sample that reads NaN (no event loop delay sampled since the last scrape) so that strict parsers read the rest', async () => {
+    const metrics = new ServiceMetrics();
+    const [first, second] = [await metrics.exposition(), await metrics.exposition()];
+    for (const { body } of [first, second]) expect(body).not.toMatch(/ Nan$/im);
+    await expect(parse(metrics)).resolves.toHaveProperty('process_cpu_seconds_total');
+  });
 });

@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** Seconds: from a fast in-memory call to a slow model reply or tool run. */
 const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
@@ -17,12 +17,14 @@ export const TASK_STATUSES = ['pending', 'running', 'awaiting_approval', 'comple
 /**
  * Every metric one process exposes at `GET /metrics`, in one registry. Each Nest application
  * makes its own (RuntimeModule provides it), so the all-in-one mode serves one set for all four
- * services and tests that start several apps in one process register nothing twice.
+ * services and tests that start several apps in one process register nothing twice. Beside ours
+ * (`ats_…`), prom-client's default process and Node.js metrics, under their standard unprefixed
+ * names (`process_cpu_seconds_total`, `nodejs_heap_size_used_bytes`, …) that the usual Node.js
+ * dashboards query.
  *
  * Label values are always bounded: a route template (never a path with ids), a tool name from
  * the built-in list or `mcp`, a bus subject with instance ids collapsed; never a task id or a
- * tenant key. prom-client's default process metrics are left out for now: its event loop lag
- * reads `Nan` between samples, which strict parsers refuse.
+ * tenant key.
  */
 export class ServiceMetrics {
   readonly registry = new Registry();
@@ -118,6 +120,7 @@ export class ServiceMetrics {
   private liveSandboxes?: () => number;
 
   constructor() {
+    collectDefaultMetrics({ register: this.registry });
     // Read through arrows: inside collect(), `this` is the gauge.
     const countTasks = () => this.tasksByStatus?.();
     const countSandboxes = () => this.liveSandboxes?.();
@@ -154,9 +157,17 @@ export class ServiceMetrics {
 
   /** The Prometheus text exposition of every metric. */
   async exposition(): Promise<{ contentType: string; body: string }> {
-    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+    return { contentType: this.registry.contentType, body: withoutNaN(await this.registry.metrics()) };
   }
 }
+
+/**
+ * The event loop delay's mean and standard deviation read NaN when no delay was sampled since the
+ * last scrape (two scrapes within its 10 ms resolution), which prom-client writes `Nan`: not the
+ * text format's `NaN`, and strict parsers refuse both. A sample with no value is left out instead,
+ * as Prometheus treats a series that did not answer.
+ */
+const withoutNaN = (body: string): string => body.replace(/^[^#\n][^\n]* Nan\n/gm, '');
 
 /** Seconds since `startedAt` (a `performance.now()` reading), for histograms. */
 export function secondsSince(startedAt: number): number {

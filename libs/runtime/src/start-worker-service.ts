@@ -1,7 +1,7 @@
 import { DynamicModule, Logger, LogLevel, Module, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { SecretVault, intFromEnv, shutdownTimeoutMsFromEnv } from '@app/common';
-import { startTracing, stopTracingOnClose } from '@app/tracing';
+import { TracingModule, startTracing } from '@app/tracing';
 import { closeOnShutdownSignals } from './graceful-shutdown';
 import { HealthServer } from './health-server';
 import { leastSevereOf } from './logging/log-level';
@@ -29,7 +29,7 @@ export async function startWorkerService(name: string, serviceModule: Type<unkno
   @Module({})
   class WorkerRootModule {
     static forRoot(): DynamicModule {
-      return { module: WorkerRootModule, imports: [RuntimeModule.forRoot(env), serviceModule] };
+      return { module: WorkerRootModule, imports: [TracingModule.forRoot(tracing), RuntimeModule.forRoot(env), serviceModule] };
     }
   }
   const shutdownTimeoutMs = shutdownTimeoutMsFromEnv(env);
@@ -40,7 +40,6 @@ export async function startWorkerService(name: string, serviceModule: Type<unkno
   });
   const vault = app.get(SecretVault);
   logger.redactTaskSecretsWith((taskId, text) => vault.redact(taskId, text));
-  stopTracingOnClose(app, tracing);
   closeOnShutdownSignals(app, { name, timeoutMs: shutdownTimeoutMs });
   health?.serve(app);
   new Logger(name).log(`${name} service running (bus: ${env.BUS ?? 'in-process'}, event store: ${env.EVENT_STORE ?? 'embedded'})`);

@@ -23,10 +23,10 @@ export function startOtelSdk(serviceName: string, url: string): OtelSdk {
   // OTEL_BSP_SCHEDULE_DELAY and the other OTEL_BSP_* variables are read by the processor itself.
   const spanProcessor = new BatchSpanProcessor(new OTLPTraceExporter({ url }));
   const provider = new BasicTracerProvider({ resource, spanProcessors: [spanProcessor] });
-  const contextManager = new AsyncLocalStorageContextManager().enable();
-  context.setGlobalContextManager(contextManager);
-  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-  trace.setGlobalTracerProvider(provider);
+  // The SDK's own registration. NodeTracerProvider (@opentelemetry/sdk-trace-node, not installed)
+  // adds only the making of this context manager and the B3 and Jaeger propagators, unused here.
+  // The propagator is named: left to OTEL_PROPAGATORS, the default would add W3C baggage.
+  provider.register({ contextManager: new AsyncLocalStorageContextManager().enable(), propagator: new W3CTraceContextPropagator() });
   return {
     resource,
     spanProcessor,

@@ -42,30 +42,3 @@ export async function startTracing(serviceName: string, env: NodeJS.ProcessEnv =
 export function runningOtelSdk(): OtelSdk | undefined {
   return running?.sdk;
 }
-
-/**
- * Stops `tracing` once `app` has shut down, so the spans still batched (and those of the shutdown)
- * are exported. Nest ends both app.close() and the signal handlers of enableShutdownHooks (which
- * do not call close) with its shutdown hooks; stopping after them covers both ways out.
- */
-export function stopTracingOnClose(app: object, tracing: Tracing): void {
-  if (!tracing.enabled) return;
-  type ShutdownHooks = (this: unknown, signal?: string) => Promise<void>;
-  // The method itself, from the prototype: read through the proxy below, it would come back
-  // wrapped in a function that looks the name up again, finding the replacement.
-  const shutdownHooks = (Object.getPrototypeOf(app) as { callShutdownHook?: ShutdownHooks }).callShutdownHook;
-  if (!shutdownHooks) throw new Error('stopTracingOnClose needs a Nest application');
-  // Defined, not assigned: the app NestFactory returns is a proxy that drops assignments, while
-  // defineProperty reaches the application itself, where Nest's own calls find it.
-  Object.defineProperty(app, 'callShutdownHook', {
-    configurable: true,
-    writable: true,
-    value: async function (this: unknown, signal?: string) {
-      try {
-        await shutdownHooks.call(this, signal);
-      } finally {
-        await tracing.stop();
-      }
-    },
-  });
-}

@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SecretVault, shutdownTimeoutMsFromEnv } from '@app/common';
 import { RuntimeModule, ServiceLogger, closeOnShutdownSignals } from '@app/runtime';
-import { startTracing, stopTracingOnClose } from '@app/tracing';
+import { Tracing, TracingModule, startTracing } from '@app/tracing';
 import { ApiConfig } from './api.config';
 import { ApiModule } from './api.module';
 import { configureHttpApp, createFastifyAdapter } from './http-app';
@@ -14,8 +14,8 @@ import { configureHttpApp, createFastifyAdapter } from './http-app';
 
 @Module({})
 class ApiRootModule {
-  static forRoot(env: NodeJS.ProcessEnv): DynamicModule {
-    return { module: ApiRootModule, imports: [RuntimeModule.forRoot(env), ApiModule] };
+  static forRoot(env: NodeJS.ProcessEnv, tracing: Tracing): DynamicModule {
+    return { module: ApiRootModule, imports: [TracingModule.forRoot(tracing), RuntimeModule.forRoot(env), ApiModule] };
   }
 }
 
@@ -25,10 +25,11 @@ async function main(): Promise<void> {
   const tracing = await startTracing('api', env);
   const shutdownTimeoutMs = shutdownTimeoutMsFromEnv(env);
   const logger = new ServiceLogger({ service: 'api', env });
-  const app = await NestFactory.create<NestFastifyApplication>(ApiRootModule.forRoot(env), createFastifyAdapter(config), { logger });
+  const app = await NestFactory.create<NestFastifyApplication>(ApiRootModule.forRoot(env, tracing), createFastifyAdapter(config), {
+    logger,
+  });
   const vault = app.get(SecretVault);
   logger.redactTaskSecretsWith((taskId, text) => vault.redact(taskId, text));
-  stopTracingOnClose(app, tracing);
   await configureHttpApp(app, config);
   closeOnShutdownSignals(app, { name: 'Api', timeoutMs: shutdownTimeoutMs, closeFirst: () => app.getHttpAdapter().close() });
   const host = env.HOST ?? '127.0.0.1';

@@ -6,7 +6,7 @@ import { ApiConfig } from '../../api/src/api.config';
 import { configureHttpApp, createFastifyAdapter } from '../../api/src/http-app';
 import { SecretVault } from '@app/common';
 import { ServiceLogger, leastSevereOf } from '@app/runtime';
-import { startTracing, stopTracingOnClose } from '@app/tracing';
+import { startTracing } from '@app/tracing';
 import { StandaloneModule } from './standalone.module';
 
 export interface StartOptions {
@@ -24,10 +24,11 @@ export async function startStandalone(options: StartOptions = {}): Promise<{ app
   const config = new ApiConfig(env);
   const tracing = await startTracing('agentic-task-service', env);
   const logger = new ServiceLogger({ service: 'standalone', env, level: options.logLevels && leastSevereOf(options.logLevels) });
-  const app = await NestFactory.create<NestFastifyApplication>(StandaloneModule.forRoot(env), createFastifyAdapter(config), { logger });
+  const app = await NestFactory.create<NestFastifyApplication>(StandaloneModule.forRoot(env, tracing), createFastifyAdapter(config), {
+    logger,
+  });
   const vault = app.get(SecretVault);
   logger.redactTaskSecretsWith((taskId, text) => vault.redact(taskId, text));
-  stopTracingOnClose(app, tracing);
   await configureHttpApp(app, config);
   await app.listen(options.port ?? config.port, options.host ?? env.HOST ?? '127.0.0.1');
   const address = app.getHttpServer().address();

@@ -1,7 +1,7 @@
-import { access, mkdtemp, rm } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ExpectedRevisionConflictError } from '../event-store.errors';
+import { ExpectedRevisionConflictError, PgliteDataNotMigratedError } from '../event-store.errors';
 import { createEventStoreFromConfig } from '../event-store.config';
 import { StoredEvent } from '../event-store.port';
 import { describeEventStoreContract } from '../testing/event-store.contract';
@@ -46,6 +46,16 @@ describe('embedded event store', () => {
     } finally {
       await reopened.close();
     }
+  });
+
+  it('refuses a directory still holding the PGlite store of an earlier version, naming the one-off import, and writes nothing', async () => {
+    const eventStoreDir = join(dir, 'eventstore');
+    await mkdir(eventStoreDir);
+    await writeFile(join(eventStoreDir, 'PG_VERSION'), '17\n');
+    const refused = createEventStoreFromConfig({ DATA_DIR: dir });
+    await expect(refused).rejects.toBeInstanceOf(PgliteDataNotMigratedError);
+    await expect(refused).rejects.toThrow(`npm run migrate:pglite -- ${eventStoreDir}`);
+    expect(await readdir(eventStoreDir)).toEqual(['PG_VERSION']);
   });
 
   it('commits appends issued together as one group: a conflict fails only its own append, batches stay whole and in order', async () => {

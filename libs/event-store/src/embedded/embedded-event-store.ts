@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
-import { mkdir } from 'node:fs/promises';
+import { access, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { PgliteDataNotMigratedError } from '../event-store.errors';
 import { EventStore } from '../event-store.port';
-import { holdsPgliteDatabase, importPgliteDatabase } from './import-pglite-events';
 import { ensureSqliteEventsSchema } from './sqlite-schema';
 import { SqliteEventStore } from './sqlite-event-store';
 
@@ -12,6 +12,9 @@ export interface EmbeddedEventStoreOptions {
 }
 
 export const EVENTS_FILE = 'events.sqlite3';
+
+/** PostgreSQL's data directory marker: versions before SQLite kept a PGlite database here. */
+export const PGLITE_MARKER = 'PG_VERSION';
 
 /** How long opening waits for a lock another connection holds before giving up. */
 const BUSY_TIMEOUT_MS = 2_000;
@@ -37,12 +40,18 @@ const SQLITE_CACHE_KIB = 4096;
 
 /**
  * The all-in-one mode's store: SQLite (better-sqlite3) in this process, in `${dataDir}/events.sqlite3`.
- * A directory holding a PGlite database from an earlier version is imported first, once.
+ * A directory still holding the PGlite database of an earlier version is refused, naming the
+ * one-off import (scripts/migrate-pglite.ts): started on it, the store would hand out positions the
+ * import then also needs.
  */
 export async function createEmbeddedEventStore(options: EmbeddedEventStoreOptions): Promise<EventStore> {
   await mkdir(options.dataDir, { recursive: true });
   const file = join(options.dataDir, EVENTS_FILE);
-  if (await holdsPgliteDatabase(options.dataDir)) await importPgliteDatabase(options.dataDir, file);
+  const pglite = await access(join(options.dataDir, PGLITE_MARKER)).then(
+    () => true,
+    () => false,
+  );
+  if (pglite) throw new PgliteDataNotMigratedError(options.dataDir);
   const db = openEventsDatabase(file);
   try {
     return new SqliteEventStore(db);

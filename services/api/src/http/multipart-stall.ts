@@ -17,7 +17,16 @@ const patched = new WeakSet<object>();
  * never read to its end and never answered (a 20 KB part without Content-Disposition was enough).
  * This releases the paused write when the parser finishes, after which it ignores any further
  * data anyway. Applied to the busboy that @fastify/multipart loads; a no-op if that busboy has
- * no such parser.
+ * no such parser. Proved by services/api/test/hostile-input.e2e-spec.ts (the 20 KB part).
+ *
+ * Upstream: no report of this exact trigger yet; the same class of stall (Dicer left paused once
+ * its parts are done) is mscdex/dicer#9 (https://github.com/mscdex/dicer/pull/9), and a sibling
+ * in @fastify/busboy is fastify/busboy#228 (https://github.com/fastify/busboy/issues/228).
+ *
+ * Why at run time rather than a patch-package patch of node_modules: patch-package is not
+ * installed here and cannot be added offline, and a postinstall patch would also have to run in
+ * the images' `npm ci --omit=dev`, making patch-package a production dependency. The reasons,
+ * and when to switch, are in docs/contributing.md "Patched dependencies".
  */
 export function releaseMultipartParserOnFinish(): void {
   const busboy = require.resolve('@fastify/busboy', { paths: [dirname(require.resolve('@fastify/multipart'))] });

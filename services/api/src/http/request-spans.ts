@@ -5,16 +5,23 @@ import { ATTR, runningOtelSdk, tracer } from '@app/tracing';
 const spans = new WeakMap<object, Span>();
 
 /**
+ * Probes and scrapes: a balancer and Prometheus call them every few seconds, and a trace each
+ * would bury the turns' traces in noise. Their duration is still in the request histogram.
+ */
+const UNTRACED_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
+
+/**
  * A server span per request, the root of the trace of whatever the request starts (a turn),
  * unless the caller sent a W3C `traceparent` to continue. Named by method and route template
  * (`POST /api/v1/tasks/:id/messages`): the path itself, query and body never become attributes.
- * Registered only while tracing is on: off, requests pay nothing for it.
+ * Registered only while tracing is on: off, requests pay nothing for it. Probes get none.
  */
 export function traceRequests(app: NestFastifyApplication): void {
   if (!runningOtelSdk()) return;
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook('onRequest', (request, _reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
+    if (UNTRACED_ROUTES.has(route)) return done();
     const carried = propagation.extract(ROOT_CONTEXT, request.headers);
     const attributes = { [ATTR.httpMethod]: request.method, [ATTR.httpRoute]: route };
     spans.set(request, tracer().startSpan(`${request.method} ${route}`, { kind: SpanKind.SERVER, attributes }, carried));

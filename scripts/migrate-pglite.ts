@@ -1,15 +1,17 @@
+import { PGlite } from '@electric-sql/pglite';
 import Database from 'better-sqlite3';
 import { access, mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { ensureSqliteEventsSchema } from './sqlite-schema';
+import { EVENTS_FILE, PGLITE_MARKER } from '../libs/event-store/src/embedded/embedded-event-store';
+import { ensureSqliteEventsSchema } from '../libs/event-store/src/embedded/sqlite-schema';
 
-// PGlite's CommonJS build loads Node built-ins with dynamic import(), which jest's module sandbox
-// rejects unless run with --experimental-vm-modules. Loading it through Node's own require keeps it
-// outside the sandbox; plain Node is unaffected. Loaded only when there is something to import.
-const nodeRequire = process.getBuiltinModule?.('node:module').createRequire(__filename) ?? require;
+// `npm run migrate:pglite -- [DATA_DIR]`: imports the event store of versions before SQLite (a
+// PGlite database in DATA_DIR/eventstore) into DATA_DIR/eventstore/events.sqlite3, once, with the
+// service stopped. The service refuses to start on such a directory and names this script; PGlite
+// (~270 MiB RSS to open a database) is a devDependency, so only this one-off run loads it.
 
 /** Where the PGlite files go once imported: kept, never read again, safe to delete. */
-export const IMPORTED_PGLITE_DIR = 'pglite-imported';
+const IMPORTED_PGLITE_DIR = 'pglite-imported';
 
 const PAGE_ROWS = 1_000;
 
@@ -25,37 +27,30 @@ interface PgliteEventRow {
   tx: string;
 }
 
-/** PostgreSQL's data directory marker: versions before SQLite kept a PGlite database here. */
-export async function holdsPgliteDatabase(dir: string): Promise<boolean> {
-  return access(join(dir, 'PG_VERSION')).then(
+const exists = (path: string) =>
+  access(path).then(
     () => true,
     () => false,
   );
-}
 
 /**
- * Imports the events of the PGlite database in `dir` (the embedded store before SQLite) into the
- * SQLite file `target`, keeping positions, revisions, batches and recordedAt, then moves the PGlite
- * files into `dir/pglite-imported`. The import writes a staging file renamed into place once
- * complete, and PG_VERSION moves last: a start that stops halfway redoes what is left on the next.
- * Opening PGlite costs ~270 MiB RSS, once, in the start that imports.
+ * Imports the events of the PGlite database in `dir` into the SQLite file `target`, keeping
+ * positions, revisions, batches and recordedAt, then moves the PGlite files into
+ * `dir/pglite-imported`. The import writes a staging file renamed into place once complete, and
+ * PG_VERSION moves last: a run that stops halfway redoes what is left on the next.
  */
-export async function importPgliteDatabase(dir: string, target: string): Promise<void> {
-  const exists = await access(target).then(
-    () => true,
-    () => false,
-  );
-  if (!exists) {
+async function importPgliteDatabase(dir: string, target: string): Promise<void> {
+  if (!(await exists(target))) {
     const imported = await importEvents(dir, target);
-    console.log(`event store: imported ${imported} events from the PGlite database in ${dir} into ${target}`);
+    console.log(`imported ${imported} events from the PGlite database in ${dir} into ${target}`);
   }
   await moveAside(dir, target);
+  console.log(`moved the PGlite files to ${join(dir, IMPORTED_PGLITE_DIR)}: never read again, safe to delete once checked`);
 }
 
 async function importEvents(dir: string, target: string): Promise<number> {
   const staging = `${target}.importing`;
   await removeSqliteFiles(staging);
-  const { PGlite } = nodeRequire('@electric-sql/pglite') as typeof import('@electric-sql/pglite');
   const pg = new PGlite(dir);
   const db = new Database(staging);
   let count = 0;
@@ -105,12 +100,12 @@ async function importEvents(dir: string, target: string): Promise<number> {
 async function moveAside(dir: string, target: string): Promise<void> {
   const aside = join(dir, IMPORTED_PGLITE_DIR);
   await mkdir(aside, { recursive: true });
-  const keep = new Set([IMPORTED_PGLITE_DIR, 'PG_VERSION']);
+  const keep = new Set([IMPORTED_PGLITE_DIR, PGLITE_MARKER]);
   for (const name of await readdir(dir)) {
     if (keep.has(name) || name.startsWith(basename(target))) continue;
     await rename(join(dir, name), join(aside, name));
   }
-  await rename(join(dir, 'PG_VERSION'), join(aside, 'PG_VERSION'));
+  await rename(join(dir, PGLITE_MARKER), join(aside, PGLITE_MARKER));
   await syncDirectory(dir);
 }
 
@@ -127,3 +122,24 @@ async function syncDirectory(dir: string): Promise<void> {
     await handle.close();
   }
 }
+
+/** DATA_DIR (its eventstore folder holds the database) or the event store's folder itself. */
+async function pgliteDirectory(given: string): Promise<string | undefined> {
+  for (const dir of [join(given, 'eventstore'), given]) if (await exists(join(dir, PGLITE_MARKER))) return dir;
+  return undefined;
+}
+
+async function main(): Promise<void> {
+  const given = process.argv[2] ?? process.env.DATA_DIR ?? './data';
+  const dir = await pgliteDirectory(given);
+  if (!dir) {
+    console.log(`no PGlite database in ${given} or ${join(given, 'eventstore')}: nothing to import`);
+    return;
+  }
+  await importPgliteDatabase(dir, join(dir, EVENTS_FILE));
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+  process.exit(1);
+});

@@ -1,13 +1,23 @@
+import { execFile } from 'node:child_process';
 import { access, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
-import { StoredEvent } from '../event-store.port';
-import { ensureEventStoreSchema } from '../sql/event-store.schema';
-import { EVENTS_FILE, createEmbeddedEventStore } from './embedded-event-store';
-import { IMPORTED_PGLITE_DIR } from './import-pglite-events';
+import { EVENTS_FILE, StoredEvent, createEmbeddedEventStore, createEventStoreFromConfig } from '@app/event-store';
+import { ensureEventStoreSchema } from '@app/event-store/sql/event-store.schema';
 
-// See import-pglite-events.ts: PGlite is loaded outside jest's module sandbox.
+// `npm run migrate:pglite` (scripts/migrate-pglite.ts) imports the PGlite event store of versions
+// before SQLite, run as an operator runs it: a process of its own, on a stopped service's DATA_DIR.
+
+const ROOT = join(__dirname, '..', '..');
+const IMPORTED_PGLITE_DIR = 'pglite-imported';
+
+const migrate = async (...args: string[]) =>
+  (await promisify(execFile)('npm', ['run', '--silent', 'migrate:pglite', '--', ...args], { cwd: ROOT, timeout: 120_000 })).stdout;
+
+// PGlite's CommonJS build loads Node built-ins with dynamic import(), which jest's module sandbox
+// rejects unless run with --experimental-vm-modules: loaded through Node's own require instead.
 const nodeRequire = process.getBuiltinModule?.('node:module').createRequire(__filename) ?? require;
 const { PGlite } = nodeRequire('@electric-sql/pglite') as typeof import('@electric-sql/pglite');
 
@@ -34,15 +44,21 @@ async function writePgliteStore(dir: string): Promise<void> {
   }
 }
 
-describe('importing the PGlite store of earlier versions', () => {
+describe('npm run migrate:pglite', () => {
+  let dataDir: string;
   let dir: string;
-  beforeEach(async () => (dir = await mkdtemp(join(tmpdir(), 'event-store-import-'))));
-  afterEach(() => rm(dir, { recursive: true, force: true }));
+  beforeEach(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'migrate-pglite-'));
+    dir = join(dataDir, 'eventstore');
+  });
+  afterEach(() => rm(dataDir, { recursive: true, force: true }));
 
-  it('imports every event once at start, keeping positions, revisions, recordedAt and batches, and moves PGlite aside', async () => {
+  it('imports every event once, keeping positions, revisions, recordedAt and batches, and moves PGlite aside', async () => {
     await writePgliteStore(dir);
+    await expect(createEventStoreFromConfig({ DATA_DIR: dataDir })).rejects.toThrow('npm run migrate:pglite');
 
-    const store = await createEmbeddedEventStore({ dataDir: dir });
+    expect(await migrate(dataDir)).toContain('imported 3 events');
+    const store = await createEventStoreFromConfig({ DATA_DIR: dataDir });
     try {
       const expected: StoredEvent[] = [
         {
@@ -85,7 +101,8 @@ describe('importing the PGlite store of earlier versions', () => {
       await store.close();
     }
 
-    // Imported once: the next start opens the SQLite file as it is, with the append above in it.
+    // Imported once: a second run finds nothing, and the store opens the SQLite file as it is.
+    expect(await migrate(dataDir)).toContain('nothing to import');
     const reopened = await createEmbeddedEventStore({ dataDir: dir });
     try {
       expect((await reopened.readAll()).map((e) => e.globalPosition)).toEqual([1, 2, 3, 4]);
