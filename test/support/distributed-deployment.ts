@@ -190,7 +190,7 @@ export async function coordinationBuckets(natsUrl: string, namespace: string): P
 }
 
 /** A shared NATS server keeps a bucket until it is deleted: each run removes its own. */
-async function removeCoordinationBuckets(natsUrl: string, namespace: string): Promise<void> {
+export async function removeCoordinationBuckets(natsUrl: string, namespace: string): Promise<void> {
   const names = await coordinationBuckets(natsUrl, namespace);
   if (names.length === 0) return;
   const connection = await connectNats({ servers: natsUrl.split(',').map((s) => s.trim()) });
