@@ -40,7 +40,11 @@ export class AppExceptionFilter implements ExceptionFilter {
       // Its reader gave up on a big or endless body still arriving: Node drains only bodies
       // nobody read, so the connection would wait for the rest forever. A body refused as too
       // large is not worth receiving either: the connection closes after the answer, lingering.
-      else if (bodyAbandoned(request) || status === 413) closeLingering(request, reply);
+      else if (bodyAbandoned(request) || status === 413) {
+        // Fastify marks its body parsers' errors `Connection: close`, which would close at once.
+        void reply.removeHeader('connection');
+        closeLingering(request, reply);
+      }
     }
     if (exception instanceof RateLimitedError) void reply.header('retry-after', String(exception.retryAfterSeconds));
     void reply.status(status).header('content-type', 'application/json; charset=utf-8').send({ success: false, error: { code, message } });
