@@ -1,5 +1,4 @@
 import { writeFile } from 'node:fs/promises';
-import { connect } from 'nats';
 import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { DistributedDeployment, startDistributedDeployment } from '../support/distributed-deployment';
 
@@ -45,7 +44,6 @@ describe('Limits across instances of the distributed deployment', () => {
   });
   afterAll(async () => {
     if (process.env.ATS_DIST_LOG && d) await writeFile(process.env.ATS_DIST_LOG, d.output());
-    if (d) await removeBuckets(d.sharedEnv.NATS_URL, d.sharedEnv.NATS_SUBJECT_PREFIX);
     await d?.close();
     await model?.close();
   });
@@ -122,16 +120,3 @@ describe('Limits across instances of the distributed deployment', () => {
     expect(answered.filter((t) => t.includes('capped'))).toEqual(['slow capped first', 'capped second', 'capped third']);
   });
 });
-
-/** The deployment's coordination buckets, so the shared NATS server does not collect them. */
-async function removeBuckets(url: string, namespace: string): Promise<void> {
-  const connection = await connect({ servers: url });
-  try {
-    const manager = await connection.jetstreamManager();
-    for await (const stream of manager.streams.list()) {
-      if (stream.config.name.startsWith(`KV_${namespace}_`)) await manager.streams.delete(stream.config.name);
-    }
-  } finally {
-    await connection.close();
-  }
-}

@@ -56,6 +56,11 @@ export interface DistributedDeployment {
    * deployment's NATS JetStream streams (its coordination buckets), each instance's log.
    */
   stopAndCollectPersisted(): Promise<PersistedItem[]>;
+  /**
+   * Stops every instance and removes what the run made on the shared servers: its schema, its
+   * files and its coordination buckets (JetStream streams `KV_<NATS_SUBJECT_PREFIX>_*`); fails if
+   * a bucket of the run is still there afterwards.
+   */
   close(): Promise<void>;
 }
 
@@ -132,6 +137,7 @@ export async function startDistributedDeployment(shape: DeploymentShape, extraEn
     }
   } catch (error) {
     await Promise.all(instances.map((i) => i.process.stop().catch(() => undefined)));
+    await removeCoordinationBuckets(sharedEnv.NATS_URL, sharedEnv.NATS_SUBJECT_PREFIX).catch(() => undefined);
     await rm(root, { recursive: true, force: true });
     throw error;
   }
@@ -158,8 +164,42 @@ export async function startDistributedDeployment(shape: DeploymentShape, extraEn
       await Promise.all(instances.map((i) => i.process.stop().catch(() => undefined)));
       await dropSchema(infra.DATABASE_URL, sharedEnv.EVENT_STORE_SCHEMA);
       await rm(root, { recursive: true, force: true });
+      await removeCoordinationBuckets(sharedEnv.NATS_URL, sharedEnv.NATS_SUBJECT_PREFIX);
+      const left = await coordinationBuckets(sharedEnv.NATS_URL, sharedEnv.NATS_SUBJECT_PREFIX);
+      if (left.length > 0) throw new Error(`the deployment's NATS buckets are still there after close: ${left.join(', ')}`);
     },
   };
+}
+
+/**
+ * The JetStream streams behind a deployment's key-value buckets (`sandbox-leases`, `rate-limits`,
+ * …): `KV_` + NATS_SUBJECT_PREFIX + `_` + the bucket (libs/coordination names them so).
+ */
+export async function coordinationBuckets(natsUrl: string, namespace: string): Promise<string[]> {
+  const connection = await connectNats({ servers: natsUrl.split(',').map((s) => s.trim()) });
+  try {
+    const manager = await connection.jetstreamManager();
+    const names: string[] = [];
+    for await (const stream of manager.streams.list()) {
+      if (stream.config.name.startsWith(`KV_${namespace}_`)) names.push(stream.config.name);
+    }
+    return names;
+  } finally {
+    await connection.close();
+  }
+}
+
+/** A shared NATS server keeps a bucket until it is deleted: each run removes its own. */
+export async function removeCoordinationBuckets(natsUrl: string, namespace: string): Promise<void> {
+  const names = await coordinationBuckets(natsUrl, namespace);
+  if (names.length === 0) return;
+  const connection = await connectNats({ servers: natsUrl.split(',').map((s) => s.trim()) });
+  try {
+    const manager = await connection.jetstreamManager();
+    for (const name of names) await manager.streams.delete(name);
+  } finally {
+    await connection.close();
+  }
 }
 
 async function dropSchema(url: string, schema: string): Promise<void> {

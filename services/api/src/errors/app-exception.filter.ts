@@ -39,8 +39,12 @@ export class AppExceptionFilter implements ExceptionFilter {
       if (smallRest(request)) drainRest(request);
       // Its reader gave up on a big or endless body still arriving: Node drains only bodies
       // nobody read, so the connection would wait for the rest forever. A body refused as too
-      // large is not worth receiving either: the connection closes after the answer.
-      else if (bodyAbandoned(request) || status === 413) void reply.header('connection', 'close');
+      // large is not worth receiving either: the connection closes after the answer, lingering.
+      else if (bodyAbandoned(request) || status === 413) {
+        // Fastify marks its body parsers' errors `Connection: close`, which would close at once.
+        void reply.removeHeader('connection');
+        closeLingering(request, reply);
+      }
     }
     if (exception instanceof RateLimitedError) void reply.header('retry-after', String(exception.retryAfterSeconds));
     void reply.status(status).header('content-type', 'application/json; charset=utf-8').send({ success: false, error: { code, message } });
@@ -110,6 +114,58 @@ function drainRest(request: FastifyRequest): void {
   timer.unref();
   raw.once('end', () => clearTimeout(timer));
   raw.once('close', () => clearTimeout(timer));
+}
+
+/**
+ * After a refused big body: how long and how much of its rest is read and dropped before the
+ * connection closes. A client piping a file over loopback sent up to 11 MiB more before it read
+ * the answer (services/api/test/hostile-input.e2e-spec.ts); 64 MiB leaves it room, and no client
+ * makes the service read more than that per refused request.
+ */
+const LINGER_MS = 5_000;
+const LINGER_MAX_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Closes the connection after the answer the way web servers do ("lingering close"): the answer,
+ * then our half of the connection (FIN), while the rest of the body is still read and dropped for
+ * up to LINGER_MS and LINGER_MAX_BYTES, then the socket. Closing it at once, with the client's
+ * bytes still arriving, resets the connection, and a client busy writing (Node's http client
+ * piping a file) failed with EPIPE before it read the answer. The answer carries no
+ * `Connection: close`: Node destroys such a response's socket as soon as it is written, with no
+ * way to linger; the client learns of the close from the FIN right after the answer.
+ */
+function closeLingering(request: FastifyRequest, reply: FastifyReply): void {
+  const raw = request.raw;
+  const socket = raw.socket;
+  let answered = false;
+  let over = false;
+  let dropped = 0;
+  const close = () => {
+    clearTimeout(timer);
+    socket.destroy();
+  };
+  // The body is over (or past the bound): close, but never before the answer is out.
+  const closeOnceAnswered = () => {
+    over = true;
+    if (answered) close();
+    else raw.pause();
+  };
+  const timer = setTimeout(close, LINGER_MS);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
+  raw.unpipe();
+  raw.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > LINGER_MAX_BYTES) closeOnceAnswered();
+  });
+  raw.once('end', closeOnceAnswered);
+  raw.resume();
+  reply.raw.once('finish', () => {
+    answered = true;
+    // Node's http server keeps its sockets half-open (allowHalfOpen): after end() the body still arrives.
+    if (over) close();
+    else socket.end();
+  });
 }
 
 /** The request has a body, and not all of it has arrived. */

@@ -1,9 +1,11 @@
 import { Logger } from '@nestjs/common';
+import { trace } from '@opentelemetry/api';
 // Types only: `import type` keeps fastify out of the compiled code's requires.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { IncomingMessage } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { LogContext, runWithLogContext } from '@app/common';
+import { requestTraceId } from './request-spans';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 /** A caller's own id is kept if it is this plain and short; anything else is replaced (it ends up in every log line). */
@@ -20,7 +22,9 @@ export function requestIdOf(raw: IncomingMessage): string {
 /**
  * Every log line written while a request is handled carries its request id (and, on task routes,
  * the task id); the answer carries the id back in `X-Request-ID`, so a caller can quote it. With
- * LOG_LEVEL=debug each answered request is logged too: method, path, route, status, duration.
+ * LOG_LEVEL=debug each answered request is logged too: method, path, route, status, duration,
+ * and the request's own trace id. A response may end in another trace's context (an SSE stream
+ * ends when its turn's `done` is delivered, inside the turn's trace): that one is `turnTraceId`.
  */
 export function logRequestContext(fastify: FastifyInstance): void {
   const contexts = new WeakMap<FastifyRequest, LogContext>();
@@ -42,6 +46,8 @@ export function logRequestContext(fastify: FastifyInstance): void {
   fastify.addHook('onResponse', (request, reply, done) => {
     const context = contexts.get(request);
     if (context) {
+      const traceId = requestTraceId(request);
+      const activeTraceId = trace.getActiveSpan()?.spanContext().traceId;
       runWithLogContext(context, () =>
         logger.debug({
           msg: `${request.method} ${pathOf(request.url)} ${reply.statusCode} in ${Math.round(reply.elapsedTime)} ms`,
@@ -49,6 +55,8 @@ export function logRequestContext(fastify: FastifyInstance): void {
           route: request.routeOptions.url ?? 'unmatched',
           status: reply.statusCode,
           durationMs: Math.round(reply.elapsedTime * 10) / 10,
+          ...(traceId ? { traceId } : {}),
+          ...(activeTraceId && activeTraceId !== traceId ? { turnTraceId: activeTraceId } : {}),
         }),
       );
     }

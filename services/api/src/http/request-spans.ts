@@ -3,6 +3,13 @@ import { ROOT_CONTEXT, Span, SpanKind, SpanStatusCode, context, propagation, tra
 import { ATTR, runningOtelSdk, tracer } from '@app/tracing';
 
 const spans = new WeakMap<object, Span>();
+/** Kept past the span's end: the request's log line is written after it (see requestTraceId). */
+const traceIds = new WeakMap<object, string>();
+
+/** The trace id of a request's own span, while tracing is on. */
+export function requestTraceId(request: object): string | undefined {
+  return traceIds.get(request);
+}
 
 /**
  * Probes and scrapes: a balancer and Prometheus call them every few seconds, and a trace each
@@ -24,7 +31,9 @@ export function traceRequests(app: NestFastifyApplication): void {
     if (UNTRACED_ROUTES.has(route)) return done();
     const carried = propagation.extract(ROOT_CONTEXT, request.headers);
     const attributes = { [ATTR.httpMethod]: request.method, [ATTR.httpRoute]: route };
-    spans.set(request, tracer().startSpan(`${request.method} ${route}`, { kind: SpanKind.SERVER, attributes }, carried));
+    const span = tracer().startSpan(`${request.method} ${route}`, { kind: SpanKind.SERVER, attributes }, carried);
+    spans.set(request, span);
+    traceIds.set(request, span.spanContext().traceId);
     done();
   });
   // The handler runs from here on: everything it awaits (appends, bus messages) is in the span.
