@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TaskSecrets, newId } from '@app/common';
 import { MESSAGE_BUS, MessageBus } from '@app/bus';
-import { OpenAiChatProvider } from '@app/model-provider';
+import { OpenAiChatProvider } from '@app/model-provider/openai-compatible/openai-chat.provider';
 import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { RuntimeModule } from '@app/runtime';
 import { TaskCommandExecutor } from '@app/task-commands';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
-import { LocalObjectStore } from '@app/object-store';
+import { LocalObjectStore } from '@app/object-store/local/local-object-store';
 import { ArtifactScanner, ScanResult } from '../../src/artifacts/artifact-scanner';
 import { BubblewrapProvider } from '../../src/provider/bubblewrap/bubblewrap.provider';
 import { ExecResult, SandboxLimits } from '../../src/provider/sandbox-provider.port';

@@ -1,4 +1,4 @@
-import { SearxngProvider } from '@app/search-provider';
+import { SearxngProvider } from '@app/search-provider/searxng/searxng.provider';
 import { CORPUS } from '@app/search-provider/testing/search-provider.contract';
 import { SearchEngineServer, startSearchEngineServer } from '@app/search-provider/testing/search-engine-servers';
 import { createWebSearchTool, formatHits } from './web-search.tool';
