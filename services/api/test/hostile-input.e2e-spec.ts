@@ -3,7 +3,8 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rawExchange } from '../../../test/support/raw-exchange';
-import { API_KEY, Harness, startHarness, waitFor } from '../../../test/support/service-harness';
+import type { Harness } from '../../../test/support/service-harness';
+import { API_KEY, startHarness, waitFor } from '../../../test/support/service-harness';
 import { writeZip } from '../../sandbox/src/uploads/testing/zip-fixtures';
 
 const envelope = (code: string) => ({ success: false, error: { code, message: expect.any(String) } });

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { EventStore } from '../event-store.port';
+import type { EventStore } from '../event-store.port';
 import { holdsPgliteDatabase, importPgliteDatabase } from './import-pglite-events';
 import { ensureSqliteEventsSchema } from './sqlite-schema';
 import { SqliteEventStore } from './sqlite-event-store';

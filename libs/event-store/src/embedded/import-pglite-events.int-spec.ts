@@ -2,7 +2,7 @@ import { access, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { StoredEvent } from '../event-store.port';
+import type { StoredEvent } from '../event-store.port';
 import { ensureEventStoreSchema } from '../sql/event-store.schema';
 import { EVENTS_FILE, createEmbeddedEventStore } from './embedded-event-store';
 import { IMPORTED_PGLITE_DIR } from './import-pglite-events';

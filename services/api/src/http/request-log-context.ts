@@ -1,9 +1,10 @@
 import { Logger } from '@nestjs/common';
 // Types only: `import type` keeps fastify out of the compiled code's requires.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { LogContext, runWithLogContext } from '@app/common';
+import type { LogContext } from '@app/common';
+import { runWithLogContext } from '@app/common';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 /** A caller's own id is kept if it is this plain and short; anything else is replaced (it ends up in every log line). */

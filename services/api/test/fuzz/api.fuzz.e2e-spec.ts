@@ -1,8 +1,11 @@
 import fc from 'fast-check';
-import { API_KEY, Harness, OTHER_API_KEY, startHarness, waitFor } from '../../../../test/support/service-harness';
+import type { Harness } from '../../../../test/support/service-harness';
+import { API_KEY, OTHER_API_KEY, startHarness, waitFor } from '../../../../test/support/service-harness';
 import type { ChatCompletionsBody, ScriptedReply } from '@app/model-provider/testing/scripted-openai-server';
-import { ENDPOINTS, Endpoint, fuzzRequest, Pools, toWire, WireRequest } from './request-arbitraries';
-import { RawExchange, RawResponse, rawExchange } from './raw-http-client';
+import type { Endpoint, Pools, WireRequest } from './request-arbitraries';
+import { ENDPOINTS, fuzzRequest, toWire } from './request-arbitraries';
+import type { RawExchange, RawResponse } from './raw-http-client';
+import { rawExchange } from './raw-http-client';
 
 // Property-based fuzz of the whole HTTP API (README "Tests"): generated requests to every
 // endpoint, unknown routes and bytes that are not HTTP, each sent over a raw socket to the real

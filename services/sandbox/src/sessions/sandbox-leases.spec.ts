@@ -1,4 +1,4 @@
-import { CoordinationStore } from '@app/coordination';
+import type { CoordinationStore } from '@app/coordination';
 import { InMemoryCoordinationStore } from '@app/coordination/in-memory/in-memory-coordination-store';
 import { SandboxLeases } from './sandbox-leases';
 

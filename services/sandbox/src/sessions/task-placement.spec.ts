@@ -1,6 +1,6 @@
 import { HandlerUnavailableError, RemoteError, requestUntilDelivered } from '@app/bus';
 import { InProcessBus } from '@app/bus/in-process/in-process-bus';
-import { CoordinationStore } from '@app/coordination';
+import type { CoordinationStore } from '@app/coordination';
 import { InMemoryCoordinationStore } from '@app/coordination/in-memory/in-memory-coordination-store';
 import { SandboxLeases } from './sandbox-leases';
 import { TaskPlacement } from './task-placement';
