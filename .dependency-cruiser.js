@@ -217,7 +217,7 @@ module.exports = {
     },
     {
       name: 'not-to-test',
-      comment: 'Production code never imports specs or testing/ helpers: they are left out of the build (tsconfig.app.json).',
+      comment: 'Production code never imports specs or testing/ helpers: they are left out of the build (scripts/build-services.js).',
       severity: 'error',
       from: { path: '^(services|libs)/[^/]+/src/', pathNot: TEST },
       to: { path: TEST },
