@@ -1,7 +1,7 @@
 // The layering the folder tree promises, checked on resolved imports (docs/contributing.md "Style").
 // dependency-cruiser follows the tsconfig path aliases (@app/*) to real files and, with
 // tsPreCompilationDeps, counts type-only imports too; `npx depcruise --config .dependency-cruiser.js
-// services libs test bench` runs it (scripts/test.sh does), test/architecture/layering.spec.ts proves
+// services libs test bench scripts` runs it (scripts/test.sh does), test/architecture/layering.spec.ts proves
 // each rule fires.
 
 // Test code: specs of every tier, testing/ helpers, services' test/ folders, the repo-level test/.
@@ -9,6 +9,35 @@
 // workflow rules look at production files only. Cycles, libs importing services, orphans and
 // unresolvable imports are refused in tests too.
 const TEST = ['\\.(spec|int-spec|e2e-spec|server-spec)\\.ts$', '/testing/', '^services/[^/]+/test/', '^test/'];
+
+// The lib tiers, lowest first (docs/architecture.md): a tier may import its own and lower tiers only.
+// - domain: pure types and rules every other tier speaks (the task domain, wire contracts, shared errors,
+//   config and logging, the workflow code Temporal bundles);
+// - ports: the interfaces an adapter implements (`<lib>/src/<name>.port.ts`);
+// - adapters: one folder per technology under a lib that owns a port (sql/ is the code the PostgreSQL and
+//   SQLite event stores share);
+// - runtime: libs/runtime, the composition the services start from.
+// The libs in between (read models, task commands, webhooks, metrics, tracing) program against ports.
+const DOMAIN = '^libs/(task-domain|contracts|common|workflows)/src/';
+const PORTS = '^libs/[^/]+/src/[^/]+\\.port\\.ts$';
+const ADAPTERS =
+  '^libs/[^/]+/src/(nats|postgres|minio|temporal|embedded|esdb|sql|in-process|in-memory|local|openai-compatible|brave|searxng|tavily)/';
+const RUNTIME = '^libs/runtime/src/';
+
+// Where adapters are chosen: each lib's `<lib>.config.ts` picks one from the environment (createEventStore,
+// createBus...), and the composition roots call those factories or build an adapter themselves: the
+// services' main.ts and Nest modules, the all-in-one services/standalone, libs/runtime, and the test,
+// benchmark and script support that builds a store on purpose. An adapter's own lib may share code
+// between its adapter folders (postgres/ and embedded/ both use sql/).
+const COMPOSITION_ROOTS = [
+  '^services/[^/]+/src/main\\.ts$',
+  '\\.module\\.ts$',
+  '^services/standalone/',
+  RUNTIME,
+  '^libs/[^/]+/src/[^/]+\\.config\\.ts$',
+  '^bench/',
+  '^scripts/',
+];
 
 module.exports = {
   forbidden: [
@@ -90,6 +119,54 @@ module.exports = {
       to: { path: '^(libs|services)/', pathNot: ['^libs/cli/', '^libs/client/src/'] },
     },
     {
+      name: 'tier-domain-is-lowest',
+      comment:
+        'Domain code (task domain, contracts, common, workflows) is the lowest tier: it imports no port, adapter, runtime or ' +
+        'other lib above it, so every tier can use it without dragging infrastructure along.',
+      severity: 'error',
+      from: { path: DOMAIN, pathNot: TEST },
+      to: { path: '^libs/', pathNot: DOMAIN },
+    },
+    {
+      name: 'tier-port-above-domain-only',
+      comment: 'A port is an interface over domain types: it imports the domain and other ports, never an adapter or the runtime.',
+      severity: 'error',
+      from: { path: PORTS, pathNot: TEST },
+      to: { path: '^libs/', pathNot: [DOMAIN, PORTS] },
+    },
+    {
+      name: 'tier-adapter-below-runtime',
+      comment: 'An adapter implements a port; the runtime composes adapters. An adapter importing the runtime would invert that.',
+      severity: 'error',
+      from: { path: ADAPTERS, pathNot: TEST },
+      to: { path: RUNTIME },
+    },
+    {
+      name: 'tier-runtime-is-top',
+      comment:
+        'libs/runtime is the top lib tier: only services (and tests) import it; a lib below it importing it makes a loop in the tiers.',
+      severity: 'error',
+      from: { path: '^libs/', pathNot: [RUNTIME, ...TEST] },
+      to: { path: RUNTIME },
+    },
+    {
+      name: 'adapter-only-from-composition-root',
+      comment:
+        "Code programs against a port; which adapter runs is chosen in one place (a lib's <lib>.config.ts factory, a " +
+        "service's main.ts or module, standalone, libs/runtime, test/bench/script support). An adapter imported anywhere " +
+        'else would fix the technology where the config should choose it. A lib barrel (index.ts) exports no adapter.',
+      severity: 'error',
+      from: { pathNot: [...COMPOSITION_ROOTS, ...TEST, ADAPTERS] },
+      to: { path: ADAPTERS },
+    },
+    {
+      name: 'adapter-shares-only-within-its-lib',
+      comment: "An adapter folder may use another adapter folder of its own lib (postgres/ -> sql/), never another lib's adapter.",
+      severity: 'error',
+      from: { path: '^libs/([^/]+)/src/', pathNot: TEST },
+      to: { path: ADAPTERS, pathNot: ['^libs/$1/src/'] },
+    },
+    {
       name: 'no-circular',
       comment: 'A cycle makes load order matter and the two ends one unit in all but name; type-only cycles count too.',
       severity: 'error',
@@ -104,7 +181,12 @@ module.exports = {
       severity: 'error',
       from: {
         orphan: true,
-        pathNot: ['\\.d\\.ts$', '^test/support/(slow-tier-timeout|distributed-e2e-mode)\\.ts$', '^bench/lib/exit-on-sigterm\\.js$'],
+        pathNot: [
+          '\\.d\\.ts$',
+          '^test/support/(slow-tier-timeout|distributed-e2e-mode)\\.ts$',
+          '^bench/lib/exit-on-sigterm\\.js$',
+          '^scripts/print-(memory-on-signal|loaded-otel-modules)\\.js$',
+        ],
       },
       to: {},
     },
@@ -116,6 +198,17 @@ module.exports = {
       to: { couldNotResolve: true },
     },
     {
+      name: 'no-non-package-json',
+      comment:
+        'A package that is imported must be declared in package.json; one that is only there because another package pulls it ' +
+        'in can vanish or change major version on the next install of that package.',
+      severity: 'error',
+      // multipart-stall.ts resolves the busboy that @fastify/multipart itself loads (require.resolve from that
+      // package's folder): declaring its own copy would pin a second version, not the one it patches.
+      from: { pathNot: '^services/api/src/http/multipart-stall\\.ts$' },
+      to: { dependencyTypes: ['npm-no-pkg', 'npm-unknown'] },
+    },
+    {
       name: 'not-to-dev-dep',
       comment: 'Production code runs where only `dependencies` are installed; devDependencies are for tests and tooling.',
       severity: 'error',
@@ -124,7 +217,7 @@ module.exports = {
     },
     {
       name: 'not-to-test',
-      comment: 'Production code never imports specs or testing/ helpers: they are left out of the build (tsconfig.app.json).',
+      comment: 'Production code never imports specs or testing/ helpers: they are left out of the build (scripts/build-services.js).',
       severity: 'error',
       from: { path: '^(services|libs)/[^/]+/src/', pathNot: TEST },
       to: { path: TEST },
@@ -140,7 +233,7 @@ module.exports = {
     tsPreCompilationDeps: true,
     // Calls that load a module by a literal name without import: require.resolve('...') (the runner hands the
     // workflow file to Temporal's bundler that way) and the embedded event store's nodeRequire (createRequire).
-    // A require of a computed name (multipart-stall.ts's require(busboy)) stays invisible.
+    // A require of a computed name stays invisible.
     exoticRequireStrings: ['require.resolve', 'nodeRequire'],
     // Packages' `exports` maps, so a subpath import (dependency-cruiser/config-utl/...) resolves like Node does.
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },

@@ -8,8 +8,9 @@ const shared = {
   testEnvironment: 'node',
   rootDir: __dirname,
   moduleNameMapper: pathsToModuleNameMapper(compilerOptions.paths, { prefix: '<rootDir>/' }),
-  // Type errors are caught once by `npm run typecheck`; transpiling per file keeps jest fast.
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json', diagnostics: false }] },
+  // Type errors are caught once by `npm run typecheck`; transpiling per file (tsconfig.json's isolatedModules,
+  // as SWC does for the build) keeps jest fast.
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json', diagnostics: false }] },
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   // dist/ is the compiled build (scripts/build-services.js), holding a copy of package.json.
   modulePathIgnorePatterns: ['<rootDir>/dist/'],

@@ -1,12 +1,15 @@
-import { Agent, ClientRequest, IncomingMessage, request } from 'node:http';
+import type { ClientRequest, IncomingMessage } from 'node:http';
+import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { SUBJECTS } from '@app/contracts';
-import { MESSAGE_BUS, MessageBus } from '@app/bus';
-import { EventStore } from '@app/event-store';
+import type { MessageBus } from '@app/bus';
+import { MESSAGE_BUS } from '@app/bus';
+import type { EventStore } from '@app/event-store';
 import { taskStreamId } from '@app/common';
 import { toTaskEvent } from '@app/task-domain';
-import { InProcessService } from './lib/in-process-service';
-import { summarize, Summary } from './lib/stats';
+import type { InProcessService } from './lib/in-process-service';
+import type { Summary } from './lib/stats';
+import { summarize } from './lib/stats';
 import { sleep, waitUntil } from './lib/timing';
 
 export interface ApproveLatencyFigures {

@@ -1,9 +1,11 @@
 import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
-import { runAutocannon, LoadOptions, LoadResult } from './lib/autocannon-run';
+import type { LoadOptions, LoadResult } from './lib/autocannon-run';
+import { runAutocannon } from './lib/autocannon-run';
 import { benchServiceEnv, startChildService } from './lib/child-service';
 import { freePort } from '../test/support/service-process';
 import { runPaced } from './lib/paced-load';
-import { summarize, Summary } from './lib/stats';
+import type { Summary } from './lib/stats';
+import { summarize } from './lib/stats';
 import { makeTmpDir, removeDir } from './lib/tmp-dir';
 
 export interface CreateLatencyFigures {

@@ -1,12 +1,16 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
-import { DistributedDeployment, startDistributedDeployment } from '../test/support/distributed-deployment';
-import { MachineFacts, machineFacts } from './lib/machine';
+import type { ScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import type { DistributedDeployment } from '../test/support/distributed-deployment';
+import { startDistributedDeployment } from '../test/support/distributed-deployment';
+import type { MachineFacts } from './lib/machine';
+import { machineFacts } from './lib/machine';
 import { readStreamEvents } from './lib/read-stream-events';
 import { SseRecorder } from './lib/sse-recorder';
-import { Summary, summarize } from './lib/stats';
+import type { Summary } from './lib/stats';
+import { summarize } from './lib/stats';
 import { sleep, waitUntil, withTimeout } from './lib/timing';
 
 // The distributed-mode benchmarks (`npm run bench:distributed`, which starts the servers first):

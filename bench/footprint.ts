@@ -5,9 +5,11 @@ import { performance } from 'node:perf_hooks';
 import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { compiledEntry } from '../test/support/compiled-entry';
 import { freePort } from '../test/support/service-process';
-import { ChildService, benchServiceEnv, startChildService } from './lib/child-service';
+import type { ChildService } from './lib/child-service';
+import { benchServiceEnv, startChildService } from './lib/child-service';
 import { procMemoryMiB } from './lib/proc-memory';
-import { summarize, Summary } from './lib/stats';
+import type { Summary } from './lib/stats';
+import { summarize } from './lib/stats';
 import { sleep, withTimeout } from './lib/timing';
 import { makeTmpDir, removeDir } from './lib/tmp-dir';
 

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { InProcessService } from './lib/in-process-service';
+import type { InProcessService } from './lib/in-process-service';
 import { SseRecorder } from './lib/sse-recorder';
 import { median } from './lib/stats';
 

@@ -2,9 +2,11 @@ import { performance } from 'node:perf_hooks';
 import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { freePort } from '../test/support/service-process';
 import { ApiClient } from './lib/api-client';
-import { ChildService, benchServiceEnv, startChildService } from './lib/child-service';
+import type { ChildService } from './lib/child-service';
+import { benchServiceEnv, startChildService } from './lib/child-service';
 import { SseRecorder } from './lib/sse-recorder';
-import { summarize, Summary } from './lib/stats';
+import type { Summary } from './lib/stats';
+import { summarize } from './lib/stats';
 import { sleep, waitUntil, withTimeout } from './lib/timing';
 import { makeTmpDir, removeDir } from './lib/tmp-dir';
 

@@ -1,8 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import { taskStreamId } from '@app/common';
-import { InProcessService } from './lib/in-process-service';
+import type { InProcessService } from './lib/in-process-service';
 import { SseRecorder } from './lib/sse-recorder';
-import { summarize, Summary } from './lib/stats';
+import type { Summary } from './lib/stats';
+import { summarize } from './lib/stats';
 import { sleep } from './lib/timing';
 
 export interface SseFanoutFigures {

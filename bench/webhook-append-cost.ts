@@ -1,9 +1,10 @@
 import { performance } from 'node:perf_hooks';
-import { EventStore } from '@app/event-store';
+import type { EventStore } from '@app/event-store';
 import { startWebhookReceiver } from '@app/webhooks/testing/webhook-receiver';
 import { benchWebhookEnv } from './lib/child-service';
 import { InProcessService } from './lib/in-process-service';
-import { summarize, Summary } from './lib/stats';
+import type { Summary } from './lib/stats';
+import { summarize } from './lib/stats';
 import { sleep } from './lib/timing';
 
 export interface AppendCostRun {

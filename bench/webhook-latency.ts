@@ -1,13 +1,18 @@
 import { appendFileSync, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { startScriptedOpenAiServer, ScriptedReply } from '@app/model-provider/testing/scripted-openai-server';
+import type { ScriptedReply } from '@app/model-provider/testing/scripted-openai-server';
+import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { freePort } from '../test/support/service-process';
 import { ApiClient } from './lib/api-client';
-import { ChildService, benchServiceEnv, benchWebhookEnv, startChildService } from './lib/child-service';
+import type { ChildService } from './lib/child-service';
+import { benchServiceEnv, benchWebhookEnv, startChildService } from './lib/child-service';
 import { procMemoryMiB } from './lib/proc-memory';
-import { SchedSample, processSchedSample, schedBetween, schedSample, threadSchedSamples, threadsBetween } from './lib/schedstat';
-import { startReceiverProcess, WebhookArrival } from './lib/webhook-receiver-process';
-import { summarize, Summary } from './lib/stats';
+import type { SchedSample } from './lib/schedstat';
+import { processSchedSample, schedBetween, schedSample, threadSchedSamples, threadsBetween } from './lib/schedstat';
+import type { WebhookArrival } from './lib/webhook-receiver-process';
+import { startReceiverProcess } from './lib/webhook-receiver-process';
+import type { Summary } from './lib/stats';
+import { summarize } from './lib/stats';
 import { sleep, waitUntil } from './lib/timing';
 import { makeTmpDir, removeDir } from './lib/tmp-dir';
 

@@ -21,7 +21,7 @@ echo "client package typecheck: ok"
 npx tsc -p services/api/console/tsconfig.json
 echo "console typecheck: ok"
 # The layering rules (.dependency-cruiser.js) on resolved imports.
-npx depcruise --config .dependency-cruiser.js services libs test bench
+npx depcruise --config .dependency-cruiser.js services libs test bench scripts
 echo "dependency rules: ok"
 npx eslint .
 echo "lint: ok"

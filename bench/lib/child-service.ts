@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compiledEntry } from '../../test/support/compiled-entry';

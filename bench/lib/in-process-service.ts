@@ -1,7 +1,9 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { newId } from '@app/common';
-import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
-import { EVENT_STORE, EventStore } from '@app/event-store';
+import type { ScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import type { EventStore } from '@app/event-store';
+import { EVENT_STORE } from '@app/event-store';
 import { TaskCommandExecutor } from '@app/task-commands';
 import { startStandalone } from '../../services/standalone/src/bootstrap';
 import { ApiClient } from './api-client';

@@ -1,6 +1,7 @@
 import type { ApproveLatencyFigures } from '../approve-latency';
 import type { SandboxFigures } from '../sandbox';
-import { MOVED_BOUND_TARGETS, MovedBoundsFigures } from '../moved-bounds';
+import type { MovedBoundsFigures } from '../moved-bounds';
+import { MOVED_BOUND_TARGETS } from '../moved-bounds';
 import type { CreateLatencyFigures } from '../create-latency';
 import type { FootprintFigures, MemorySample } from '../footprint';
 import type { ReplayFigures } from '../replay';

@@ -1,4 +1,5 @@
-import { ClientRequest, IncomingMessage, request } from 'node:http';
+import type { ClientRequest, IncomingMessage } from 'node:http';
+import { request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 
 /**

@@ -2,7 +2,7 @@
 // violations as JSON, one result per tree given. layering.spec.ts starts it as a child process:
 // dependency-cruiser is ESM only, which jest's CommonJS runtime cannot load.
 //   node test/architecture/cruise.mjs <baseDir>...
-// Each tree is cruised over its layered folders (services, libs, test, bench: those it has), the
+// Each tree is cruised over its layered folders (services, libs, test, bench, scripts: those it has), the
 // scope scripts/test.sh gives the CLI. A tree with a tsconfig.json (the repo root) resolves its path
 // aliases with it; the fixture trees under test/architecture/fixtures import by relative paths.
 import { existsSync } from 'node:fs';
@@ -13,7 +13,7 @@ import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcr
 import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config';
 
 const CONFIG = fileURLToPath(new URL('../../.dependency-cruiser.js', import.meta.url));
-const LAYERED_FOLDERS = ['services', 'libs', 'test', 'bench'];
+const LAYERED_FOLDERS = ['services', 'libs', 'test', 'bench', 'scripts'];
 
 async function cruiseTree(baseDir) {
   const options = await extractDepcruiseOptions(CONFIG);

@@ -17,6 +17,8 @@ const FIXTURES = [
   'client-reaches-out',
   'console-reaches-out',
   'cli-reaches-out',
+  'lib-tiers',
+  'adapter-outside-root',
   'allowed',
 ];
 const CRUISE_TIMEOUT_MS = 180_000;
@@ -85,7 +87,8 @@ describe('dependency rules', () => {
 
   it('refuse workflow code reaching a Node built-in or another lib (a type-only import included)', () => {
     const { rules, violations } = fixture('workflow-node-builtin');
-    expect(rules).toEqual(['workflow-is-sandbox-safe']);
+    // A port of another lib is above the domain tier too.
+    expect(rules).toEqual(['tier-domain-is-lowest', 'workflow-is-sandbox-safe']);
     expect(violations).toEqual(
       expect.arrayContaining([
         edge('libs/workflows/src/agent.workflow.ts', 'crypto'),
@@ -121,6 +124,31 @@ describe('dependency rules', () => {
       edge('libs/cli/src/show.ts', 'services/api/src/tasks.controller.ts'),
       edge('libs/cli/src/show.ts', 'services/api/src/tasks.controller.ts'),
     ]);
+  });
+
+  it('refuse a lib tier importing a higher one (domain → ports → adapters → runtime)', () => {
+    const { rules, violations } = fixture('lib-tiers');
+    expect(rules).toEqual(['tier-adapter-below-runtime', 'tier-domain-is-lowest', 'tier-port-above-domain-only', 'tier-runtime-is-top']);
+    expect(violations).toEqual(
+      expect.arrayContaining([
+        edge('libs/contracts/src/messages.ts', 'libs/bus/src/bus.port.ts'),
+        edge('libs/bus/src/bus.port.ts', 'libs/metrics/src/counter.ts'),
+        edge('libs/bus/src/nats/nats-bus.ts', 'libs/runtime/src/runtime.tokens.ts'),
+        edge('libs/webhooks/src/outbox.ts', 'libs/runtime/src/runtime.tokens.ts'),
+      ]),
+    );
+  });
+
+  it("refuse an adapter imported outside a composition root: a service's handler, a lib barrel, another lib's adapter", () => {
+    const { rules, violations } = fixture('adapter-outside-root');
+    expect(rules).toEqual(['adapter-only-from-composition-root', 'adapter-shares-only-within-its-lib']);
+    expect(violations).toEqual(
+      expect.arrayContaining([
+        edge('services/api/src/tasks/tasks.handler.ts', 'libs/event-store/src/embedded/embedded-event-store.ts'),
+        edge('libs/event-store/src/index.ts', 'libs/event-store/src/embedded/embedded-event-store.ts'),
+        edge('libs/coordination/src/nats/nats-lock-store.ts', 'libs/event-store/src/embedded/embedded-event-store.ts'),
+      ]),
+    );
   });
 
   it('allow the composition root, tests reaching across services, @temporalio/workflow and the pure domain', () => {

@@ -1,13 +1,15 @@
 /* eslint-disable no-control-regex -- these tests look for raw control characters in the output */
-import { createServer, request as httpRequest, Server } from 'node:http';
+import type { Server } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AtsClient } from '@agentic-task-service/client';
+import type { AtsClient } from '@agentic-task-service/client';
 import { runAts, startAts } from '../support/ats-cli';
 import { secretForms, secretProbeCommand, secretProbeOutput } from '../support/secret-probe';
-import { API_KEY, Harness, startHarness, waitFor } from '../support/service-harness';
+import type { Harness } from '../support/service-harness';
+import { API_KEY, startHarness, waitFor } from '../support/service-harness';
 
 // The real `ats` binary with pipes instead of a terminal, as a script or CI runs it: no colour,
 // no spinner, no prompt; --json prints JSON lines; a pending approval ends with exit 3.

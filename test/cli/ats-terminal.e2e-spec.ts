@@ -1,10 +1,11 @@
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AtsClient } from '@agentic-task-service/client';
+import type { AtsClient } from '@agentic-task-service/client';
 import { atsCommandLine, REPO_ROOT } from '../support/ats-cli';
 import { secretForms, secretProbeCommand, secretProbeOutput } from '../support/secret-probe';
-import { API_KEY, Harness, startHarness } from '../support/service-harness';
+import type { Harness } from '../support/service-harness';
+import { API_KEY, startHarness } from '../support/service-harness';
 import { TmuxTerminal } from '../support/tmux-terminal';
 
 // The real `ats` binary in a real pseudo-terminal (tmux) against the running service and the

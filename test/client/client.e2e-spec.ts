@@ -1,5 +1,7 @@
-import { AtsClient, AtsError, TaskEventRecord, TaskStreamEvent } from '@agentic-task-service/client';
-import { API_KEY, Harness, OTHER_API_KEY, startHarness } from '../support/service-harness';
+import type { TaskEventRecord, TaskStreamEvent } from '@agentic-task-service/client';
+import { AtsClient, AtsError } from '@agentic-task-service/client';
+import type { Harness } from '../support/service-harness';
+import { API_KEY, OTHER_API_KEY, startHarness } from '../support/service-harness';
 import { ALL_EVENT_KINDS, followStream } from '../support/sse-client';
 
 // The typed client (libs/client) against the running service: every method, its typed errors,

@@ -1,8 +1,11 @@
 import { createServer } from 'node:http';
-import { AddressInfo } from 'node:net';
-import { AtsClient, TaskStreamEvent } from '@agentic-task-service/client';
-import { DroppingProxy, startDroppingProxy } from '../support/dropping-proxy';
-import { API_KEY, Harness, startHarness } from '../support/service-harness';
+import type { AddressInfo } from 'node:net';
+import type { TaskStreamEvent } from '@agentic-task-service/client';
+import { AtsClient } from '@agentic-task-service/client';
+import type { DroppingProxy } from '../support/dropping-proxy';
+import { startDroppingProxy } from '../support/dropping-proxy';
+import type { Harness } from '../support/service-harness';
+import { API_KEY, startHarness } from '../support/service-harness';
 import { ALL_EVENT_KINDS, followStream } from '../support/sse-client';
 
 // The client's stream survives connections that break mid-turn: a proxy between it and the

@@ -1,8 +1,10 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Browser, BrowserContext, Page } from 'playwright-core';
-import { buildConsole, launchChromium, PageWatch, signIn, watchPage } from '../support/browser';
-import { API_KEY, Harness, OTHER_API_KEY, startHarness, waitFor } from '../support/service-harness';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { PageWatch } from '../support/browser';
+import { buildConsole, launchChromium, signIn, watchPage } from '../support/browser';
+import type { Harness } from '../support/service-harness';
+import { API_KEY, OTHER_API_KEY, startHarness, waitFor } from '../support/service-harness';
 
 // The web console in a real browser against the real all-in-one service (scripted model): the
 // issue's flows from sign-in to download, cancel and a reload mid-turn.

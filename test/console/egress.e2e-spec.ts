@@ -1,9 +1,12 @@
-import { createServer, Server } from 'node:http';
-import { AddressInfo } from 'node:net';
-import { Browser, BrowserContext, Page, Route } from 'playwright-core';
+import type { Server } from 'node:http';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import type { Task, TaskEvent } from '@agentic-task-service/client';
-import { buildConsole, launchChromium, PageWatch, signIn, watchPage } from '../support/browser';
-import { Harness, startHarness } from '../support/service-harness';
+import type { PageWatch } from '../support/browser';
+import { buildConsole, launchChromium, signIn, watchPage } from '../support/browser';
+import type { Harness } from '../support/service-harness';
+import { startHarness } from '../support/service-harness';
 
 // A tool call's network connections on the task page, in a real browser. First with the task's
 // answers (the task, its stream, its files) canned by page.route, which pins the rendering of

@@ -1,10 +1,13 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { Browser, BrowserContext, Page } from 'playwright-core';
-import { buildConsole, launchChromium, PageWatch, signIn, watchPage } from '../support/browser';
-import { DroppingProxy, startDroppingProxy } from '../support/dropping-proxy';
-import { Harness, startHarness } from '../support/service-harness';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { PageWatch } from '../support/browser';
+import { buildConsole, launchChromium, signIn, watchPage } from '../support/browser';
+import type { DroppingProxy } from '../support/dropping-proxy';
+import { startDroppingProxy } from '../support/dropping-proxy';
+import type { Harness } from '../support/service-harness';
+import { startHarness } from '../support/service-harness';
 
 // What the console must never do (run an agent's markup as script, load from elsewhere) and how
 // fast it must be, checked in a real browser against the real service; and a stream that a proxy

@@ -5,10 +5,14 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createBus } from '@app/bus';
 import { SUBJECTS } from '@app/contracts';
-import { PrivateNatsServer, startPrivateNatsServer } from '@app/bus/testing/nats-server';
-import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
-import { DistributedDeployment, ServiceInstance, startDistributedDeployment } from '../support/distributed-deployment';
-import { StreamBlock as Block, pollDeployment, readHistory } from '../support/distributed-reads';
+import type { PrivateNatsServer } from '@app/bus/testing/nats-server';
+import { startPrivateNatsServer } from '@app/bus/testing/nats-server';
+import type { ScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import type { DistributedDeployment, ServiceInstance } from '../support/distributed-deployment';
+import { startDistributedDeployment } from '../support/distributed-deployment';
+import type { StreamBlock as Block } from '../support/distributed-reads';
+import { pollDeployment, readHistory } from '../support/distributed-reads';
 import { workspaceOf } from '../support/workspaces';
 
 // The distributed mode end to end: every service its own OS process (two API instances, two

@@ -3,7 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compiledEntry } from '../support/compiled-entry';
-import { ServiceProcess, freePort, startEntryProcess } from '../support/service-process';
+import type { ServiceProcess } from '../support/service-process';
+import { freePort, startEntryProcess } from '../support/service-process';
 
 // Two worker processes given the same HEALTH_PORT (a copy-pasted unit file): the second must say
 // so in one line and exit, not die on an unhandled EADDRINUSE stack. Each worker runs with the

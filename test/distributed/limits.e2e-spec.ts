@@ -1,6 +1,8 @@
 import { writeFile } from 'node:fs/promises';
-import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
-import { DistributedDeployment, startDistributedDeployment } from '../support/distributed-deployment';
+import type { ScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import type { DistributedDeployment } from '../support/distributed-deployment';
+import { startDistributedDeployment } from '../support/distributed-deployment';
 
 // Budgets and limits in the distributed mode: two API instances share one rate-limit window per
 // tenant (a NATS JetStream KV bucket; the window shortened to 3 s by RATE_LIMIT_WINDOW_MS, a test

@@ -1,6 +1,9 @@
-import { PrivateNatsServer, startPrivateNatsServer } from '@app/bus/testing/nats-server';
-import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
-import { DistributedDeployment, ServiceInstance, startDistributedDeployment } from '../support/distributed-deployment';
+import type { PrivateNatsServer } from '@app/bus/testing/nats-server';
+import { startPrivateNatsServer } from '@app/bus/testing/nats-server';
+import type { ScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import type { DistributedDeployment, ServiceInstance } from '../support/distributed-deployment';
+import { startDistributedDeployment } from '../support/distributed-deployment';
 import { pollDeployment } from '../support/distributed-reads';
 import { Scrape } from '../support/prometheus-scrape';
 import { freePort } from '../support/service-process';

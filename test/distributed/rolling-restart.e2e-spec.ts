@@ -1,9 +1,12 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { Client as TemporalClient, Connection } from '@temporalio/client';
 import { join } from 'node:path';
-import { ChatCompletionsBody, ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
-import { BalancedStream, followBalanced } from '../support/balanced-sse-client';
-import { DistributedDeployment, ServiceInstance, startDistributedDeployment } from '../support/distributed-deployment';
+import type { ChatCompletionsBody, ScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import type { BalancedStream } from '../support/balanced-sse-client';
+import { followBalanced } from '../support/balanced-sse-client';
+import type { DistributedDeployment, ServiceInstance } from '../support/distributed-deployment';
+import { startDistributedDeployment } from '../support/distributed-deployment';
 import { orchestratorRunningStep, pollDeployment, readHistory } from '../support/distributed-reads';
 import { workspaceOf } from '../support/workspaces';
 

@@ -1,8 +1,12 @@
-import { PrivateNatsServer, startPrivateNatsServer } from '@app/bus/testing/nats-server';
-import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
-import { DistributedDeployment, startDistributedDeployment } from '../support/distributed-deployment';
+import type { PrivateNatsServer } from '@app/bus/testing/nats-server';
+import { startPrivateNatsServer } from '@app/bus/testing/nats-server';
+import type { ScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import type { DistributedDeployment } from '../support/distributed-deployment';
+import { startDistributedDeployment } from '../support/distributed-deployment';
 import { pollDeployment } from '../support/distributed-reads';
-import { OtlpReceiver, ReceivedSpan, startOtlpReceiver } from '../support/otlp/otlp-receiver';
+import type { OtlpReceiver, ReceivedSpan } from '../support/otlp/otlp-receiver';
+import { startOtlpReceiver } from '../support/otlp/otlp-receiver';
 
 // Every process of the distributed mode exports its spans over OTLP to a receiver of the test's
 // own. One turn of a task with a tool call is one trace: from the API's request through NATS and

@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { Webhook } from 'standardwebhooks';
-import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
-import { ReceivedRequest, WebhookReceiver, startWebhookReceiver } from '@app/webhooks/testing/webhook-receiver';
-import { DistributedDeployment, startDistributedDeployment } from '../support/distributed-deployment';
+import type { ScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import type { ReceivedRequest, WebhookReceiver } from '@app/webhooks/testing/webhook-receiver';
+import { startWebhookReceiver } from '@app/webhooks/testing/webhook-receiver';
+import type { DistributedDeployment } from '../support/distributed-deployment';
+import { startDistributedDeployment } from '../support/distributed-deployment';
 import { pollDeployment } from '../support/distributed-reads';
 
 // Issue 16, "Done when": kill -9 of the dispatcher's process between the event and its delivery,

@@ -2,15 +2,12 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client as TemporalClient, Connection } from '@temporalio/client';
 import { tsToMs } from '@temporalio/common';
-import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
-import { DistributedDeployment, startDistributedDeployment } from '../support/distributed-deployment';
-import {
-  StreamBlock as Block,
-  orchestratorOfWorker,
-  orchestratorRunningStep,
-  pollDeployment,
-  readHistory,
-} from '../support/distributed-reads';
+import type { ScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import type { DistributedDeployment } from '../support/distributed-deployment';
+import { startDistributedDeployment } from '../support/distributed-deployment';
+import type { StreamBlock as Block } from '../support/distributed-reads';
+import { orchestratorOfWorker, orchestratorRunningStep, pollDeployment, readHistory } from '../support/distributed-reads';
 import { workspaceOf } from '../support/workspaces';
 
 // What docs/operations/deployment.md promises when an orchestrator worker dies (kill -9) in the distributed mode:

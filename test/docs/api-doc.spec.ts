@@ -1,12 +1,14 @@
 import 'reflect-metadata';
-import { Type } from '@nestjs/common';
+import type { Type } from '@nestjs/common';
 import { MODULE_METADATA } from '@nestjs/common/constants';
-import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HTTP_STATUS_BY_CODE } from '@app/common';
-import { TASK_EVENT_SCHEMA_VERSIONS, TaskEvent, toPublicEvent } from '@app/task-domain';
+import type { TaskEvent } from '@app/task-domain';
+import { TASK_EVENT_SCHEMA_VERSIONS, toPublicEvent } from '@app/task-domain';
 import { ApiModule } from '../../services/api/src/api.module';
 import { describeFrameworkError } from '../../services/api/src/errors/framework-errors';
 import { setupOpenApi } from '../../services/api/src/openapi/openapi';

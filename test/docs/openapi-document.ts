@@ -1,9 +1,10 @@
 import 'reflect-metadata';
-import { Type } from '@nestjs/common';
+import type { Type } from '@nestjs/common';
 import { MODULE_METADATA } from '@nestjs/common/constants';
-import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
-import { OpenAPIObject } from '@nestjs/swagger';
+import type { OpenAPIObject } from '@nestjs/swagger';
 import { ApiModule } from '../../services/api/src/api.module';
 import { buildOpenApiDocument } from '../../services/api/src/openapi/openapi';
 

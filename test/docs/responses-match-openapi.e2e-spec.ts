@@ -1,17 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { Readiness } from '@app/metrics';
-import { OBJECT_STORE, ObjectStore } from '@app/object-store';
+import type { ObjectStore } from '@app/object-store';
+import { OBJECT_STORE } from '@app/object-store';
 import { TaskViewsStore } from '@app/read-models';
-import { WebhookReceiver, startWebhookReceiver } from '@app/webhooks/testing/webhook-receiver';
+import type { WebhookReceiver } from '@app/webhooks/testing/webhook-receiver';
+import { startWebhookReceiver } from '@app/webhooks/testing/webhook-receiver';
 import { ApproveToolCallHandler } from '../../services/api/src/approvals/approve-tool-call/approve-tool-call.handler';
 import { SendFollowUpHandler } from '../../services/api/src/messages/send-follow-up/send-follow-up.handler';
 import { CancelTaskHandler } from '../../services/api/src/tasks/cancel-task/cancel-task.handler';
 import { CreateTaskHandler } from '../../services/api/src/tasks/create-task/create-task.handler';
 import { TaskAccess } from '../../services/api/src/tasks/task-access';
-import { ObservedAnswer, OpenApiResponseValidator } from '../support/openapi-response-validator';
-import { Pause, RawExchange, rawExchange } from '../support/raw-exchange';
-import { API_KEY, Harness, OTHER_API_KEY, startHarness, waitFor } from '../support/service-harness';
+import type { ObservedAnswer } from '../support/openapi-response-validator';
+import { OpenApiResponseValidator } from '../support/openapi-response-validator';
+import type { Pause, RawExchange } from '../support/raw-exchange';
+import { rawExchange } from '../support/raw-exchange';
+import type { Harness } from '../support/service-harness';
+import { API_KEY, OTHER_API_KEY, startHarness, waitFor } from '../support/service-harness';
 
 // Real answers of the running service, for every operation of docs/openapi.json and every status
 // the document lists for it, checked against the document's schemas and headers; the last test

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import * as client from '@agentic-task-service/client';
-import { API_KEY, Harness, startHarness } from '../support/service-harness';
+import type { Harness } from '../support/service-harness';
+import { API_KEY, startHarness } from '../support/service-harness';
 
 // The example of docs/guide/typescript-client.md, as a reader would paste it: it must type-check against
 // the client as it is, and, run against the service, create, stream, approve and download.

@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
-import { EVENTS_FILE, StoredEvent, createEmbeddedEventStore, createEventStoreFromConfig } from '@app/event-store';
+import type { StoredEvent } from '@app/event-store';
+import { createEventStoreFromConfig } from '@app/event-store';
+import { EVENTS_FILE, createEmbeddedEventStore } from '@app/event-store/embedded/embedded-event-store';
 import { ensureEventStoreSchema } from '@app/event-store/sql/event-store.schema';
 
 // `npm run migrate:pglite` (scripts/migrate-pglite.ts) imports the PGlite event store of versions

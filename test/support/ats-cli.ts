@@ -1,4 +1,5 @@
-import { ChildProcess, execFile, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
 
 /** The `ats` binary as package.json's "bin" names it, and the repository it runs from. */

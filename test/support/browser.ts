@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { Browser, BrowserContext, Page, chromium } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { chromium } from 'playwright-core';
 import { API_KEY } from './service-harness';
 
 /**

@@ -7,8 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as connectNats } from 'nats';
 import { Client } from 'pg';
-import { PersistedItem, persistedFiles } from './persisted-files';
-import { ServiceProcess, freePort, startEntryProcess } from './service-process';
+import type { PersistedItem } from './persisted-files';
+import { persistedFiles } from './persisted-files';
+import type { ServiceProcess } from './service-process';
+import { freePort, startEntryProcess } from './service-process';
 
 /** The servers a distributed deployment needs; scripts/test.sh starts them and exports these. */
 export function distributedInfraFromEnv(): Record<string, string> {

@@ -1,5 +1,6 @@
-import { IncomingMessage, ServerResponse, createServer, request as httpRequest } from 'node:http';
-import { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 export interface DroppingProxy {
   readonly url: string;

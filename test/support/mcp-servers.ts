@@ -1,7 +1,8 @@
 import { realpathSync } from 'node:fs';
-import { ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
-import { AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 
 // The real reference MCP servers from npm, started from node_modules (nothing downloads).

@@ -1,4 +1,5 @@
-import Ajv, { ErrorObject } from 'ajv';
+import type { ErrorObject } from 'ajv';
+import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
-import { PromData, PromHistogramData, PromMetrics, getMetricsFromStream } from 'prom2javascript';
+import type { PromData, PromHistogramData, PromMetrics } from 'prom2javascript';
+import { getMetricsFromStream } from 'prom2javascript';
 
 /** A scrape of `/metrics`, parsed by a Prometheus text-format parser (prom2javascript), with lookups by family and labels. */
 export class Scrape {

@@ -1,13 +1,15 @@
-import { LogLevel } from '@nestjs/common';
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { LogLevel } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { appendFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AtsClient } from '@agentic-task-service/client';
-import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import type { ScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { startStandalone } from '../../services/standalone/src/bootstrap';
 import { startDistributedDeployment } from './distributed-deployment';
-import { PersistedItem, persistedFiles } from './persisted-files';
+import type { PersistedItem } from './persisted-files';
+import { persistedFiles } from './persisted-files';
 
 export const API_KEY = 'test-key-tenant-a';
 export const OTHER_API_KEY = 'test-key-tenant-b';

@@ -1,9 +1,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
-import { OtlpReceiver, startOtlpReceiver } from '../support/otlp/otlp-receiver';
-import { ServiceProcess, freePort, startServiceProcess } from '../support/service-process';
+import type { ScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import type { OtlpReceiver } from '../support/otlp/otlp-receiver';
+import { startOtlpReceiver } from '../support/otlp/otlp-receiver';
+import type { ServiceProcess } from '../support/service-process';
+import { freePort, startServiceProcess } from '../support/service-process';
 
 // The all-in-one process (`npm start`) with tracing off loads no OpenTelemetry SDK, only the API
 // (whose calls are then no-ops); with OTEL_EXPORTER_OTLP_ENDPOINT set, a turn is one trace from

@@ -1,4 +1,4 @@
-import { MessageBus } from './bus.port';
+import type { MessageBus } from './bus.port';
 import { InProcessBus } from './in-process/in-process-bus';
 import { BUS_NAMESPACE, NamespacedBus } from './namespaced-bus';
 

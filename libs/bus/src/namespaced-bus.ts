@@ -1,4 +1,4 @@
-import { MessageBus, Unsubscribe } from './bus.port';
+import type { MessageBus, Unsubscribe } from './bus.port';
 
 /** A namespace is dotted words: letters, digits, `_` and `-`. */
 export const BUS_NAMESPACE = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;

@@ -1,4 +1,5 @@
-import { BusTimeoutError, BusUnavailableError, HandlerUnavailableError, MessageBus, NoHandlerError, RemoteError } from './bus.port';
+import type { MessageBus } from './bus.port';
+import { BusTimeoutError, BusUnavailableError, HandlerUnavailableError, NoHandlerError, RemoteError } from './bus.port';
 import { InProcessBus } from './in-process/in-process-bus';
 import { requestUntilDelivered } from './request-until-delivered';
 

@@ -1,4 +1,5 @@
-import { BusUnavailableError, HandlerUnavailableError, MessageBus, NoHandlerError, RemoteError } from './bus.port';
+import type { MessageBus } from './bus.port';
+import { BusUnavailableError, HandlerUnavailableError, NoHandlerError, RemoteError } from './bus.port';
 
 export interface DeliveryOptions {
   /** The whole budget: waiting for a connection or a handler, and the reply itself. */

@@ -1,5 +1,7 @@
-import { AtsClient, AtsError, TaskStreamEvent } from '@agentic-task-service/client';
-import { APPROVAL_CHOICES, ApprovalChoice } from './approval-choice';
+import type { AtsClient, TaskStreamEvent } from '@agentic-task-service/client';
+import { AtsError } from '@agentic-task-service/client';
+import type { ApprovalChoice } from './approval-choice';
+import { APPROVAL_CHOICES } from './approval-choice';
 import { callLine, EventPrinter } from './event-printer';
 import { ExitCode } from './exit-codes';
 import { InterruptWatcher } from './interrupts';

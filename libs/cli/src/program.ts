@@ -1,7 +1,8 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { version } from '../../../package.json';
 import { parseCount, parseEnvPair, parseSecretName } from './arguments';
-import { APPROVAL_CHOICES, ApprovalChoice } from './approval-choice';
+import type { ApprovalChoice } from './approval-choice';
+import { APPROVAL_CHOICES } from './approval-choice';
 import { approveCommand, cancelCommand, sendCommand } from './commands/task-actions.command';
 import { downloadCommand } from './commands/download.command';
 import { loginCommand } from './commands/login.command';

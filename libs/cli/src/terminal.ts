@@ -1,4 +1,5 @@
-import { createSpinner, Spinner } from 'nanospinner';
+import type { Spinner } from 'nanospinner';
+import { createSpinner } from 'nanospinner';
 import pc from 'picocolors';
 
 export type Colors = ReturnType<typeof pc.createColors>;

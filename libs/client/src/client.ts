@@ -1,8 +1,10 @@
 import createOpenApiClient from 'openapi-fetch';
-import { DEFAULT_REQUEST_RETRY, RetryPolicy } from './backoff';
+import type { RetryPolicy } from './backoff';
+import { DEFAULT_REQUEST_RETRY } from './backoff';
 import { errorFromResponse } from './errors';
 import type { paths } from './generated/openapi';
-import { StreamOptions, streamTaskEvents } from './task-stream';
+import type { StreamOptions } from './task-stream';
+import { streamTaskEvents } from './task-stream';
 import { Transport } from './transport';
 import type {
   ApprovalOutcome,
@@ -20,7 +22,8 @@ import type {
   ToolCallDecision,
   WebhookDelivery,
 } from './types';
-import { ArtifactDownload, UploadFile, createTaskForm, readDownload } from './multipart';
+import type { ArtifactDownload, UploadFile } from './multipart';
+import { createTaskForm, readDownload } from './multipart';
 
 export interface AtsClientOptions {
   /** Where the service listens, e.g. http://127.0.0.1:3000. */

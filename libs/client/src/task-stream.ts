@@ -1,7 +1,8 @@
-import { DEFAULT_STREAM_RETRY, RetryPolicy, retryDelayMs, sleep } from './backoff';
+import type { RetryPolicy } from './backoff';
+import { DEFAULT_STREAM_RETRY, retryDelayMs, sleep } from './backoff';
 import { AtsError, errorFromResponse, networkError } from './errors';
 import { SseParser } from './sse-parser';
-import { Transport } from './transport';
+import type { Transport } from './transport';
 import type { Task, TaskEvent, TaskStreamEvent } from './types';
 
 export interface StreamOptions {

@@ -1,4 +1,5 @@
-import { RetryPolicy, retryDelayMs, sleep } from './backoff';
+import type { RetryPolicy } from './backoff';
+import { retryDelayMs, sleep } from './backoff';
 import { networkError } from './errors';
 
 /** Statuses that say "not now" rather than "no": a gateway or an instance restarting. */

@@ -1,5 +1,5 @@
 import { busConfigFromEnv } from '@app/bus';
-import { CoordinationStore, CoordinationStoreOptions } from './coordination.port';
+import type { CoordinationStore, CoordinationStoreOptions } from './coordination.port';
 import { InMemoryCoordinationStore } from './in-memory/in-memory-coordination-store';
 
 /**

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { createEmbeddedEventStore } from './embedded/embedded-event-store';
-import { AppendNotifications } from './append-notifications';
-import { EventStore } from './event-store.port';
+import type { AppendNotifications } from './append-notifications';
+import type { EventStore } from './event-store.port';
 
 /**
  * Whether `env` selects the embedded store, which only one process can open at a time (SQLite

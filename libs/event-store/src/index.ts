@@ -2,5 +2,4 @@ export * from './event-store.port';
 export * from './event-store.tokens';
 export * from './event-store.errors';
 export * from './event-store.config';
-export * from './embedded/embedded-event-store';
 export * from './append-notifications';

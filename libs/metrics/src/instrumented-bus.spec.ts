@@ -1,6 +1,8 @@
 import { Readable } from 'node:stream';
-import { PromHistogramData, getMetricsFromStream } from 'prom2javascript';
-import { InProcessBus, MessageBus } from '@app/bus';
+import type { PromHistogramData } from 'prom2javascript';
+import { getMetricsFromStream } from 'prom2javascript';
+import type { MessageBus } from '@app/bus';
+import { InProcessBus } from '@app/bus/in-process/in-process-bus';
 import { SUBJECTS } from '@app/contracts';
 import { instrumentBus, subjectLabel } from './instrumented-bus';
 import { ServiceMetrics } from './service-metrics';

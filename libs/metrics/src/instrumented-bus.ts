@@ -1,5 +1,7 @@
-import { BusTimeoutError, MessageBus } from '@app/bus';
-import { ServiceMetrics, secondsSince } from './service-metrics';
+import type { MessageBus } from '@app/bus';
+import { BusTimeoutError } from '@app/bus';
+import type { ServiceMetrics } from './service-metrics';
+import { secondsSince } from './service-metrics';
 
 /** A subject as a label: one instance's own subjects (`sandbox.instance.<id>.…`) collapse to one value. */
 export function subjectLabel(subject: string): string {

@@ -1,5 +1,7 @@
-import { AppendResult, EventStore, ExpectedRevision, ExpectedRevisionConflictError, NewEvent } from '@app/event-store';
-import { ServiceMetrics, secondsSince } from './service-metrics';
+import type { AppendResult, EventStore, ExpectedRevision, NewEvent } from '@app/event-store';
+import { ExpectedRevisionConflictError } from '@app/event-store';
+import type { ServiceMetrics } from './service-metrics';
+import { secondsSince } from './service-metrics';
 
 /**
  * The event store with its appends timed and its optimistic-concurrency conflicts counted; every

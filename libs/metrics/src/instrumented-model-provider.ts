@@ -1,5 +1,6 @@
-import { ModelProvider, ModelRequest, ModelResponse } from '@app/model-provider';
-import { ServiceMetrics, secondsSince } from './service-metrics';
+import type { ModelProvider, ModelRequest, ModelResponse } from '@app/model-provider';
+import type { ServiceMetrics } from './service-metrics';
+import { secondsSince } from './service-metrics';
 
 /**
  * The model provider with each completion timed and its tokens counted, by the model that

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
-import { PromData, PromHistogramData, getMetricsFromStream } from 'prom2javascript';
+import type { PromData, PromHistogramData } from 'prom2javascript';
+import { getMetricsFromStream } from 'prom2javascript';
 import { ServiceMetrics } from './service-metrics';
 
 const parse = async (metrics: ServiceMetrics) => getMetricsFromStream(Readable.from([(await metrics.exposition()).body]));

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
-import { PromData, PromHistogramData, getMetricsFromStream } from 'prom2javascript';
-import { StoredEvent } from '@app/event-store';
+import type { PromData, PromHistogramData } from 'prom2javascript';
+import { getMetricsFromStream } from 'prom2javascript';
+import type { StoredEvent } from '@app/event-store';
 import { ServiceMetrics } from './service-metrics';
 import { recordTaskEvents } from './task-event-metrics';
 

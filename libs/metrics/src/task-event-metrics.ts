@@ -1,5 +1,5 @@
-import { StoredEvent } from '@app/event-store';
-import { ServiceMetrics } from './service-metrics';
+import type { StoredEvent } from '@app/event-store';
+import type { ServiceMetrics } from './service-metrics';
 
 const TURN_EVENTS = new Set(['TurnStarted', 'TurnCompleted', 'TaskFailed', 'TaskCancelled']);
 

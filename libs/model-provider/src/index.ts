@@ -3,4 +3,3 @@ export * from './model-provider.tokens';
 export * from './model-provider.errors';
 export * from './not-configured.provider';
 export * from './model-provider.config';
-export * from './openai-compatible/openai-chat.provider';

@@ -1,4 +1,5 @@
-import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import type { ScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { createModelProviderFromEnv, describeModelConfig, resolveModelConfig } from './model-provider.config';
 import { ModelNotConfiguredError } from './model-provider.errors';
 import { NotConfiguredModelProvider } from './not-configured.provider';

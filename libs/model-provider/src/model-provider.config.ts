@@ -1,4 +1,4 @@
-import { ModelProvider } from './model-provider.port';
+import type { ModelProvider } from './model-provider.port';
 import { NotConfiguredModelProvider } from './not-configured.provider';
 import { OpenAiChatProvider } from './openai-compatible/openai-chat.provider';
 import { safeUrl } from './openai-compatible/safe-url';

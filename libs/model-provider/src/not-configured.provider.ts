@@ -1,5 +1,5 @@
 import { ModelNotConfiguredError } from './model-provider.errors';
-import { ModelProvider, ModelResponse } from './model-provider.port';
+import type { ModelProvider, ModelResponse } from './model-provider.port';
 
 /**
  * Stands in when no usable model is configured, so the service still starts and accepts tasks;

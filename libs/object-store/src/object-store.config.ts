@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { dataDirFromEnv } from '@app/common';
 import { LocalObjectStore } from './local/local-object-store';
 import type { MinioObjectStore as MinioObjectStoreClass, MinioObjectStoreOptions } from './minio/minio-object-store';
-import { ObjectStore } from './object-store.port';
+import type { ObjectStore } from './object-store.port';
 
 export type ObjectStoreConfig = { readonly kind: 'local'; readonly root: string } | ({ readonly kind: 'minio' } & MinioObjectStoreOptions);
 
@@ -43,7 +43,7 @@ export function createObjectStore(config: ObjectStoreConfig): ObjectStore {
     case 'minio': {
       // Loaded only when chosen: the MinIO client would cost every all-in-one start a few hundred
       // ms of CPU for a store it never uses (BENCHMARKS.md, "Footprint").
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when chosen, see above
       const { MinioObjectStore } = require('./minio/minio-object-store') as { MinioObjectStore: typeof MinioObjectStoreClass };
       return new MinioObjectStore(config);
     }

@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 
 /**
  * The object store port: uploads, workspace snapshots and artifacts. Adapters: local files

@@ -2,9 +2,11 @@ import Database from 'better-sqlite3';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EventStore, createEmbeddedEventStore } from '@app/event-store';
+import type { EventStore } from '@app/event-store';
+import { createEmbeddedEventStore } from '@app/event-store/embedded/embedded-event-store';
 import { taskStreamId } from '@app/common';
-import { TASK_EVENT_SCHEMA_VERSIONS, TaskEvent, UnreadableTaskEventError } from '@app/task-domain';
+import type { TaskEvent } from '@app/task-domain';
+import { TASK_EVENT_SCHEMA_VERSIONS, UnreadableTaskEventError } from '@app/task-domain';
 import { TaskViewsStore } from '.';
 
 const created = (taskId: string, tenantId = 't1', showInHistory = true): TaskEvent => ({

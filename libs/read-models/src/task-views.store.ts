@@ -1,19 +1,11 @@
 import { rm } from 'node:fs/promises';
 import { taskIdOf } from '@app/common';
 import type { EventStore, StoredEvent } from '@app/event-store';
-import {
-  TaskEvent,
-  TaskView,
-  TurnQueueEntry,
-  UnreadableTaskEventError,
-  outOfLine,
-  projectTaskView,
-  projectTurnQueue,
-  toTaskEvent,
-  turnQueuePlace,
-} from '@app/task-domain';
+import type { TaskEvent, TaskView, TurnQueueEntry } from '@app/task-domain';
+import { UnreadableTaskEventError, outOfLine, projectTaskView, projectTurnQueue, toTaskEvent, turnQueuePlace } from '@app/task-domain';
 import { RecentViews } from './recent-views';
-import { ChangedView, TaskViewsTable } from './task-views-table';
+import type { ChangedView } from './task-views-table';
+import { TaskViewsTable } from './task-views-table';
 
 export interface TaskListPage {
   readonly tasks: TaskView[];
@@ -84,7 +76,8 @@ export class TaskViewsStore {
     if (this.options.replaces) await rm(this.options.replaces, { force: true });
     this.table = TaskViewsTable.open(this.options.path, TASK_VIEW_SNAPSHOT_VERSION);
     this.restore(this.table);
-    this.unsubscribe = this.store.onAppended((events) => this.enqueue(() => this.applyLive(events)));
+    // enqueue() catches and reports a failed batch itself; the store's notifier has nothing to wait for.
+    this.unsubscribe = this.store.onAppended((events) => void this.enqueue(() => this.applyLive(events)));
     await this.enqueue(() => this.catchUp());
     this.throwIfStopped();
     this.saveTimer = setInterval(() => this.trySave(), this.options.saveIntervalMs ?? 2000);

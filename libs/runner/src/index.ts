@@ -1,5 +1,4 @@
 export * from './durable-runner.port';
 export * from './runner.config';
-export * from './in-process/in-process-runner';
 // The Temporal runner and its activities are left out: createDurableRunner loads them when chosen.
 export * from './runner.errors';

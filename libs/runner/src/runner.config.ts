@@ -1,5 +1,5 @@
 import { shutdownGraceMs, shutdownTimeoutMsFromEnv } from '@app/common';
-import { DurableRunner, StepFunction, TurnOf } from './durable-runner.port';
+import type { DurableRunner, StepFunction, TurnOf } from './durable-runner.port';
 import { InProcessRunner } from './in-process/in-process-runner';
 import type { TemporalRunner as TemporalRunnerClass } from './temporal/temporal-runner';
 
@@ -50,7 +50,7 @@ export function createDurableRunner(config: RunnerConfig, { step, activeTaskIds,
   if (config.kind === 'in-process') return new InProcessRunner(step, activeTaskIds, onError);
   // Loaded only when chosen: the Temporal SDK (client, worker, protobufs) would cost every
   // all-in-one start about half a second of CPU for a runner it never uses (BENCHMARKS.md, "Footprint").
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when chosen, see above
   const { TemporalRunner } = require('./temporal/temporal-runner') as { TemporalRunner: typeof TemporalRunnerClass };
   return new TemporalRunner(step, activeTaskIds, {
     address: config.address,

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { createNatsBus, NatsBus } from '@app/bus/nats/nats-bus';
+import type { NatsBus } from '@app/bus/nats/nats-bus';
+import { createNatsBus } from '@app/bus/nats/nats-bus';
 import { assertNatsAnswers, natsUrlForTests } from '@app/bus/testing/nats-server';
-import { AppendNotifications, EventStore, StoredEvent } from '@app/event-store';
+import type { AppendNotifications, EventStore, StoredEvent } from '@app/event-store';
 import { createPostgresEventStore } from '@app/event-store/postgres/postgres-event-store';
 import { describeEventStoreContract } from '@app/event-store/testing/event-store.contract';
 import { waitFor } from '@app/event-store/testing/wait-for';

@@ -1,5 +1,6 @@
 import type { MessageBus } from '@app/bus';
-import { EventsAppendedNotice, SUBJECTS } from '@app/contracts';
+import type { EventsAppendedNotice } from '@app/contracts';
+import { SUBJECTS } from '@app/contracts';
 import type { AppendNotifications } from '@app/event-store';
 
 /**

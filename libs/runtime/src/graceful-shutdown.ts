@@ -1,4 +1,5 @@
-import { INestApplicationContext, Logger } from '@nestjs/common';
+import type { INestApplicationContext } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import { Readiness } from '@app/metrics';
 
 export interface GracefulShutdownOptions {

@@ -1,5 +1,7 @@
-import { INestApplicationContext, Logger } from '@nestjs/common';
-import { Server, createServer } from 'node:http';
+import type { INestApplicationContext } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
+import type { Server } from 'node:http';
+import { createServer } from 'node:http';
 import { Readiness, ServiceMetrics, readinessBody } from '@app/metrics';
 
 type Answer = { status: number; type: string; body: string };

@@ -1,4 +1,5 @@
-import { SearchFailedError, SearchHit } from './search-provider.port';
+import type { SearchHit } from './search-provider.port';
+import { SearchFailedError } from './search-provider.port';
 import { snippetText } from './snippet-text';
 
 const MAX_TITLE_CHARS = 300;

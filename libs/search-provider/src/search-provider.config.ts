@@ -1,6 +1,6 @@
 import { intFromEnv } from '@app/common';
 import { BRAVE_DEFAULT_URL, BraveProvider } from './brave/brave.provider';
-import { SearchProvider } from './search-provider.port';
+import type { SearchProvider } from './search-provider.port';
 import { SearxngProvider } from './searxng/searxng.provider';
 import { TAVILY_DEFAULT_URL, TavilyProvider } from './tavily/tavily.provider';
 

@@ -1,4 +1,4 @@
-import { StoredEvent } from '@app/event-store';
+import type { StoredEvent } from '@app/event-store';
 import { StreamCache } from './stream-cache';
 
 const event = (revision: number): StoredEvent => ({

@@ -1,4 +1,4 @@
-import { StoredEvent } from '@app/event-store';
+import type { StoredEvent } from '@app/event-store';
 
 export interface CachedStream<State> {
   readonly state: State;

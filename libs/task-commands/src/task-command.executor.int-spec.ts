@@ -2,8 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { taskStreamId } from '@app/common';
-import { EventStore, ReadStreamOptions, StoredEvent, createEmbeddedEventStore } from '@app/event-store';
-import { TASK_EVENT_SCHEMA_VERSIONS, TaskEvent } from '@app/task-domain';
+import type { EventStore, ReadStreamOptions, StoredEvent } from '@app/event-store';
+import { createEmbeddedEventStore } from '@app/event-store/embedded/embedded-event-store';
+import type { TaskEvent } from '@app/task-domain';
+import { TASK_EVENT_SCHEMA_VERSIONS } from '@app/task-domain';
 import { TaskCommandExecutor } from './task-command.executor';
 
 const TASK = 'task_0123456789abcdef0123456789abcdef';

@@ -1,17 +1,8 @@
 import { taskStreamId } from '@app/common';
-import { EventStore, ExpectedRevisionConflictError, StoredEvent } from '@app/event-store';
-import {
-  DecidePolicy,
-  TASK_EVENT_SCHEMA_VERSIONS,
-  TURNS_START_AT_ONCE,
-  TaskCommand,
-  TaskEvent,
-  TaskState,
-  decide,
-  evolve,
-  initialTaskState,
-  toTaskEvent,
-} from '@app/task-domain';
+import type { EventStore, StoredEvent } from '@app/event-store';
+import { ExpectedRevisionConflictError } from '@app/event-store';
+import type { DecidePolicy, TaskCommand, TaskEvent, TaskState } from '@app/task-domain';
+import { TASK_EVENT_SCHEMA_VERSIONS, TURNS_START_AT_ONCE, decide, evolve, initialTaskState, toTaskEvent } from '@app/task-domain';
 import { StreamCache } from './stream-cache';
 
 export interface TaskCommandOutcome {

@@ -1,5 +1,5 @@
 import { intFromEnv } from '@app/common';
-import { DecidePolicy } from '@app/task-domain';
+import type { DecidePolicy } from '@app/task-domain';
 
 /**
  * MAX_RUNNING_TASKS_PER_TENANT: turns running at once per tenant; undefined when unset (no cap).

@@ -1,6 +1,8 @@
 import { UnreadableTaskEventError } from './task.errors';
-import { TASK_EVENT_SCHEMA_VERSIONS, TaskEventData, TaskEventType } from './task.events';
-import { RecordedEvent, toTaskEvent } from './task-event.decoder';
+import type { TaskEventData, TaskEventType } from './task.events';
+import { TASK_EVENT_SCHEMA_VERSIONS } from './task.events';
+import type { RecordedEvent } from './task-event.decoder';
+import { toTaskEvent } from './task-event.decoder';
 
 const usage = { inputTokens: 1, outputTokens: 2, totalTokens: 3 };
 const artifact = {

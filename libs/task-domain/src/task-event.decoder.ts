@@ -1,4 +1,5 @@
-import { TASK_EVENT_SCHEMA_VERSIONS, TaskEvent, TaskEventType } from './task.events';
+import type { TaskEvent, TaskEventType } from './task.events';
+import { TASK_EVENT_SCHEMA_VERSIONS } from './task.events';
 import { UnreadableTaskEventError } from './task.errors';
 
 /** What the decoder needs of a stored event: the event store's StoredEvent is one. */

@@ -1,8 +1,10 @@
 import { DeciderSpecification } from '@app/common/testing/decider-spec';
-import { TaskCommand, decide } from './task.decider';
+import type { TaskCommand } from './task.decider';
+import { decide } from './task.decider';
 import { SandboxAlreadyExpiredError, SandboxNotInSnapshotError, TurnNotRunningError } from './task.errors';
-import { ArtifactRecord, TaskCreated, TaskEvent } from './task.events';
-import { TaskState, evolve, initialTaskState } from './task.state';
+import type { ArtifactRecord, TaskCreated, TaskEvent } from './task.events';
+import type { TaskState } from './task.state';
+import { evolve, initialTaskState } from './task.state';
 
 // Artifacts, sandbox expiry and lost secrets: the events the sandbox issue added.
 

@@ -1,6 +1,7 @@
 import { NotFoundError, ValidationError } from '@app/common';
 import { DeciderSpecification } from '@app/common/testing/decider-spec';
-import { DECLINED_OUTPUT, TaskCommand, decide, expiredOutput } from './task.decider';
+import type { TaskCommand } from './task.decider';
+import { DECLINED_OUTPUT, decide, expiredOutput } from './task.decider';
 import {
   CallNotAwaitingApprovalError,
   CallNotNextApprovedError,
@@ -12,8 +13,9 @@ import {
   TaskConflictError,
   TurnNotRunningError,
 } from './task.errors';
-import { TaskCreated, TaskEvent } from './task.events';
-import { TaskState, evolve, initialTaskState } from './task.state';
+import type { TaskCreated, TaskEvent } from './task.events';
+import type { TaskState } from './task.state';
+import { evolve, initialTaskState } from './task.state';
 
 const spec = DeciderSpecification.for<TaskState, TaskCommand, TaskEvent>({ decide, evolve, initialState: initialTaskState });
 

@@ -5,7 +5,7 @@
 import { NotFoundError, ValidationError } from '@app/common/errors/app-error';
 import { findMatchingRule, ruleFor } from './approvals/approval-rules';
 import { diffArtifacts } from './artifacts/artifact-diff';
-import {
+import type {
   ApprovalOutcome,
   ArtifactRecord,
   EgressRecorded,
@@ -30,7 +30,8 @@ import {
   TaskAlreadyExistsError,
   TurnNotRunningError,
 } from './task.errors';
-import { ExistingTask, TaskState, isTurnActive, isTurnRunning, openCallsOf } from './task.state';
+import type { ExistingTask, TaskState } from './task.state';
+import { isTurnActive, isTurnRunning, openCallsOf } from './task.state';
 
 // ─── Commands ────────────────────────────────────────────────────────────────────────────────
 // Pure business rules: decide(command, state) → events, or a typed error (task.errors.ts). Ids and the clock

@@ -1,4 +1,4 @@
-import {
+import type {
   ApprovalRule,
   ArtifactRecord,
   SealedSecrets,
@@ -9,7 +9,8 @@ import {
   ToolResultStatus,
   TokenUsage,
 } from './task.events';
-import { NOTHING_STORED, StoredArtifacts, withStoredObject } from './artifacts/stored-artifacts';
+import type { StoredArtifacts } from './artifacts/stored-artifacts';
+import { NOTHING_STORED, withStoredObject } from './artifacts/stored-artifacts';
 
 // ─── State ───────────────────────────────────────────────────────────────────────────────────
 // What the decider and the agent loop need to know about a task, folded from its events.

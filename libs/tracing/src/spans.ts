@@ -1,4 +1,5 @@
-import { Attributes, Span, SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
+import type { Attributes, Span } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 
 /** The tracer of this service's own spans (Temporal's interceptors name theirs). */
 export const tracer = () => trace.getTracer('agentic-task-service');

@@ -1,7 +1,8 @@
 import { SpanKind, context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { InProcessBus, MessageBus } from '@app/bus';
+import type { MessageBus } from '@app/bus';
+import { InProcessBus } from '@app/bus/in-process/in-process-bus';
 import { inSpan } from './spans';
 import { traceBus } from './traced-bus';
 

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { Webhook } from 'standardwebhooks';
-import { startWebhookReceiver, WebhookReceiver } from './testing/webhook-receiver';
-import { MAX_RESPONSE_BYTES, WebhookMessage, WebhookSender } from './webhook-sender';
+import type { WebhookReceiver } from './testing/webhook-receiver';
+import { startWebhookReceiver } from './testing/webhook-receiver';
+import type { WebhookMessage } from './webhook-sender';
+import { MAX_RESPONSE_BYTES, WebhookSender } from './webhook-sender';
 
 // Against real HTTP receivers on 127.0.0.1, which only WEBHOOK_ALLOW_HOSTS lets the sender reach.
 

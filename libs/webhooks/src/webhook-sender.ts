@@ -1,6 +1,6 @@
 import { signWebhook } from './sign';
 import { WorkerPoster } from './sending/worker-poster';
-import { AttemptOutcome } from './webhook-attempt';
+import type { AttemptOutcome } from './webhook-attempt';
 
 export { MAX_RESPONSE_BYTES } from './sending/http-poster';
 

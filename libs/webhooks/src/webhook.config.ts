@@ -1,5 +1,5 @@
 import { intFromEnv, parseAllowHosts } from '@app/common';
-import { RetryPolicy } from './retry-schedule';
+import type { RetryPolicy } from './retry-schedule';
 import { parseWebhookSecret } from './webhook-secret';
 
 /**

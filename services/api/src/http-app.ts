@@ -1,8 +1,9 @@
-import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
 import multipart from '@fastify/multipart';
-import { FastifyHttpOptions } from 'fastify';
-import { Server } from 'node:http';
-import { ApiConfig } from './api.config';
+import type { FastifyHttpOptions } from 'fastify';
+import type { Server } from 'node:http';
+import type { ApiConfig } from './api.config';
 import { AppExceptionFilter } from './errors/app-exception.filter';
 import { CONNECT_REFUSED, MAX_PARAM_LENGTH, refusedByHttp } from './errors/framework-errors';
 import { useBodyParsers } from './http/body-parsers';

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { AtsClient, TaskStreamEvent } from '@agentic-task-service/client';
-import { Harness, startHarness, waitFor } from '../../../test/support/service-harness';
+import type { AtsClient, TaskStreamEvent } from '@agentic-task-service/client';
+import type { Harness } from '../../../test/support/service-harness';
+import { startHarness, waitFor } from '../../../test/support/service-harness';
 
 /** Every event of the task's history, until the `done` of its latest turn. */
 const history = async (ats: AtsClient, id: string): Promise<TaskStreamEvent[]> => {

@@ -1,4 +1,5 @@
-import { API_KEY, Harness, OTHER_API_KEY, startHarness } from '../../../test/support/service-harness';
+import type { Harness } from '../../../test/support/service-harness';
+import { API_KEY, OTHER_API_KEY, startHarness } from '../../../test/support/service-harness';
 
 describe('API: auth, validation and the error envelope', () => {
   let h: Harness;

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { rawExchange } from '../../../test/support/raw-exchange';
-import { API_KEY, Harness, startHarness, waitFor } from '../../../test/support/service-harness';
+import type { Harness } from '../../../test/support/service-harness';
+import { API_KEY, startHarness, waitFor } from '../../../test/support/service-harness';
 import { writeZip } from '../../sandbox/src/uploads/testing/zip-fixtures';
 
 const execFileAsync = promisify(execFile);

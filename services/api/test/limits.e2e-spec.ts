@@ -1,5 +1,7 @@
-import { AtsError, TaskStreamEvent } from '@agentic-task-service/client';
-import { API_KEY, Harness, OTHER_API_KEY, startHarness, waitFor } from '../../../test/support/service-harness';
+import type { TaskStreamEvent } from '@agentic-task-service/client';
+import { AtsError } from '@agentic-task-service/client';
+import type { Harness } from '../../../test/support/service-harness';
+import { API_KEY, OTHER_API_KEY, startHarness, waitFor } from '../../../test/support/service-harness';
 
 // Budgets and limits (docs/api.md "Limits and budgets") through the whole service, driven by the typed client. The
 // rate limit's window is shortened to 3 s (RATE_LIMIT_WINDOW_MS, a test setting) so that "after

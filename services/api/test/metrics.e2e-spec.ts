@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { TaskCommandExecutor } from '@app/task-commands';
-import { WebhookReceiver, startWebhookReceiver } from '@app/webhooks/testing/webhook-receiver';
+import type { WebhookReceiver } from '@app/webhooks/testing/webhook-receiver';
+import { startWebhookReceiver } from '@app/webhooks/testing/webhook-receiver';
 import { Scrape } from '../../../test/support/prometheus-scrape';
-import { API_KEY, Harness, startHarness, waitFor } from '../../../test/support/service-harness';
+import type { Harness } from '../../../test/support/service-harness';
+import { API_KEY, startHarness, waitFor } from '../../../test/support/service-harness';
 
 /** A bucket's upper bound (`le`) as a number. */
 const bound = (le: string): number => (le === '+Inf' ? Infinity : Number(le));

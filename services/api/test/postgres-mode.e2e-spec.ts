@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { randomBytes } from 'node:crypto';
-import { Harness, startHarness, waitFor } from '../../../test/support/service-harness';
+import type { Harness } from '../../../test/support/service-harness';
+import { startHarness, waitFor } from '../../../test/support/service-harness';
 import { followStream } from '../../../test/support/sse-client';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

@@ -1,5 +1,6 @@
-import { TaskStreamEvent } from '@agentic-task-service/client';
-import { Harness, startHarness } from '../../../test/support/service-harness';
+import type { TaskStreamEvent } from '@agentic-task-service/client';
+import type { Harness } from '../../../test/support/service-harness';
+import { startHarness } from '../../../test/support/service-harness';
 import { readRawStream } from '../../../test/support/sse-client';
 
 // Through the typed client; the stream's raw wire text stays one of the surfaces checked for leaks.

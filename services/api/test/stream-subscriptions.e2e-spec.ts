@@ -1,6 +1,7 @@
-import { TaskStreamEvent } from '@agentic-task-service/client';
+import type { TaskStreamEvent } from '@agentic-task-service/client';
 import { TaskEventFeed } from '../src/events-stream/task-event-feed';
-import { Harness, startHarness, waitFor } from '../../../test/support/service-harness';
+import type { Harness } from '../../../test/support/service-harness';
+import { startHarness, waitFor } from '../../../test/support/service-harness';
 
 // Reaches into the API's Nest app, so it runs in the all-in-one mode only; the rest of the stream
 // suite (stream.e2e-spec.ts) runs in both modes.

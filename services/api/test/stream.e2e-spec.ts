@@ -1,5 +1,6 @@
-import { AtsClient, TaskStreamEvent } from '@agentic-task-service/client';
-import { Harness, startHarness } from '../../../test/support/service-harness';
+import type { AtsClient, TaskStreamEvent } from '@agentic-task-service/client';
+import type { Harness } from '../../../test/support/service-harness';
+import { startHarness } from '../../../test/support/service-harness';
 import { parseSseBlocks, readRawStream } from '../../../test/support/sse-client';
 
 // The stream's wire format (framing, Last-Event-ID and ?after= parsing, keep-alive comments, the

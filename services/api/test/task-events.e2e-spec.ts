@@ -1,5 +1,6 @@
-import { AtsClient, TaskStreamEvent } from '@agentic-task-service/client';
-import { API_KEY, Harness, OTHER_API_KEY, startHarness } from '../../../test/support/service-harness';
+import type { AtsClient, TaskStreamEvent } from '@agentic-task-service/client';
+import type { Harness } from '../../../test/support/service-harness';
+import { API_KEY, OTHER_API_KEY, startHarness } from '../../../test/support/service-harness';
 import { readRawStream } from '../../../test/support/sse-client';
 
 // GET /api/v1/tasks/{id}/events, the audit trail: the stream's replay from event 1, each event

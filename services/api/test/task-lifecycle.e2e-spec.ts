@@ -1,5 +1,6 @@
-import { AtsClient, TaskStreamEvent } from '@agentic-task-service/client';
-import { Harness, startHarness, waitFor } from '../../../test/support/service-harness';
+import type { AtsClient, TaskStreamEvent } from '@agentic-task-service/client';
+import type { Harness } from '../../../test/support/service-harness';
+import { startHarness, waitFor } from '../../../test/support/service-harness';
 import { parseSseBlocks, readRawStream } from '../../../test/support/sse-client';
 
 // The public API through the typed client (libs/client). Raw HTTP stays only where the check is

@@ -1,8 +1,9 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AtsClient, TaskStreamEvent } from '@agentic-task-service/client';
-import { Harness, startHarness } from '../../../test/support/service-harness';
+import type { AtsClient, TaskStreamEvent } from '@agentic-task-service/client';
+import type { Harness } from '../../../test/support/service-harness';
+import { startHarness } from '../../../test/support/service-harness';
 import { writeZip } from '../../sandbox/src/uploads/testing/zip-fixtures';
 import { workspaceOf } from '../../../test/support/workspaces';
 

@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { Webhook } from 'standardwebhooks';
-import { ReceivedRequest, WebhookReceiver, startWebhookReceiver } from '@app/webhooks/testing/webhook-receiver';
+import type { ReceivedRequest, WebhookReceiver } from '@app/webhooks/testing/webhook-receiver';
+import { startWebhookReceiver } from '@app/webhooks/testing/webhook-receiver';
 import { OpenApiResponseValidator } from '../../../test/support/openapi-response-validator';
-import { API_KEY, Harness, startHarness, waitFor } from '../../../test/support/service-harness';
+import type { Harness } from '../../../test/support/service-harness';
+import { API_KEY, startHarness, waitFor } from '../../../test/support/service-harness';
 import { followStream } from '../../../test/support/sse-client';
 
 // The e2e-distributed project's setup allows 180 s (seven processes start per harness): only the all-in-one default is raised here.

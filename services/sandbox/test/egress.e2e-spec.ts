@@ -1,12 +1,15 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { Server, createServer as createHttpServer } from 'node:http';
+import type { Server } from 'node:http';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { API_KEY, Harness, startHarness } from '../../../test/support/service-harness';
-import { ALL_EVENT_KINDS, SseEvent, followStream } from '../../../test/support/sse-client';
+import type { Harness } from '../../../test/support/service-harness';
+import { API_KEY, startHarness } from '../../../test/support/service-harness';
+import type { SseEvent } from '../../../test/support/sse-client';
+import { ALL_EVENT_KINDS, followStream } from '../../../test/support/sse-client';
 
 // SANDBOX_NETWORK=egress through the whole service (and, in e2e-distributed, sandbox instances
 // over NATS): the "internet" is an HTTP and an HTTPS server on 127.0.0.2, reached only because

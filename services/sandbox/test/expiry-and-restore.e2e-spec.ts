@@ -1,7 +1,8 @@
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
-import { AtsClient, TaskStreamEvent } from '@agentic-task-service/client';
-import { Harness, startHarness, waitFor } from '../../../test/support/service-harness';
+import type { AtsClient, TaskStreamEvent } from '@agentic-task-service/client';
+import type { Harness } from '../../../test/support/service-harness';
+import { startHarness, waitFor } from '../../../test/support/service-harness';
 
 // An idle sandbox is snapshotted into the object store and torn down; a follow-up restores it
 // transparently and the agent sees the same files.

@@ -1,6 +1,8 @@
-import { Harness, startHarness, waitFor } from '../../../test/support/service-harness';
+import type { Harness } from '../../../test/support/service-harness';
+import { startHarness, waitFor } from '../../../test/support/service-harness';
 import { followStream } from '../../../test/support/sse-client';
-import { EVERYTHING_SERVER, REPO_NODE_MODULES, RunningMcpServer, startEverythingHttp } from '../../../test/support/mcp-servers';
+import type { RunningMcpServer } from '../../../test/support/mcp-servers';
+import { EVERYTHING_SERVER, REPO_NODE_MODULES, startEverythingHttp } from '../../../test/support/mcp-servers';
 
 // MCP tools through the whole service: the service's own stdio server (MCP_SERVERS) and a task's
 // own Streamable HTTP server (mcpServers on create), both the real server-everything. The stdio

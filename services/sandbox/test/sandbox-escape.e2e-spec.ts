@@ -1,5 +1,7 @@
-import { API_KEY, Harness, OTHER_API_KEY, startHarness, waitFor } from '../../../test/support/service-harness';
-import { followStream, SseEvent } from '../../../test/support/sse-client';
+import type { Harness } from '../../../test/support/service-harness';
+import { API_KEY, OTHER_API_KEY, startHarness, waitFor } from '../../../test/support/service-harness';
+import type { SseEvent } from '../../../test/support/sse-client';
+import { followStream } from '../../../test/support/sse-client';
 import { workspaceMountPoint } from '../src/provider/bubblewrap/host/workspace-volumes';
 
 // The attack run's critical finding, through the whole service: one shell step that links

@@ -1,4 +1,5 @@
-import { Harness, startHarness, waitFor } from '../../../test/support/service-harness';
+import type { Harness } from '../../../test/support/service-harness';
+import { startHarness, waitFor } from '../../../test/support/service-harness';
 import { followStream, readRawStream } from '../../../test/support/sse-client';
 
 // A secret canary through every output path of the shell (plain, base64, URL-encoded, split

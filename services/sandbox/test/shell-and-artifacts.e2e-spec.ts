@@ -1,6 +1,8 @@
-import { createServer, Server } from 'node:net';
-import { AtsClient, AtsError, TaskStreamEvent } from '@agentic-task-service/client';
-import { Harness, startHarness, waitFor } from '../../../test/support/service-harness';
+import type { Server } from 'node:net';
+import { createServer } from 'node:net';
+import type { AtsClient, AtsError, TaskStreamEvent } from '@agentic-task-service/client';
+import type { Harness } from '../../../test/support/service-harness';
+import { startHarness, waitFor } from '../../../test/support/service-harness';
 
 // The shell tool through the whole service, in the real bubblewrap sandbox: env, exit codes,
 // limits reported in the tool result, network off, and artifacts recorded as events and

@@ -1,8 +1,10 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { API_KEY, Harness, OTHER_API_KEY, startHarness } from '../../../test/support/service-harness';
-import { followStream, SseEvent } from '../../../test/support/sse-client';
+import type { Harness } from '../../../test/support/service-harness';
+import { API_KEY, OTHER_API_KEY, startHarness } from '../../../test/support/service-harness';
+import type { SseEvent } from '../../../test/support/sse-client';
+import { followStream } from '../../../test/support/sse-client';
 import { buildPreloadLibrary, preloadReports } from './escape/host-probes';
 
 // The second attack run, through the whole service (and, in e2e-distributed, two sandbox

@@ -1,7 +1,10 @@
-import { SearchEngineServer, startSearchEngineServer } from '@app/search-provider/testing/search-engine-servers';
-import { Harness, startHarness, waitFor } from '../../../test/support/service-harness';
+import type { SearchEngineServer } from '@app/search-provider/testing/search-engine-servers';
+import { startSearchEngineServer } from '@app/search-provider/testing/search-engine-servers';
+import type { Harness } from '../../../test/support/service-harness';
+import { startHarness, waitFor } from '../../../test/support/service-harness';
 import { followStream } from '../../../test/support/sse-client';
-import { LocalHttpServer, startLocalHttpServer } from '../src/tools/web-fetch/testing/local-http-server';
+import type { LocalHttpServer } from '../src/tools/web-fetch/testing/local-http-server';
+import { startLocalHttpServer } from '../src/tools/web-fetch/testing/local-http-server';
 
 // web_fetch through the whole service: a real local page on a port WEB_FETCH_ALLOW_HOSTS allows,
 // and a loopback port it does not.

@@ -1,7 +1,8 @@
 import 'reflect-metadata';
-import { Logger, LogLevel } from '@nestjs/common';
+import type { LogLevel } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ApiConfig } from '../../api/src/api.config';
 import { configureHttpApp, createFastifyAdapter } from '../../api/src/http-app';
 import { SecretVault } from '@app/common';

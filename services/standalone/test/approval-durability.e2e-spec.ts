@@ -2,9 +2,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AtsClient, TaskStreamEvent } from '@agentic-task-service/client';
-import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
-import { ServiceProcess, freePort, startServiceProcess } from '../../../test/support/service-process';
+import type { TaskStreamEvent } from '@agentic-task-service/client';
+import { AtsClient } from '@agentic-task-service/client';
+import type { ScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import type { ServiceProcess } from '../../../test/support/service-process';
+import { freePort, startServiceProcess } from '../../../test/support/service-process';
 import { workspaceOf } from '../../../test/support/workspaces';
 
 // Manual approval across real crashes: the service is killed with SIGKILL (no shutdown hook

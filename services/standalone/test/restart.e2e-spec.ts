@@ -2,9 +2,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AtsClient, TaskStreamEvent } from '@agentic-task-service/client';
-import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
-import { ServiceProcess, freePort, startServiceProcess } from '../../../test/support/service-process';
+import type { TaskStreamEvent } from '@agentic-task-service/client';
+import { AtsClient } from '@agentic-task-service/client';
+import type { ScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import type { ServiceProcess } from '../../../test/support/service-process';
+import { freePort, startServiceProcess } from '../../../test/support/service-process';
 import { persistedFiles } from '../../../test/support/persisted-files';
 
 jest.setTimeout(120_000);

@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, IncomingHttpHeaders, Server } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import type { ScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { freePort, startServiceProcess } from '../../../test/support/service-process';
 
 jest.setTimeout(120_000);
@@ -13,12 +15,14 @@ const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
 
 /** A receiver on a fixed port, so that it can be down first and come up at the same address later. */
 async function receiverOn(port: number, received: { headers: IncomingHttpHeaders; body: string }[]): Promise<Server> {
-  const server = createServer(async (req, res) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
     res.writeHead(204).end();
-  });
+  };
+  // Node's http server ignores a handler's promise; a failure still surfaces as an unhandled rejection.
+  const server = createServer((req, res) => void handle(req, res));
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return server;
 }

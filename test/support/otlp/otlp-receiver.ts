@@ -1,5 +1,6 @@
-import { Server, createServer } from 'node:http';
-import { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { isAbsolute, join } from 'node:path';
 import * as protobuf from 'protobufjs';
 

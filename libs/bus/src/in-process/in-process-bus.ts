@@ -1,4 +1,5 @@
-import { BusTimeoutError, DEFAULT_REQUEST_TIMEOUT_MS, MessageBus, NoHandlerError, RemoteError, Unsubscribe } from '../bus.port';
+import type { MessageBus, Unsubscribe } from '../bus.port';
+import { BusTimeoutError, DEFAULT_REQUEST_TIMEOUT_MS, NoHandlerError, RemoteError } from '../bus.port';
 
 type Handler = (payload: unknown) => Promise<unknown>;
 

@@ -1,4 +1,5 @@
-import { ClientNats, PacketId, ReadPacket, WritePacket } from '@nestjs/microservices';
+import type { PacketId, ReadPacket, WritePacket } from '@nestjs/microservices';
+import { ClientNats } from '@nestjs/microservices';
 import type { Msg, NatsConnection } from 'nats';
 import { NoHandlerError } from '../bus.port';
 

@@ -1,5 +1,6 @@
-import { LoggerService } from '@nestjs/common';
-import { NatsContext, ServerNats } from '@nestjs/microservices';
+import type { LoggerService } from '@nestjs/common';
+import type { NatsContext } from '@nestjs/microservices';
+import { ServerNats } from '@nestjs/microservices';
 import type { Msg, NatsConnection, NatsError } from 'nats';
 import { toWireError } from './wire-error';
 

@@ -1,14 +1,19 @@
 // Over 300 lines on purpose: one class owns one NATS connection, and its four operations share
 // that connection's state (command and fact subscriptions, requests awaiting replies), the drain on
 // close and the reconnect watcher; split apart, each piece would need the others' internals.
-import { Logger, LoggerService } from '@nestjs/common';
+import type { LoggerService } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import type { NatsContext } from '@nestjs/microservices';
-import { DebugEvents, Events, NatsConnection, Subscription, connect } from 'nats';
-import { Observable, catchError, defer, throwError, timeout } from 'rxjs';
-import { BusTimeoutError, BusUnavailableError, DEFAULT_REQUEST_TIMEOUT_MS, MessageBus, NoHandlerError, Unsubscribe } from '../bus.port';
+import type { NatsConnection, Subscription } from 'nats';
+import { DebugEvents, Events, connect } from 'nats';
+import type { Observable } from 'rxjs';
+import { catchError, defer, throwError, timeout } from 'rxjs';
+import type { MessageBus, Unsubscribe } from '../bus.port';
+import { BusTimeoutError, BusUnavailableError, DEFAULT_REQUEST_TIMEOUT_MS, NoHandlerError } from '../bus.port';
 import { BusNatsClient } from './bus-nats.client';
 import { BusNatsServer } from './bus-nats.server';
-import { ReconnectBackoff, ReconnectBackoffOptions } from './reconnect-backoff';
+import type { ReconnectBackoffOptions } from './reconnect-backoff';
+import { ReconnectBackoff } from './reconnect-backoff';
 import { inTraceOf, withTraceHeaders } from './trace-headers';
 import { fromWireError, toWireError } from './wire-error';
 
@@ -103,7 +108,10 @@ export class NatsBus implements MessageBus {
   }
 
   async start(): Promise<void> {
-    await new Promise<void>((resolve, reject) => this.server.listen((error) => (error ? reject(error) : resolve())));
+    await new Promise<void>((resolve, reject) => {
+      // Nest's listen() reports every failure through its callback; its own promise never rejects.
+      void this.server.listen((error) => (error ? reject(error) : resolve()));
+    });
     await this.client.connect();
     this.watch().catch((error: unknown) => this.logger.error(`stopped watching the NATS connection: ${String(error)}`));
     void this.connection.closed().then((error) => {

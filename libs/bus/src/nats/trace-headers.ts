@@ -1,6 +1,7 @@
 import { NatsRecord } from '@nestjs/microservices';
 import { ROOT_CONTEXT, context, propagation } from '@opentelemetry/api';
-import { MsgHdrs, headers as natsHeaders } from 'nats';
+import type { MsgHdrs } from 'nats';
+import { headers as natsHeaders } from 'nats';
 
 /**
  * The payload with the active trace context in its message's headers (W3C `traceparent`,

@@ -1,4 +1,5 @@
-import { BusTimeoutError, MessageBus, NoHandlerError, RemoteError } from '../bus.port';
+import type { MessageBus } from '../bus.port';
+import { BusTimeoutError, NoHandlerError, RemoteError } from '../bus.port';
 
 /** Every bus adapter's spec calls this with its own factory. */
 export function describeBusContract(name: string, factory: () => Promise<{ bus: MessageBus; cleanup(): Promise<void> }>): void {

@@ -4,7 +4,8 @@ import { basename } from 'node:path';
 import type { ApprovalChoice } from '../approval-choice';
 import type { CliContext } from '../context';
 import { CliExit, ExitCode } from '../exit-codes';
-import { ApprovalPolicy, followTask } from '../follow-task';
+import type { ApprovalPolicy } from '../follow-task';
+import { followTask } from '../follow-task';
 import { askSecret } from '../prompts';
 import { jsonLine, safeLine } from '../untrusted-text';
 

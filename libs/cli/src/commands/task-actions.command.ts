@@ -1,4 +1,5 @@
-import { APPROVAL_CHOICES, ApprovalChoice } from '../approval-choice';
+import type { ApprovalChoice } from '../approval-choice';
+import { APPROVAL_CHOICES } from '../approval-choice';
 import type { CliContext } from '../context';
 import { ExitCode } from '../exit-codes';
 import { jsonLine, safeData, safeLine } from '../untrusted-text';

@@ -1,4 +1,5 @@
-import { lookup as dnsLookup, LookupAddress, LookupOptions } from 'node:dns';
+import type { LookupAddress, LookupOptions } from 'node:dns';
+import { lookup as dnsLookup } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { forbiddenAddressReason } from './address-policy';
 import { AddressRefusedError, NoAddressError } from './address-refused.error';

@@ -1,5 +1,5 @@
+import type { SecretEnvelope } from './secret-envelope';
 import {
-  SecretEnvelope,
   SecretsEnvelopeInvalidError,
   SecretsKeyMismatchError,
   SecretsKeyMissingError,

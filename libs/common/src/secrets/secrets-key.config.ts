@@ -1,6 +1,7 @@
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SecretsKey, SecretsKeyring, generateSecretsKey, parseSecretsKey } from './secret-envelope';
+import type { SecretsKey } from './secret-envelope';
+import { SecretsKeyring, generateSecretsKey, parseSecretsKey } from './secret-envelope';
 
 /** Where the all-in-one mode keeps the key it generated, under DATA_DIR. */
 export const GENERATED_SECRETS_KEY_FILE = 'secrets.key';

@@ -1,5 +1,6 @@
-import { SecretEnvelope, SecretsCryptoError, SecretsKeyring } from './secret-envelope';
-import { SecretVault } from './secret-vault';
+import type { SecretEnvelope, SecretsKeyring } from './secret-envelope';
+import { SecretsCryptoError } from './secret-envelope';
+import type { SecretVault } from './secret-vault';
 
 /** What a process knows of a task's secrets from its events (TaskCreated). */
 export interface SealedTaskSecrets {

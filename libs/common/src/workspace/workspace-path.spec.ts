@@ -1,6 +1,7 @@
 import { mkdir, realpath, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createTempWorkspace, TempWorkspace } from '../testing/temp-workspace';
+import type { TempWorkspace } from '../testing/temp-workspace';
+import { createTempWorkspace } from '../testing/temp-workspace';
 import { resolveInWorkspace, toWorkspaceRelative } from './workspace-path';
 import { WorkspacePathError } from './workspace-path.error';
 

@@ -1,4 +1,5 @@
-import { CoordinationStore, CoordinationStoreOptions, VersionedValue, assertCoordinationKey } from '../coordination.port';
+import type { CoordinationStore, CoordinationStoreOptions, VersionedValue } from '../coordination.port';
+import { assertCoordinationKey } from '../coordination.port';
 
 interface Entry extends VersionedValue {
   readonly writtenAt: number;

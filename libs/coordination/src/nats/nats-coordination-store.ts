@@ -1,5 +1,7 @@
-import { KV, NatsConnection, connect } from 'nats';
-import { CoordinationStore, CoordinationStoreOptions, VersionedValue, assertCoordinationKey } from '../coordination.port';
+import type { KV, NatsConnection } from 'nats';
+import { connect } from 'nats';
+import type { CoordinationStore, CoordinationStoreOptions, VersionedValue } from '../coordination.port';
+import { assertCoordinationKey } from '../coordination.port';
 
 /** JetStream's "wrong last sequence": the key is not at the revision the write expected. */
 const WRONG_LAST_SEQUENCE = 10071;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { CoordinationStore, CoordinationStoreOptions } from '../coordination.port';
+import type { CoordinationStore, CoordinationStoreOptions } from '../coordination.port';
 
 /** Every coordination store adapter's spec calls this with its own factory. */
 export function describeCoordinationStoreContract(

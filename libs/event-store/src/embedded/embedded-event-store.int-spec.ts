@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ExpectedRevisionConflictError, PgliteDataNotMigratedError } from '../event-store.errors';
 import { createEventStoreFromConfig } from '../event-store.config';
-import { StoredEvent } from '../event-store.port';
+import type { StoredEvent } from '../event-store.port';
 import { describeEventStoreContract } from '../testing/event-store.contract';
 import { waitFor } from '../testing/wait-for';
 import { EVENTS_FILE, createEmbeddedEventStore } from './embedded-event-store';

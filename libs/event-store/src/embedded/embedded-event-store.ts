@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { access, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PgliteDataNotMigratedError } from '../event-store.errors';
-import { EventStore } from '../event-store.port';
+import type { EventStore } from '../event-store.port';
 import { ensureSqliteEventsSchema } from './sqlite-schema';
 import { SqliteEventStore } from './sqlite-event-store';
 

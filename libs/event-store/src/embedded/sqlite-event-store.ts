@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { EventStoreClosedError, ExpectedRevisionConflictError } from '../event-store.errors';
-import {
+import type {
   AppendResult,
   EventStore,
   ExpectedRevision,

@@ -1,4 +1,4 @@
-import { StoredEvent } from '../event-store.port';
+import type { StoredEvent } from '../event-store.port';
 import { BatchAssembler } from './batch-assembler';
 
 const event = (streamId: string, revision: number, globalPosition: number): StoredEvent => ({

@@ -1,5 +1,5 @@
-import { StoredEvent } from '../event-store.port';
-import { BatchMark } from './esdb-event-mapping';
+import type { StoredEvent } from '../event-store.port';
+import type { BatchMark } from './esdb-event-mapping';
 
 /**
  * Regroups the events of a $all subscription into the appends that wrote them. The events of one

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
-import { AllStreamRecordedEvent, AllStreamSubscription, ReadPosition } from '@eventstore/db-client';
-import { NewEvent, StoredEvent } from '../event-store.port';
+import type { AllStreamRecordedEvent, AllStreamSubscription, ReadPosition } from '@eventstore/db-client';
+import type { NewEvent, StoredEvent } from '../event-store.port';
 import { recordedEvent } from '../testing/esdb-recorded-event';
 import { waitFor } from '../testing/wait-for';
 import { EsdbAppendedFeed } from './esdb-appended-feed';

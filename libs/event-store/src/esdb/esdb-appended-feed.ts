@@ -1,7 +1,7 @@
-import { AllStreamRecordedEvent, AllStreamResolvedEvent, AllStreamSubscription, ReadPosition } from '@eventstore/db-client';
-import { StoredEvent, Unsubscribe } from '../event-store.port';
+import type { AllStreamRecordedEvent, AllStreamResolvedEvent, AllStreamSubscription, ReadPosition } from '@eventstore/db-client';
+import type { StoredEvent, Unsubscribe } from '../event-store.port';
 import { BatchAssembler } from './batch-assembler';
-import { DecodedEvent } from './esdb-event-mapping';
+import type { DecodedEvent } from './esdb-event-mapping';
 
 type Listener = (events: readonly StoredEvent[]) => void;
 

@@ -1,6 +1,6 @@
 import { ANY, NO_STREAM, START, WrongExpectedVersionError, binaryEvent } from '@eventstore/db-client';
 import { ExpectedRevisionConflictError, UnreadableStoredEventError } from '../event-store.errors';
-import { NewEvent } from '../event-store.port';
+import type { NewEvent } from '../event-store.port';
 import { recordedEvent } from '../testing/esdb-recorded-event';
 import {
   assertStreamPrefix,

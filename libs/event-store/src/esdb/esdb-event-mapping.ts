@@ -1,19 +1,15 @@
-import {
-  ANY,
+import type {
   AppendExpectedRevision,
   CurrentRevision,
   EventData,
   JSONType,
-  NO_STREAM,
   Position,
   ReadPosition,
   RecordedEvent,
-  START,
-  WrongExpectedVersionError,
-  jsonEvent,
 } from '@eventstore/db-client';
+import { ANY, NO_STREAM, START, WrongExpectedVersionError, jsonEvent } from '@eventstore/db-client';
 import { ExpectedRevisionConflictError, UnreadableStoredEventError } from '../event-store.errors';
-import { ExpectedRevision, NewEvent, StoredEvent } from '../event-store.port';
+import type { ExpectedRevision, NewEvent, StoredEvent } from '../event-store.port';
 
 // Pure translations between the port and EventStoreDB; the adapter does the I/O.
 

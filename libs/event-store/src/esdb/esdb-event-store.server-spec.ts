@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { EventStoreDBClient } from '@eventstore/db-client';
 import { createEventStoreFromConfig } from '../event-store.config';
-import { AppendResult, EventStore, StoredEvent } from '../event-store.port';
+import type { AppendResult, EventStore, StoredEvent } from '../event-store.port';
 import { describeEventStoreContract } from '../testing/event-store.contract';
 import { waitFor } from '../testing/wait-for';
 import { createEsdbEventStore } from './esdb-event-store';

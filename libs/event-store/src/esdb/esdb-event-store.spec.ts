@@ -1,4 +1,4 @@
-import { AppendResult, EventStore, StoredEvent } from '../event-store.port';
+import type { AppendResult, EventStore, StoredEvent } from '../event-store.port';
 import { describeEventStoreContract } from '../testing/event-store.contract';
 import { FakeEsdbClient, asEsdbClient } from '../testing/fake-esdb-client';
 import { waitFor } from '../testing/wait-for';

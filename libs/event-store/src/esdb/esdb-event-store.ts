@@ -1,17 +1,7 @@
-import {
-  AllStreamRecordedEvent,
-  BACKWARDS,
-  END,
-  EventData,
-  EventStoreDBClient,
-  Position,
-  ReadPosition,
-  START,
-  StreamNotFoundError,
-  streamNameFilter,
-} from '@eventstore/db-client';
+import type { AllStreamRecordedEvent, EventData, Position, ReadPosition } from '@eventstore/db-client';
+import { BACKWARDS, END, EventStoreDBClient, START, StreamNotFoundError, streamNameFilter } from '@eventstore/db-client';
 import { EventStoreClosedError, ExpectedRevisionConflictError } from '../event-store.errors';
-import {
+import type {
   AppendResult,
   EventStore,
   ExpectedRevision,
@@ -22,9 +12,9 @@ import {
   Unsubscribe,
 } from '../event-store.port';
 import { EsdbAppendedFeed } from './esdb-appended-feed';
+import type { DecodedEvent } from './esdb-event-mapping';
 import {
   DEFAULT_ESDB_STREAM_PREFIX,
-  DecodedEvent,
   assertStreamPrefix,
   currentRevisionFromEsdb,
   decodeRecordedEvent,

@@ -1,4 +1,5 @@
-import { Client, ClientConfig } from 'pg';
+import type { ClientConfig } from 'pg';
+import { Client } from 'pg';
 
 const RECONNECT_MS = 1000;
 
@@ -44,14 +45,17 @@ export class PgNotificationListener {
     if (this.stopped || lost !== this.client) return;
     this.client = undefined;
     lost.end().catch(() => undefined);
-    this.timer = setTimeout(async () => {
-      try {
-        await this.start();
-        this.handlers.onReconnect();
-      } catch (error) {
-        this.handlers.reportError(error);
-        if (this.client) this.reconnect(this.client);
-      }
-    }, RECONNECT_MS).unref();
+    // retryStart() catches its own failures, so the timer has nothing to wait for.
+    this.timer = setTimeout(() => void this.retryStart(), RECONNECT_MS).unref();
+  }
+
+  private async retryStart(): Promise<void> {
+    try {
+      await this.start();
+      this.handlers.onReconnect();
+    } catch (error) {
+      this.handlers.reportError(error);
+      if (this.client) this.reconnect(this.client);
+    }
   }
 }

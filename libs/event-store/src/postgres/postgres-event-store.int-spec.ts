@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { ExpectedRevisionConflictError } from '../event-store.errors';
-import { AppendResult, EventStore, StoredEvent } from '../event-store.port';
+import type { AppendResult, EventStore, StoredEvent } from '../event-store.port';
 import { describeEventStoreContract } from '../testing/event-store.contract';
 import { waitFor } from '../testing/wait-for';
 import { createPostgresEventStore } from './postgres-event-store';

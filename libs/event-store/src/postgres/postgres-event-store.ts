@@ -1,8 +1,9 @@
-import { ClientConfig, Pool } from 'pg';
-import { AppendNotifications } from '../append-notifications';
-import { EventStore } from '../event-store.port';
+import type { ClientConfig } from 'pg';
+import { Pool } from 'pg';
+import type { AppendNotifications } from '../append-notifications';
+import type { EventStore } from '../event-store.port';
 import { ensureEventStoreSchema } from '../sql/event-store.schema';
-import { SqlClient, SqlQueryable } from '../sql/sql-client';
+import type { SqlClient, SqlQueryable } from '../sql/sql-client';
 import { SqlEventStore } from '../sql/sql-event-store';
 import { PgNotificationListener } from './pg-notification-listener';
 

@@ -1,4 +1,4 @@
-import { StoredEvent, Unsubscribe } from '../event-store.port';
+import type { StoredEvent, Unsubscribe } from '../event-store.port';
 
 type Listener = (events: readonly StoredEvent[]) => void;
 

@@ -1,4 +1,4 @@
-import { SqlQueryable } from './sql-client';
+import type { SqlQueryable } from './sql-client';
 
 /** Its violation means a concurrent append won the race for the same revisions. */
 export const STREAM_REVISION_UNIQUE = 'events_stream_revision_unique';

@@ -1,5 +1,5 @@
 import { EventStoreClosedError, ExpectedRevisionConflictError } from '../event-store.errors';
-import {
+import type {
   AppendResult,
   EventStore,
   ExpectedRevision,
@@ -11,7 +11,7 @@ import {
 } from '../event-store.port';
 import { AppendedFeed } from './appended-feed';
 import { STREAM_REVISION_UNIQUE } from './event-store.schema';
-import { SqlClient, SqlQueryable } from './sql-client';
+import type { SqlClient, SqlQueryable } from './sql-client';
 
 export interface SqlEventStoreOptions {
   readonly client: SqlClient;

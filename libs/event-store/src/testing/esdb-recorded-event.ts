@@ -1,4 +1,4 @@
-import { AllStreamRecordedEvent, EventData } from '@eventstore/db-client';
+import type { AllStreamRecordedEvent, EventData } from '@eventstore/db-client';
 
 export interface RecordedAt {
   readonly streamName: string;

@@ -1,5 +1,5 @@
 import { EventStoreClosedError, ExpectedRevisionConflictError } from '../event-store.errors';
-import { AppendResult, EventStore, NewEvent, StoredEvent } from '../event-store.port';
+import type { AppendResult, EventStore, NewEvent, StoredEvent } from '../event-store.port';
 import { waitFor } from './wait-for';
 
 export interface EventStoreFixture {

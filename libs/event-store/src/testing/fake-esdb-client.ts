@@ -1,21 +1,23 @@
 import { PassThrough, Readable } from 'node:stream';
-import {
-  ANY,
+import type {
   AllStreamRecordedEvent,
   AllStreamResolvedEvent,
   AppendResult,
   AppendToStreamOptions,
-  BACKWARDS,
-  END,
   EventData,
-  NO_STREAM,
   Position,
   ReadAllOptions,
   ReadStreamOptions,
+  SubscribeToAllOptions,
+} from '@eventstore/db-client';
+import {
+  ANY,
+  BACKWARDS,
+  END,
+  NO_STREAM,
   STREAM_EXISTS,
   START,
   StreamNotFoundError,
-  SubscribeToAllOptions,
   WrongExpectedVersionError,
 } from '@eventstore/db-client';
 import type { EsdbClient } from '../esdb/esdb-event-store';

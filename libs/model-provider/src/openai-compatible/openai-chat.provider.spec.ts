@@ -1,9 +1,12 @@
-import { RequestListener, createServer } from 'node:http';
+import type { RequestListener } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import type { ScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { ModelCallAbortedError, ModelProviderError } from '../model-provider.errors';
-import { ChatMessage, ModelRequest, ToolDefinition } from '../model-provider.port';
-import { OpenAiChatProvider, OpenAiChatProviderOptions } from './openai-chat.provider';
+import type { ChatMessage, ModelRequest, ToolDefinition } from '../model-provider.port';
+import type { OpenAiChatProviderOptions } from './openai-chat.provider';
+import { OpenAiChatProvider } from './openai-chat.provider';
 
 // Every test talks to a real HTTP server on 127.0.0.1, so fetch, SSE framing, status codes and
 // timeouts are the real ones.

@@ -1,11 +1,13 @@
 import { STATUS_CODES } from 'node:http';
 import type * as Undici from 'undici';
 import { ModelCallAbortedError, ModelProviderError } from '../model-provider.errors';
-import { ModelProvider, ModelRequest, ModelResponse } from '../model-provider.port';
+import type { ModelProvider, ModelRequest, ModelResponse } from '../model-provider.port';
 import { AttemptFailure } from './attempt-failure';
-import { AnswerHead, AnswerTooLargeError, ModelExchange } from './model-exchange';
+import type { AnswerHead } from './model-exchange';
+import { AnswerTooLargeError, ModelExchange } from './model-exchange';
 import { toChatCompletionsRequest } from './chat-completions.request';
-import { parseCompletion, StreamedCompletion, WireCompletion } from './chat-completions.response';
+import type { WireCompletion } from './chat-completions.response';
+import { parseCompletion, StreamedCompletion } from './chat-completions.response';
 import { backoffDelayMs, retryAfterMs, sleep } from './retry.policy';
 import { safeUrl } from './safe-url';
 import { readSseData } from './sse-data.reader';

@@ -1,4 +1,5 @@
-import { ScriptedOpenAiServer, startScriptedOpenAiServer } from './scripted-openai-server';
+import type { ScriptedOpenAiServer } from './scripted-openai-server';
+import { startScriptedOpenAiServer } from './scripted-openai-server';
 
 // The provider spec covers the protocol; these pin the scripting behaviours tests rely on.
 

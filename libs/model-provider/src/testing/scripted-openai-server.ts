@@ -1,4 +1,5 @@
-import { createServer, IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TokenUsage } from '../model-provider.port';
 

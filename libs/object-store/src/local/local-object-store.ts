@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { FileHandle, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ConflictError, NotFoundError, ValidationError } from '@app/common';
 import { CountingHash } from '../counting-hash';
 import { checkObjectKey, checkObjectPrefix } from '../object-key';
-import { ObjectInfo, ObjectStore, PutOptions, StoredObject } from '../object-store.port';
+import type { ObjectInfo, ObjectStore, PutOptions, StoredObject } from '../object-store.port';
 import { finishObjectFile, readTrailer } from './object-file';
 
 /** A temp file this old belongs to a put that died with its process. */

@@ -1,5 +1,6 @@
-import { FileHandle, open } from 'node:fs/promises';
-import { ObjectInfo } from '../object-store.port';
+import type { FileHandle } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
+import type { ObjectInfo } from '../object-store.port';
 
 /*
  * One object is one file: its body, then its metadata as JSON, the JSON's length (uint32 BE) and a

@@ -4,7 +4,8 @@ import { Client } from 'minio';
 import { PayloadTooLargeError } from '@app/common';
 import { createObjectStore, objectStoreConfigFromEnv } from '../object-store.config';
 import { describeObjectStoreContract } from '../testing/object-store.contract';
-import { MinioObjectStore, MinioObjectStoreOptions } from './minio-object-store';
+import type { MinioObjectStoreOptions } from './minio-object-store';
+import { MinioObjectStore } from './minio-object-store';
 import { MultipartUpload } from './multipart-upload';
 
 const REQUIRED = ['MINIO_ENDPOINT', 'MINIO_ACCESS_KEY', 'MINIO_SECRET_KEY'] as const;

@@ -6,7 +6,7 @@ import { Client, CopyDestinationOptions, CopySourceOptions, S3Error } from 'mini
 import { NotFoundError, ValidationError } from '@app/common';
 import { CountingHash } from '../counting-hash';
 import { checkObjectKey, checkObjectPrefix } from '../object-key';
-import { ObjectInfo, ObjectStore, PutOptions, StoredObject } from '../object-store.port';
+import type { ObjectInfo, ObjectStore, PutOptions, StoredObject } from '../object-store.port';
 import { inParts } from './in-parts';
 import { MultipartUpload } from './multipart-upload';
 

@@ -1,4 +1,4 @@
-import { Client } from 'minio';
+import type { Client } from 'minio';
 
 /** S3 allows at most this many parts; with 8 MiB parts that is an object of about 80 GB. */
 const MAX_PARTS = 10_000;

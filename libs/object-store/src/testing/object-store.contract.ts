@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { NotFoundError, PayloadTooLargeError, ValidationError } from '@app/common';
-import { ObjectStore } from '../object-store.port';
+import type { ObjectStore } from '../object-store.port';
 
 export interface ObjectStoreFixture {
   readonly store: ObjectStore;

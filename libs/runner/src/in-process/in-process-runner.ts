@@ -1,4 +1,4 @@
-import { DurableRunner, StepFunction } from '../durable-runner.port';
+import type { DurableRunner, StepFunction } from '../durable-runner.port';
 
 const MAX_RETRIES = 5;
 /** setTimeout's largest delay (~24.8 days); a later deadline is simply looked at again then. */

@@ -1,6 +1,6 @@
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { AgentTurn, AgentTurnActivities } from '@app/workflows';
-import { StepFunction } from '../durable-runner.port';
+import type { StepFunction } from '../durable-runner.port';
 
 export interface ActivityDeps {
   readonly step: StepFunction;

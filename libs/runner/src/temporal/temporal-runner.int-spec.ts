@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { AddressInfo, createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { Client, Connection, defaultPayloadConverter } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import { agentTurnWorkflow } from '@app/workflows';
-import { StepFunction, StepOutcome, TurnOf } from '../durable-runner.port';
+import type { StepFunction, StepOutcome, TurnOf } from '../durable-runner.port';
 import { TemporalUnreachableError } from '../runner.errors';
 import { describeRunnerContract } from '../testing/runner.contract';
 import { createActivities } from './activities';

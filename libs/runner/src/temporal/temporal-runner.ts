@@ -1,16 +1,11 @@
-import { Client, Connection, WorkflowExecutionDescription, WorkflowNotFoundError } from '@temporalio/client';
-import {
-  NativeConnection,
-  Runtime,
-  Worker,
-  WorkflowBundleOption,
-  WorkflowBundleWithSourceMap,
-  bundleWorkflowCode,
-} from '@temporalio/worker';
+import type { WorkflowExecutionDescription } from '@temporalio/client';
+import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import type { WorkflowBundleOption, WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { AGENT_WORKFLOW_ID_PREFIX, agentTurnWorkflow, agentTurnWorkflowId, wakeSignal } from '@app/workflows';
-import { DurableRunner, StepFunction, TurnOf } from '../durable-runner.port';
+import type { DurableRunner, StepFunction, TurnOf } from '../durable-runner.port';
 import { TemporalUnreachableError } from '../runner.errors';
 import { createActivities } from './activities';
 import { WORKFLOW_TRACING_INTERCEPTORS, temporalTracing } from './temporal-tracing';

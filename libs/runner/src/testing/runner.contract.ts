@@ -1,4 +1,4 @@
-import { DurableRunner, StepFunction, StepOutcome, TurnOf } from '../durable-runner.port';
+import type { DurableRunner, StepFunction, StepOutcome, TurnOf } from '../durable-runner.port';
 
 export interface RunnerFixture {
   readonly runner: DurableRunner;

@@ -1,4 +1,4 @@
-import { LogLevel } from '@nestjs/common';
+import type { LogLevel } from '@nestjs/common';
 
 /** Nest's levels, most severe first. */
 const ORDER: readonly LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];

@@ -3,7 +3,7 @@ import { TraceFlags, context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { Writable } from 'node:stream';
 import { annotateLogContext, runWithLogContext } from '@app/common';
-import { LogFormat } from './log-format';
+import type { LogFormat } from './log-format';
 import { ServiceLogger } from './service-logger';
 
 /** A logger writing into memory; `lines()` waits a tick for the pretty stream, which pipes. */

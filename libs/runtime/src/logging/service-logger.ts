@@ -1,9 +1,11 @@
-import { LoggerService, LogLevel } from '@nestjs/common';
+import type { LoggerService, LogLevel } from '@nestjs/common';
 import { trace } from '@opentelemetry/api';
 import { hostname } from 'node:os';
-import pino, { DestinationStream, Logger as Pino } from 'pino';
+import type { DestinationStream, Logger as Pino } from 'pino';
+import pino from 'pino';
 import { currentLogContext } from '@app/common';
-import { LogFormat, logFormatFromEnv } from './log-format';
+import type { LogFormat } from './log-format';
+import { logFormatFromEnv } from './log-format';
 import { PINO_LEVEL, logLevelFromEnv } from './log-level';
 import { prettyStream } from './pretty-stream';
 

@@ -1,6 +1,6 @@
 import { fetchSearchJson } from '../search-request';
 import { resultList, toHits } from '../search-hits';
-import { SearchHit, SearchOptions, SearchProvider } from '../search-provider.port';
+import type { SearchHit, SearchOptions, SearchProvider } from '../search-provider.port';
 
 export const BRAVE_DEFAULT_URL = 'https://api.search.brave.com/res/v1/web/search';
 /** Brave's web search returns at most 20 results per request. */

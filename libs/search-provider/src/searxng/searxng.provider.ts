@@ -1,6 +1,6 @@
 import { fetchSearchJson } from '../search-request';
 import { resultList, toHits } from '../search-hits';
-import { SearchHit, SearchOptions, SearchProvider } from '../search-provider.port';
+import type { SearchHit, SearchOptions, SearchProvider } from '../search-provider.port';
 
 /**
  * A self-hosted SearXNG instance through its JSON API (`GET /search?q=…&format=json`; the

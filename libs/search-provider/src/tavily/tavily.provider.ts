@@ -1,6 +1,6 @@
 import { fetchSearchJson } from '../search-request';
 import { resultList, toHits } from '../search-hits';
-import { SearchHit, SearchOptions, SearchProvider } from '../search-provider.port';
+import type { SearchHit, SearchOptions, SearchProvider } from '../search-provider.port';
 
 export const TAVILY_DEFAULT_URL = 'https://api.tavily.com/search';
 /** Tavily's `max_results` goes up to 20. */

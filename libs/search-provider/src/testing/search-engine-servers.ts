@@ -1,4 +1,5 @@
-import { createServer, IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** A page the fake engine knows: it matches a query sharing a word with its title or text. */
@@ -48,7 +49,7 @@ export async function startSearchEngineServer(
 ): Promise<SearchEngineServer> {
   const received: ReceivedSearch[] = [];
   let behaviour: EngineBehaviour = { kind: 'answer' };
-  const server = createServer(async (req, res) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://engine');
     const body = await readBody(req);
     received.push({ method: req.method ?? '', path: url.pathname, query: url.searchParams, headers: req.headers, body });
@@ -61,7 +62,9 @@ export async function startSearchEngineServer(
     if (kind === 'searxng') return answerSearxng(url, pages, res);
     if (kind === 'brave') return answerBrave(req, url, pages, apiKey, res);
     return answerTavily(req, body, pages, apiKey, res);
-  });
+  };
+  // Node's http server ignores a handler's promise; a failure still surfaces as an unhandled rejection.
+  const server = createServer((req, res) => void handle(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const paths: Record<SearchEngineKind, string> = { searxng: '/', brave: '/res/v1/web/search', tavily: '/search' };

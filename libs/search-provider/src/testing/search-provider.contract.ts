@@ -1,6 +1,8 @@
 import { createServer } from 'node:net';
-import { SearchFailedError, SearchProvider } from '../search-provider.port';
-import { IndexedPage, SearchEngineKind, SearchEngineServer, startSearchEngineServer } from './search-engine-servers';
+import type { SearchProvider } from '../search-provider.port';
+import { SearchFailedError } from '../search-provider.port';
+import type { IndexedPage, SearchEngineKind, SearchEngineServer } from './search-engine-servers';
+import { startSearchEngineServer } from './search-engine-servers';
 
 export const CORPUS: readonly IndexedPage[] = [
   {

@@ -1,4 +1,4 @@
-import { ApprovalRule } from '../task.events';
+import type { ApprovalRule } from '../task.events';
 import { findMatchingRule, ruleFor } from './approval-rules';
 import { analyseShellCommand } from './shell-command';
 

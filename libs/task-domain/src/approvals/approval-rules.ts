@@ -1,4 +1,4 @@
-import { ApprovalRule } from '../task.events';
+import type { ApprovalRule } from '../task.events';
 import { analyseShellCommand } from './shell-command';
 
 // What counts as a "similar call" for `proceed_always` (docs/api.md "Manual approval"), for the rest of the task:

@@ -80,7 +80,7 @@ let parsing: ShellParsing | undefined;
  */
 function shellParsing(): ShellParsing {
   if (!parsing) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, see above
     const { syntax } = require('mvdan-sh') as { syntax: Syntax };
     const parser = syntax.NewParser();
     parsing = { syntax, parser, redirectOps: learnRedirectOps(syntax, parser) };

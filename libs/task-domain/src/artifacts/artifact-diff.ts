@@ -1,4 +1,4 @@
-import { ArtifactRecord, TaskEvent } from '../task.events';
+import type { ArtifactRecord, TaskEvent } from '../task.events';
 
 /**
  * The artifact events a tool call causes: the files under `downloads/` after the call compared

@@ -1,5 +1,6 @@
-import { ArtifactRecord, TaskEvent } from '../task.events';
-import { TaskState, evolve, initialTaskState } from '../task.state';
+import type { ArtifactRecord, TaskEvent } from '../task.events';
+import type { TaskState } from '../task.state';
+import { evolve, initialTaskState } from '../task.state';
 
 // What the artifact store holds for a task, folded from its events: the total that
 // SANDBOX_DISK_QUOTA_BYTES bounds.

@@ -1,4 +1,4 @@
-import { ArtifactRecord } from '../task.events';
+import type { ArtifactRecord } from '../task.events';
 
 /**
  * What the artifact store holds for a task, as its events tell: every object an ArtifactRecorded

@@ -1,4 +1,4 @@
-import { TaskEvent } from '../task.events';
+import type { TaskEvent } from '../task.events';
 
 // How each stored event appears on the public stream (docs/api.md "Streaming events (SSE)"): every stored event
 // is exactly one SSE event, so the stream's ids are the stream revisions 1, 2, 3, … with no gap.

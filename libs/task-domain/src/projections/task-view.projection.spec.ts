@@ -1,5 +1,6 @@
-import { TaskEvent } from '../task.events';
-import { TaskView, projectTaskView } from './task-view.projection';
+import type { TaskEvent } from '../task.events';
+import type { TaskView } from './task-view.projection';
+import { projectTaskView } from './task-view.projection';
 import { toPublicEvent } from './public-event.projection';
 
 const at = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString();

@@ -1,5 +1,5 @@
-import { ArtifactRecord, TaskEvent, TaskNetwork, TokenUsage, UploadedFile } from '../task.events';
-import { TaskStatus } from '../task.state';
+import type { ArtifactRecord, TaskEvent, TaskNetwork, TokenUsage, UploadedFile } from '../task.events';
+import type { TaskStatus } from '../task.state';
 import { mcpNotice } from './public-event.projection';
 
 // The task as GET /tasks/{id} and the task list show it. Idempotent: an event whose revision the

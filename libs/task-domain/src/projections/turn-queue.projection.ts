@@ -1,4 +1,4 @@
-import { TaskEvent } from '../task.events';
+import type { TaskEvent } from '../task.events';
 
 // Where each task stands in its tenant's line of turns (MAX_RUNNING_TASKS_PER_TENANT), from the
 // event store's global order. A task is in line while a turn of it runs or a message of it waits

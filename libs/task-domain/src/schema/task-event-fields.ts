@@ -1,4 +1,4 @@
-import { ApprovalRule, SealedSecrets, TaskEventData, TaskEventType } from '../task.events';
+import type { ApprovalRule, SealedSecrets, TaskEventData, TaskEventType } from '../task.events';
 
 // The data field names of every event at runtime, for the check against the wire schema
 // (proto/agent/v1/task_events.proto). The types below make a missing or unknown name a compile

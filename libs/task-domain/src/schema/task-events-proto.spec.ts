@@ -1,7 +1,8 @@
 import * as protobuf from 'protobufjs';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { TASK_EVENT_SCHEMA_VERSIONS, TaskEventType } from '../task.events';
+import type { TaskEventType } from '../task.events';
+import { TASK_EVENT_SCHEMA_VERSIONS } from '../task.events';
 import { APPROVAL_RULE_FIELDS, SEALED_SECRETS_FIELDS, TASK_EVENT_FIELDS } from './task-event-fields';
 
 const PROTO = join(__dirname, '..', '..', '..', '..', 'proto', 'agent', 'v1', 'task_events.proto');

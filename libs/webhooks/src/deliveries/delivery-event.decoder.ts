@@ -1,11 +1,6 @@
 import { UnreadableWebhookEventError } from './delivery.errors';
-import {
-  WEBHOOK_ATTEMPTED,
-  WEBHOOK_ATTEMPT_STARTED,
-  WEBHOOK_EVENT_SCHEMA_VERSION,
-  WEBHOOK_REDELIVERY_REQUESTED,
-  WebhookDeliveryEvent,
-} from './delivery.events';
+import type { WebhookDeliveryEvent } from './delivery.events';
+import { WEBHOOK_ATTEMPTED, WEBHOOK_ATTEMPT_STARTED, WEBHOOK_EVENT_SCHEMA_VERSION, WEBHOOK_REDELIVERY_REQUESTED } from './delivery.events';
 
 /** What the decoder needs of a stored event: the event store's StoredEvent is one. */
 export interface RecordedWebhookEvent {

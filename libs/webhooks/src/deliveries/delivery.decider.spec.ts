@@ -1,7 +1,8 @@
 import { NotFoundError } from '@app/common';
 import { DeciderSpecification } from '@app/common/testing/decider-spec';
-import { AttemptOutcome } from '../webhook-attempt';
-import { DeliveryCommand, MAX_REDELIVERIES_PER_MESSAGE, RecordAttempt, decideDelivery } from './delivery.decider';
+import type { AttemptOutcome } from '../webhook-attempt';
+import type { DeliveryCommand, RecordAttempt } from './delivery.decider';
+import { MAX_REDELIVERIES_PER_MESSAGE, decideDelivery } from './delivery.decider';
 import {
   ConcurrentWebhookRedeliveryError,
   UnknownWebhookDeliveryError,
@@ -11,8 +12,9 @@ import {
   WebhookDeliveryPendingError,
   WebhookRedeliveryLimitError,
 } from './delivery.errors';
-import { DeliveryEvent, WebhookAttemptedData } from './delivery.events';
-import { DeliveryState, evolveDelivery, initialDeliveryState } from './delivery.state';
+import type { DeliveryEvent, WebhookAttemptedData } from './delivery.events';
+import type { DeliveryState } from './delivery.state';
+import { evolveDelivery, initialDeliveryState } from './delivery.state';
 
 const spec = DeciderSpecification.for<DeliveryState, DeliveryCommand, DeliveryEvent>({
   decide: decideDelivery,

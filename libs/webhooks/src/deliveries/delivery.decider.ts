@@ -1,6 +1,7 @@
 import type { Command } from '@app/task-domain';
-import { RetryPolicy, retryDelayMs } from '../retry-schedule';
-import { AttemptOutcome } from '../webhook-attempt';
+import type { RetryPolicy } from '../retry-schedule';
+import { retryDelayMs } from '../retry-schedule';
+import type { AttemptOutcome } from '../webhook-attempt';
 import {
   ConcurrentWebhookRedeliveryError,
   UnknownWebhookDeliveryError,
@@ -10,8 +11,8 @@ import {
   WebhookDeliveryPendingError,
   WebhookRedeliveryLimitError,
 } from './delivery.errors';
-import { WebhookDeliveryEvent } from './delivery.events';
-import { DeliveryState, PendingDelivery } from './delivery.state';
+import type { WebhookDeliveryEvent } from './delivery.events';
+import type { DeliveryState, PendingDelivery } from './delivery.state';
 
 // ─── Commands ────────────────────────────────────────────────────────────────────────────────
 // The rules of one message's delivery: decideDelivery(command, state) → the events to append, or

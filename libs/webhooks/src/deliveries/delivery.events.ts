@@ -1,6 +1,6 @@
 import type { NewEvent } from '@app/event-store';
 import type { Event } from '@app/task-domain';
-import { WebhookAttempt } from '../webhook-attempt';
+import type { WebhookAttempt } from '../webhook-attempt';
 
 // ─── Delivery events ─────────────────────────────────────────────────────────────────────────
 // Every attempt to deliver a webhook message is recorded as an event, so the schedule (what is

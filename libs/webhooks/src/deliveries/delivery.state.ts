@@ -1,5 +1,5 @@
-import { WebhookAttempt } from '../webhook-attempt';
-import { DeliveryEvent, WebhookAttemptedData, WebhookDeliveryEvent, WebhookMessageDue } from './delivery.events';
+import type { WebhookAttempt } from '../webhook-attempt';
+import type { DeliveryEvent, WebhookAttemptedData, WebhookDeliveryEvent, WebhookMessageDue } from './delivery.events';
 
 // ─── State ───────────────────────────────────────────────────────────────────────────────────
 // One message's delivery, folded from the message becoming due and then its own delivery events.

@@ -1,4 +1,4 @@
-import { WebhookDelivery } from './webhook-deliveries.projection';
+import type { WebhookDelivery } from './webhook-deliveries.projection';
 
 const MASK = '[WEBHOOK_URL]';
 

@@ -2,9 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { taskStreamId } from '@app/common';
-import { EventStore } from '@app/event-store';
+import type { EventStore } from '@app/event-store';
 import { createEmbeddedEventStore } from '@app/event-store/embedded/embedded-event-store';
-import { TASK_EVENT_SCHEMA_VERSIONS, TaskEvent, toTaskEvent } from '@app/task-domain';
+import type { TaskEvent } from '@app/task-domain';
+import { TASK_EVENT_SCHEMA_VERSIONS, toTaskEvent } from '@app/task-domain';
 import { toWebhookDeliveryEvent } from '../deliveries/delivery-event.decoder';
 import {
   WEBHOOK_ATTEMPTED,

@@ -1,6 +1,7 @@
 import { taskStreamId } from '@app/common';
 import type { StoredEvent } from '@app/event-store';
-import { TASK_EVENT_SCHEMA_VERSIONS, TaskEvent } from '@app/task-domain';
+import type { TaskEvent } from '@app/task-domain';
+import { TASK_EVENT_SCHEMA_VERSIONS } from '@app/task-domain';
 import { TaskWebhookOutbox } from './task-webhook-outbox';
 import { WEBHOOK_ATTEMPT_STARTED, WEBHOOK_EVENT_SCHEMA_VERSION, webhookStreamId } from '../deliveries/delivery.events';
 import { webhookMessageId } from './webhook-messages';

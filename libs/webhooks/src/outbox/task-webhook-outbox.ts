@@ -1,9 +1,12 @@
 import { taskIdOf } from '@app/common';
 import type { ExpectedRevision, StoredEvent } from '@app/event-store';
-import { SealedSecrets, TaskEvent, toTaskEvent } from '@app/task-domain';
+import type { SealedSecrets, TaskEvent } from '@app/task-domain';
+import { toTaskEvent } from '@app/task-domain';
 import { toWebhookDeliveryEvent } from '../deliveries/delivery-event.decoder';
-import { WebhookDeliveryEvent, taskIdOfWebhookStream } from '../deliveries/delivery.events';
-import { TaskEventAt, WebhookMessageSpec, mayMakeWebhookDue, webhookMessagesAfter } from './webhook-messages';
+import type { WebhookDeliveryEvent } from '../deliveries/delivery.events';
+import { taskIdOfWebhookStream } from '../deliveries/delivery.events';
+import type { TaskEventAt, WebhookMessageSpec } from './webhook-messages';
+import { mayMakeWebhookDue, webhookMessagesAfter } from './webhook-messages';
 
 /** A task's webhook outbox as the store holds it: the messages its history made due and every claim and attempt so far. */
 export interface WebhookOutbox {

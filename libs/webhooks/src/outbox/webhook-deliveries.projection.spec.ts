@@ -1,5 +1,5 @@
 import { deliveryStateOf, deliveryView, projectDeliveries } from './webhook-deliveries.projection';
-import { WebhookAttemptedData, WebhookDeliveryEvent } from '../deliveries/delivery.events';
+import type { WebhookAttemptedData, WebhookDeliveryEvent } from '../deliveries/delivery.events';
 
 const started = (attempt: number, leaseUntil = '2026-11-25T00:05:00.000Z'): WebhookDeliveryEvent => ({
   type: 'WebhookAttemptStarted',

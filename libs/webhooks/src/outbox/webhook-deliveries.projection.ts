@@ -1,7 +1,8 @@
-import { WebhookAttempt } from '../webhook-attempt';
-import { WebhookDeliveryEvent } from '../deliveries/delivery.events';
-import { KnownDeliveryState, dueDelivery, evolveKnownDelivery } from '../deliveries/delivery.state';
-import { WebhookOutbox } from './task-webhook-outbox';
+import type { WebhookAttempt } from '../webhook-attempt';
+import type { WebhookDeliveryEvent } from '../deliveries/delivery.events';
+import type { KnownDeliveryState } from '../deliveries/delivery.state';
+import { dueDelivery, evolveKnownDelivery } from '../deliveries/delivery.state';
+import type { WebhookOutbox } from './task-webhook-outbox';
 
 // The delivery state of a task's messages, folded by the delivery decider's evolve: what
 // GET /tasks/{id}/webhook-deliveries shows and what the dispatcher schedules from.

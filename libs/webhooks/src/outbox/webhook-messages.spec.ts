@@ -1,5 +1,6 @@
-import { TaskCreated, TaskEvent } from '@app/task-domain';
-import { TaskEventAt, webhookMessageId, webhookMessagesOf } from './webhook-messages';
+import type { TaskCreated, TaskEvent } from '@app/task-domain';
+import type { TaskEventAt } from './webhook-messages';
+import { webhookMessageId, webhookMessagesOf } from './webhook-messages';
 
 const TASK = 'task_0123456789abcdef0123456789abcdef';
 const created = (webhookUrl?: string): TaskCreated => ({

@@ -1,4 +1,4 @@
-import { PendingApproval, TaskEvent } from '@app/task-domain';
+import type { PendingApproval, TaskEvent } from '@app/task-domain';
 
 // Which webhook messages a task's history makes due, and what each says (docs/api.md "Webhooks").
 // Pure and deterministic: the same events give the same ids and bodies, so every dispatcher, and

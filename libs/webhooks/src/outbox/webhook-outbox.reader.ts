@@ -1,6 +1,7 @@
 import { taskStreamId } from '@app/common';
 import type { EventStore } from '@app/event-store';
-import { TaskWebhookOutbox, WebhookOutbox } from './task-webhook-outbox';
+import type { WebhookOutbox } from './task-webhook-outbox';
+import { TaskWebhookOutbox } from './task-webhook-outbox';
 import { webhookStreamId } from '../deliveries/delivery.events';
 
 /** Reads a task's outbox from the store: both streams, decoded (never cast). */

@@ -1,8 +1,10 @@
-import { EventStore, ExpectedRevisionConflictError } from '@app/event-store';
+import type { EventStore } from '@app/event-store';
+import { ExpectedRevisionConflictError } from '@app/event-store';
 import { decideDelivery } from '../deliveries/delivery.decider';
 import { toNewWebhookEvents, webhookStreamId } from '../deliveries/delivery.events';
 import { evolveKnownDelivery, initialDeliveryState } from '../deliveries/delivery.state';
-import { WebhookDelivery, deliveryInOutbox, deliveryView } from './webhook-deliveries.projection';
+import type { WebhookDelivery } from './webhook-deliveries.projection';
+import { deliveryInOutbox, deliveryView } from './webhook-deliveries.projection';
 import { expectedDeliveryRevision } from './task-webhook-outbox';
 import { readWebhookOutbox } from './webhook-outbox.reader';
 import { maskOperatorUrl } from './operator-url-mask';

@@ -1,6 +1,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { HttpPoster, PosterSettings } from './http-poster';
-import { BATCH_ITEMS, MicrotaskBatcher, PostOrder, PostOutcome } from './poster-messages';
+import type { PosterSettings } from './http-poster';
+import { HttpPoster } from './http-poster';
+import type { PostOrder, PostOutcome } from './poster-messages';
+import { BATCH_ITEMS, MicrotaskBatcher } from './poster-messages';
 
 // The worker thread of WorkerPoster: makes the POSTs with its own event loop, so that a webhook
 // goes out as soon as it is due even while the service's loop is busy with a burst of tasks

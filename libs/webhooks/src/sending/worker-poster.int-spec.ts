@@ -1,6 +1,8 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { Worker } from 'node:worker_threads';
-import { startWebhookReceiver, WebhookReceiver } from '../testing/webhook-receiver';
+import type { WebhookReceiver } from '../testing/webhook-receiver';
+import { startWebhookReceiver } from '../testing/webhook-receiver';
 import { WorkerPoster } from './worker-poster';
 
 // WorkerPoster makes its POSTs on a worker thread, so they go out while the service's own event

@@ -1,7 +1,8 @@
 import { extname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { PosterSettings, PostRequest, PostResult } from './http-poster';
-import { BATCH_ITEMS, MicrotaskBatcher, PostOrder, PostOutcome } from './poster-messages';
+import type { PostOrder, PostOutcome } from './poster-messages';
+import { BATCH_ITEMS, MicrotaskBatcher } from './poster-messages';
 
 /**
  * The worker's heap bound. It holds only the requests in flight and undici's sockets (answers are

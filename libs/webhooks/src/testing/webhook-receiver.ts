@@ -1,4 +1,5 @@
-import { createServer, IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface ReceivedRequest {
@@ -25,13 +26,15 @@ export async function startWebhookReceiver(
   answer: (request: ReceivedRequest, res: ServerResponse, req: IncomingMessage) => void,
 ): Promise<WebhookReceiver> {
   const received: ReceivedRequest[] = [];
-  const server = createServer(async (req, res) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const request = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
     received.push(request);
     answer(request, res, req);
-  });
+  };
+  // Node's http server ignores a handler's promise; a failure still surfaces as an unhandled rejection.
+  const server = createServer((req, res) => void handle(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

@@ -1,7 +1,8 @@
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { FastifyReply } from 'fastify';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyReply } from 'fastify';
 import { NotFoundError } from '@app/common';
-import { ConsoleBuild, consoleBuildDir, loadConsoleBuild } from './console-assets';
+import type { ConsoleBuild } from './console-assets';
+import { consoleBuildDir, loadConsoleBuild } from './console-assets';
 
 /**
  * The console may load only its own files and talk only to this origin: no inline script (an

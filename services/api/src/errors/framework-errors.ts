@@ -1,5 +1,7 @@
-import { AppError, ErrorCode, HTTP_STATUS_BY_CODE, ValidationError } from '@app/common';
-import { IncomingMessage, maxHeaderSize } from 'node:http';
+import type { ErrorCode } from '@app/common';
+import { AppError, HTTP_STATUS_BY_CODE, ValidationError } from '@app/common';
+import type { IncomingMessage } from 'node:http';
+import { maxHeaderSize } from 'node:http';
 
 /** What the client is told: an HTTP status and the contract's `{code, message}`. */
 export interface ErrorResponse {

@@ -1,6 +1,8 @@
-import { AppError, ErrorCode, HTTP_STATUS_BY_CODE } from '@app/common';
+import type { ErrorCode } from '@app/common';
+import { AppError, HTTP_STATUS_BY_CODE } from '@app/common';
 import { RemoteError } from '@app/bus';
-import { TASK_ERROR_CODES, TaskErrorCode } from '@app/task-domain';
+import type { TaskErrorCode } from '@app/task-domain';
+import { TASK_ERROR_CODES } from '@app/task-domain';
 
 /** What the contract lets a client see of an error: its public code, and a message. */
 export interface PublicError {

@@ -1,5 +1,6 @@
 import type { StoredEvent } from '@app/event-store';
-import { PublicEvent, toPublicEvent, toTaskEvent } from '@app/task-domain';
+import type { PublicEvent } from '@app/task-domain';
+import { toPublicEvent, toTaskEvent } from '@app/task-domain';
 
 /**
  * How a stored event reaches a client: its kind and payload, as the SSE stream sends it and the

@@ -1,5 +1,5 @@
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { Server } from 'node:http';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { Server } from 'node:http';
 import { ValidationError } from '@app/common';
 import { exceedsJsonDepth } from './json-depth';
 

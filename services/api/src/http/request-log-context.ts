@@ -2,9 +2,10 @@ import { Logger } from '@nestjs/common';
 import { trace } from '@opentelemetry/api';
 // Types only: `import type` keeps fastify out of the compiled code's requires.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { LogContext, runWithLogContext } from '@app/common';
+import type { LogContext } from '@app/common';
+import { runWithLogContext } from '@app/common';
 import { requestTraceId } from './request-spans';
 
 export const REQUEST_ID_HEADER = 'x-request-id';

@@ -1,4 +1,4 @@
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ServiceMetrics } from '@app/metrics';
 
 /** What requests that matched no route are labelled with: their paths are anyone's, and unbounded. */

@@ -1,5 +1,6 @@
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ROOT_CONTEXT, Span, SpanKind, SpanStatusCode, context, propagation, trace } from '@opentelemetry/api';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { Span } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace } from '@opentelemetry/api';
 import { ATTR, runningOtelSdk, tracer } from '@app/tracing';
 
 const spans = new WeakMap<object, Span>();

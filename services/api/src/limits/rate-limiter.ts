@@ -1,7 +1,9 @@
-import { Logger, OnApplicationShutdown } from '@nestjs/common';
-import { CoordinationStore } from '@app/coordination';
+import type { OnApplicationShutdown } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
+import type { CoordinationStore } from '@app/coordination';
 import { createHash } from 'node:crypto';
-import { WindowPolicy, admit, parseSlotCounts, serializeSlotCounts } from './sliding-window';
+import type { WindowPolicy } from './sliding-window';
+import { admit, parseSlotCounts, serializeSlotCounts } from './sliding-window';
 
 export type RateDecision = { readonly allowed: true } | { readonly allowed: false; readonly retryAfterMs: number };
 

@@ -1,4 +1,5 @@
-import { SlotCounts, admit, parseSlotCounts, serializeSlotCounts } from './sliding-window';
+import type { SlotCounts } from './sliding-window';
+import { admit, parseSlotCounts, serializeSlotCounts } from './sliding-window';
 
 const minute = { limit: 3, windowMs: 60_000 };
 const T0 = 1_700_000_000_000; // a whole second: slot 1_700_000_000 of one second each

@@ -1,4 +1,4 @@
-import { OpenAPIObject } from '@nestjs/swagger';
+import type { OpenAPIObject } from '@nestjs/swagger';
 import { eventSchemas } from './event-schemas';
 import { ERROR_RESPONSES, OPERATIONS } from './operations';
 import { SCHEMAS } from './schemas';

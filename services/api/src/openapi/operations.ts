@@ -1,5 +1,6 @@
-import { ResponseObject } from '@nestjs/swagger';
-import { ErrorCode, HTTP_STATUS_BY_CODE } from '@app/common';
+import type { ResponseObject } from '@nestjs/swagger';
+import type { ErrorCode } from '@app/common';
+import { HTTP_STATUS_BY_CODE } from '@app/common';
 import { envelope, errorEnvelope, ref } from './schemas';
 
 // What each operation answers, by "METHOD path": its method-like id and every status it can return

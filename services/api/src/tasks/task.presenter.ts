@@ -1,4 +1,4 @@
-import { TaskView } from '@app/task-domain';
+import type { TaskView } from '@app/task-domain';
 
 /** The public Task of docs/api.md "The Task resource": never secrets, env only as keys, no internal fields. */
 export function presentTask(view: TaskView) {

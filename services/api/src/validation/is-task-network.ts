@@ -1,4 +1,5 @@
-import { ValidationOptions, registerDecorator } from 'class-validator';
+import type { ValidationOptions } from 'class-validator';
+import { registerDecorator } from 'class-validator';
 import { parseHostPatterns } from '@app/common';
 import { cut } from './text-fault';
 

@@ -1,5 +1,7 @@
-import { ValidationError as ClassValidatorError, validate } from 'class-validator';
-import { ClassConstructor, plainToInstance } from 'class-transformer';
+import type { ValidationError as ClassValidatorError } from 'class-validator';
+import { validate } from 'class-validator';
+import type { ClassConstructor } from 'class-transformer';
+import { plainToInstance } from 'class-transformer';
 import { ValidationError } from '@app/common';
 import { cut } from './text-fault';
 

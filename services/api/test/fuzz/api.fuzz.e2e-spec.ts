@@ -1,13 +1,17 @@
 import fc from 'fast-check';
 import { randomBytes } from 'node:crypto';
-import { API_KEY, Harness, OTHER_API_KEY, startHarness, waitFor } from '../../../../test/support/service-harness';
+import type { Harness } from '../../../../test/support/service-harness';
+import { API_KEY, OTHER_API_KEY, startHarness, waitFor } from '../../../../test/support/service-harness';
 import type { ChatCompletionsBody, ScriptedReply } from '@app/model-provider/testing/scripted-openai-server';
-import { WebhookReceiver, startWebhookReceiver } from '@app/webhooks/testing/webhook-receiver';
-import { ENDPOINTS, Endpoint, FuzzRequest, hostileRequest, toWire, WireRequest } from './request-arbitraries';
+import type { WebhookReceiver } from '@app/webhooks/testing/webhook-receiver';
+import { startWebhookReceiver } from '@app/webhooks/testing/webhook-receiver';
+import type { Endpoint, FuzzRequest, WireRequest } from './request-arbitraries';
+import { ENDPOINTS, hostileRequest, toWire } from './request-arbitraries';
 import { oracleRequest } from './oracle-requests';
 import { expectationBreach, STATUSES_OF_CODE } from './expected-answer';
 import { RealIds } from './real-ids';
-import { RawExchange, RawResponse, rawExchange } from './raw-http-client';
+import type { RawExchange, RawResponse } from './raw-http-client';
+import { rawExchange } from './raw-http-client';
 
 // Property-based fuzz of the whole HTTP API (docs/contributing.md "Tests"): generated requests to every
 // endpoint, unknown routes and bytes that are not HTTP, each sent over a raw socket to the real

@@ -1,5 +1,5 @@
-import { TaskViewsStore } from '@app/read-models';
-import { ArtifactRecord } from '@app/task-domain';
+import type { TaskViewsStore } from '@app/read-models';
+import type { ArtifactRecord } from '@app/task-domain';
 import { ArtifactCatalog } from './artifact-catalog';
 
 const record = (path: string): ArtifactRecord => ({

@@ -1,8 +1,8 @@
 import { isAbsolute, posix } from 'node:path';
 import { NotFoundError, ValidationError } from '@app/common';
-import { ArtifactFile, LocateArtifactReply } from '@app/contracts';
-import { TaskViewsStore } from '@app/read-models';
-import { ArtifactRecord } from '@app/task-domain';
+import type { ArtifactFile, LocateArtifactReply } from '@app/contracts';
+import type { TaskViewsStore } from '@app/read-models';
+import type { ArtifactRecord } from '@app/task-domain';
 
 export const DOWNLOADS_DIR = 'downloads';
 

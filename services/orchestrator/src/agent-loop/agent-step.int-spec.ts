@@ -1,12 +1,14 @@
-import { INestApplicationContext } from '@nestjs/common';
+import type { INestApplicationContext } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TaskSecrets, newId } from '@app/common';
-import { MESSAGE_BUS, MessageBus } from '@app/bus';
-import { OpenAiChatProvider } from '@app/model-provider';
-import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import type { MessageBus } from '@app/bus';
+import { MESSAGE_BUS } from '@app/bus';
+import { OpenAiChatProvider } from '@app/model-provider/openai-compatible/openai-chat.provider';
+import type { ScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { RuntimeModule } from '@app/runtime';
 import { TaskCommandExecutor } from '@app/task-commands';
 import { SandboxModule } from '../../../sandbox/src/sandbox.module';

@@ -3,10 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SecretVault, SecretsKeyring, SecretsUnavailableError, TaskSecrets, generateSecretsKey, newId } from '@app/common';
 import { SUBJECTS } from '@app/contracts';
-import { InProcessBus } from '@app/bus';
-import { EventStore, createEmbeddedEventStore } from '@app/event-store';
-import { OpenAiChatProvider } from '@app/model-provider';
-import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import { InProcessBus } from '@app/bus/in-process/in-process-bus';
+import type { EventStore } from '@app/event-store';
+import { createEmbeddedEventStore } from '@app/event-store/embedded/embedded-event-store';
+import { OpenAiChatProvider } from '@app/model-provider/openai-compatible/openai-chat.provider';
+import type { ScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { TaskCommandExecutor } from '@app/task-commands';
 import { AgentStep } from './agent-step';
 

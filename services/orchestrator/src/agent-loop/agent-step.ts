@@ -1,16 +1,22 @@
 import { Logger } from '@nestjs/common';
-import { SecretsUnavailableError, TaskSecrets, annotateLogContext, newId } from '@app/common';
-import { ExecuteToolReply, ExecuteToolRequest, ListToolsRequest, SUBJECTS, ToolCancelledNotice } from '@app/contracts';
-import { ExpectedRevisionConflictError, StoredEvent } from '@app/event-store';
-import { DEFAULT_REQUEST_TIMEOUT_MS, MessageBus, RemoteError, requestUntilDelivered } from '@app/bus';
-import { ModelProvider, ToolDefinition } from '@app/model-provider';
-import { StepOutcome } from '@app/runner';
-import { TaskCommand, TaskConflictError, TaskEvent, toTaskEvent } from '@app/task-domain';
-import { TaskCommandExecutor } from '@app/task-commands';
-import { AgentLoopConfig } from './agent-loop.config';
+import type { TaskSecrets } from '@app/common';
+import { SecretsUnavailableError, annotateLogContext, newId } from '@app/common';
+import type { ExecuteToolReply, ExecuteToolRequest, ListToolsRequest, ToolCancelledNotice } from '@app/contracts';
+import { SUBJECTS } from '@app/contracts';
+import type { StoredEvent } from '@app/event-store';
+import { ExpectedRevisionConflictError } from '@app/event-store';
+import type { MessageBus } from '@app/bus';
+import { DEFAULT_REQUEST_TIMEOUT_MS, RemoteError, requestUntilDelivered } from '@app/bus';
+import type { ModelProvider, ToolDefinition } from '@app/model-provider';
+import type { StepOutcome } from '@app/runner';
+import type { TaskCommand, TaskEvent } from '@app/task-domain';
+import { TaskConflictError, toTaskEvent } from '@app/task-domain';
+import type { TaskCommandExecutor } from '@app/task-commands';
+import type { AgentLoopConfig } from './agent-loop.config';
 import { buildConversation } from './conversation';
-import { INTERRUPTED_OUTPUT, NextAction, nextAction } from './next-action';
-import { TurnAdmission } from './turn-admission';
+import type { NextAction } from './next-action';
+import { INTERRUPTED_OUTPUT, nextAction } from './next-action';
+import type { TurnAdmission } from './turn-admission';
 import { turnOf } from './turn-of';
 
 /**

@@ -1,4 +1,5 @@
-import { TaskEvent, TaskState, evolve, initialTaskState } from '@app/task-domain';
+import type { TaskEvent, TaskState } from '@app/task-domain';
+import { evolve, initialTaskState } from '@app/task-domain';
 import { nextAction, tokenBudgetError } from './next-action';
 
 const fold = (events: TaskEvent[]): TaskState => events.reduce(evolve, initialTaskState());

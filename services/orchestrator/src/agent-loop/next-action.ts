@@ -1,4 +1,5 @@
-import { ExistingTask, TaskState, openCallsOf } from '@app/task-domain';
+import type { ExistingTask, TaskState } from '@app/task-domain';
+import { openCallsOf } from '@app/task-domain';
 
 // What the agent loop must do next for a task, decided from its state alone. Because the state is
 // folded from the event stream, a restarted runner asks the same question and carries on where

@@ -1,4 +1,5 @@
-import { Logger, LogLevel } from '@nestjs/common';
+import type { LogLevel } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 // Types only: the SDK is loaded when RUNNER=temporal is chosen, never by an all-in-one start (see createDurableRunner).
 import type { LogLevel as TemporalLevel } from '@temporalio/worker';
 

@@ -1,4 +1,4 @@
-import { StepFunction } from '@app/runner';
+import type { StepFunction } from '@app/runner';
 import { ATTR, inSpan } from '@app/tracing';
 
 /** Each step of a task's loop as an `agent.step` span: the task, its turn and what the step came to. */

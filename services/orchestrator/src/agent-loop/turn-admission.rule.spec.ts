@@ -1,15 +1,5 @@
-import {
-  TaskCommand,
-  TaskEvent,
-  TaskState,
-  TurnQueueEntry,
-  decide,
-  evolve,
-  initialTaskState,
-  outOfLine,
-  projectTurnQueue,
-  turnQueuePlace,
-} from '@app/task-domain';
+import type { TaskCommand, TaskEvent, TaskState, TurnQueueEntry } from '@app/task-domain';
+import { decide, evolve, initialTaskState, outOfLine, projectTurnQueue, turnQueuePlace } from '@app/task-domain';
 import { mayStartTurn } from './turn-admission.rule';
 
 const policy = { turnsWaitForAdmission: true };

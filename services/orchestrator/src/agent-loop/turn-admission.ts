@@ -1,4 +1,4 @@
-import { TaskViewsStore } from '@app/read-models';
+import type { TaskViewsStore } from '@app/read-models';
 import { turnQueuePlace } from '@app/task-domain';
 import { mayStartTurn } from './turn-admission.rule';
 

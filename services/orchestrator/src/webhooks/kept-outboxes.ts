@@ -1,5 +1,5 @@
 import { taskIdOf } from '@app/common';
-import { EventStore, StoredEvent } from '@app/event-store';
+import type { EventStore, StoredEvent } from '@app/event-store';
 import { toTaskEvent } from '@app/task-domain';
 import { TaskWebhookOutbox, mayMakeWebhookDue, readTaskWebhookOutbox, taskIdOfWebhookStream } from '@app/webhooks';
 

@@ -1,4 +1,4 @@
-import { WebhookDeliveryEvent, WebhookMessageSpec, WebhookOutbox } from '@app/webhooks';
+import type { WebhookDeliveryEvent, WebhookMessageSpec, WebhookOutbox } from '@app/webhooks';
 import { PendingMessages } from './pending-messages';
 
 const TASK = 'task_1';

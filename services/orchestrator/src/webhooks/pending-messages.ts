@@ -1,4 +1,5 @@
-import { WebhookOutbox, outboxDeliveryStates } from '@app/webhooks';
+import type { WebhookOutbox } from '@app/webhooks';
+import { outboxDeliveryStates } from '@app/webhooks';
 import { DueQueue } from './due-queue';
 
 /** A message not yet delivered or failed: when it is due, and where the scan must restart to find it again. */

@@ -1,5 +1,6 @@
-import { SecretsUnavailableError, TaskSecrets } from '@app/common';
-import { WebhookOutbox } from '@app/webhooks';
+import type { TaskSecrets } from '@app/common';
+import { SecretsUnavailableError } from '@app/common';
+import type { WebhookOutbox } from '@app/webhooks';
 
 /** A message's payload with every form of the task's secrets masked, as tool output is. */
 export function redactedPayload<T>(secrets: TaskSecrets, taskId: string, outbox: WebhookOutbox, payload: T): T {

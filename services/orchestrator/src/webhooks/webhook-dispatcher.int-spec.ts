@@ -3,12 +3,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SecretVault, SecretsKeyring, TaskSecrets, generateSecretsKey, taskStreamId } from '@app/common';
-import { EventStore } from '@app/event-store';
+import type { EventStore } from '@app/event-store';
 import { createEmbeddedEventStore } from '@app/event-store/embedded/embedded-event-store';
-import { TASK_EVENT_SCHEMA_VERSIONS, TaskEvent } from '@app/task-domain';
+import type { TaskEvent } from '@app/task-domain';
+import { TASK_EVENT_SCHEMA_VERSIONS } from '@app/task-domain';
 import { ConflictError } from '@app/common';
 import { MAX_REDELIVERIES_PER_MESSAGE, WebhookConfig, projectDeliveries, readWebhookOutbox, requestWebhookRedelivery } from '@app/webhooks';
-import { WebhookReceiver, startWebhookReceiver } from '@app/webhooks/testing/webhook-receiver';
+import type { WebhookReceiver } from '@app/webhooks/testing/webhook-receiver';
+import { startWebhookReceiver } from '@app/webhooks/testing/webhook-receiver';
 import { WebhookDispatcherService } from './webhook-dispatcher.service';
 
 const TASK = 'task_0123456789abcdef0123456789abcdef';

@@ -1,4 +1,4 @@
-import { StoredArtifacts } from '@app/task-domain';
+import type { StoredArtifacts } from '@app/task-domain';
 
 /**
  * What the object store may still take for one task during one scan: SANDBOX_DISK_QUOTA_BYTES

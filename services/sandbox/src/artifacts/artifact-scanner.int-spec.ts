@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
 import { SecretVault } from '@app/common';
-import { createTempWorkspace, TempWorkspace } from '@app/common/testing/temp-workspace';
-import { LocalObjectStore } from '@app/object-store';
+import type { TempWorkspace } from '@app/common/testing/temp-workspace';
+import { createTempWorkspace } from '@app/common/testing/temp-workspace';
+import { LocalObjectStore } from '@app/object-store/local/local-object-store';
 import { ArtifactScanner, DEFAULT_SCAN_LIMITS } from './artifact-scanner';
 
 // The scanner runs with the service's privileges over a workspace that untrusted code shaped:

@@ -2,9 +2,11 @@ import { copyFile, lstat, mkdtemp, readdir, rm, truncate, utimes } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SecretVault } from '@app/common';
-import { createTempWorkspace, TempWorkspace } from '@app/common/testing/temp-workspace';
-import { LocalObjectStore } from '@app/object-store';
-import { ArtifactRecord, ExistingTask, TaskEvent, TaskState, diffArtifacts, evolve, initialTaskState } from '@app/task-domain';
+import type { TempWorkspace } from '@app/common/testing/temp-workspace';
+import { createTempWorkspace } from '@app/common/testing/temp-workspace';
+import { LocalObjectStore } from '@app/object-store/local/local-object-store';
+import type { ArtifactRecord, ExistingTask, TaskEvent, TaskState } from '@app/task-domain';
+import { diffArtifacts, evolve, initialTaskState } from '@app/task-domain';
 import { NoFollowDir } from '../workspace/no-follow-dir';
 import { ArtifactScanner, DEFAULT_SCAN_LIMITS } from './artifact-scanner';
 

@@ -2,8 +2,10 @@ import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import { Readable } from 'node:stream';
 import type { ObjectStore } from '@app/object-store';
-import { ArtifactRecord, NOTHING_STORED, StoredArtifacts, artifactTypeOf } from '@app/task-domain';
-import { NoFollowDir, NoFollowEntry, OpenedFile } from '../workspace/no-follow-dir';
+import type { ArtifactRecord, StoredArtifacts } from '@app/task-domain';
+import { NOTHING_STORED, artifactTypeOf } from '@app/task-domain';
+import type { NoFollowEntry, OpenedFile } from '../workspace/no-follow-dir';
+import { NoFollowDir } from '../workspace/no-follow-dir';
 import { ArtifactAllowance } from './artifact-allowance';
 
 export const DOWNLOADS_DIR = 'downloads';

@@ -1,10 +1,15 @@
 import { intFromEnv, shutdownGraceMs, shutdownTimeoutMsFromEnv } from '@app/common';
-import { SearchConfig, searchConfigFromEnv } from '@app/search-provider';
-import { SandboxConfig, sandboxConfigFromEnv } from '../provider/sandbox.config';
-import { SessionLimits } from '../sessions/sandbox-sessions';
-import { McpSettings, mcpSettingsFromEnv } from '../tools/mcp/mcp.config';
-import { WebFetchConfig, webFetchConfigFromEnv } from '../tools/web-fetch/web-fetch.config';
-import { UploadLimits, uploadLimitsFromEnv } from '../uploads/upload-limits';
+import type { SearchConfig } from '@app/search-provider';
+import { searchConfigFromEnv } from '@app/search-provider';
+import type { SandboxConfig } from '../provider/sandbox.config';
+import { sandboxConfigFromEnv } from '../provider/sandbox.config';
+import type { SessionLimits } from '../sessions/sandbox-sessions';
+import type { McpSettings } from '../tools/mcp/mcp.config';
+import { mcpSettingsFromEnv } from '../tools/mcp/mcp.config';
+import type { WebFetchConfig } from '../tools/web-fetch/web-fetch.config';
+import { webFetchConfigFromEnv } from '../tools/web-fetch/web-fetch.config';
+import type { UploadLimits } from '../uploads/upload-limits';
+import { uploadLimitsFromEnv } from '../uploads/upload-limits';
 
 export const SANDBOX_SETTINGS = Symbol('SANDBOX_SETTINGS');
 

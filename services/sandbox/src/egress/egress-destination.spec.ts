@@ -1,5 +1,6 @@
 import { parseHostPatterns } from '@app/common';
-import { DestinationPolicy, ResolveAll, judgeDestination } from './egress-destination';
+import type { DestinationPolicy, ResolveAll } from './egress-destination';
+import { judgeDestination } from './egress-destination';
 
 // The judge alone, with the name service and this host's addresses given: what the int and e2e
 // suites cannot set up here (a public address of this very host; a name that answers public then

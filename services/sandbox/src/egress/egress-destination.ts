@@ -1,7 +1,9 @@
-import { LookupAddress, lookup } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
+import { lookup } from 'node:dns';
 import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import { HostPattern, forbiddenAddressReason, matchesHostPatterns } from '@app/common';
+import type { HostPattern } from '@app/common';
+import { forbiddenAddressReason, matchesHostPatterns } from '@app/common';
 
 /** Where a connection may go: the address to connect to (the one that was checked), or why not. */
 export type Destination =

@@ -3,7 +3,7 @@ import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseHostPatterns } from '@app/common';
 import type { FileOwner } from '../provider/sandbox-provider.port';
-import { EgressConfig } from './egress.config';
+import type { EgressConfig } from './egress.config';
 import { EgressSession } from './egress-session';
 
 /**

@@ -1,8 +1,11 @@
 import { chmod, chown, rm } from 'node:fs/promises';
-import { IncomingMessage, Server, ServerResponse, createServer, request } from 'node:http';
-import { Socket, connect } from 'node:net';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer, request } from 'node:http';
+import type { Socket } from 'node:net';
+import { connect } from 'node:net';
 import type { EgressRecord } from '@app/contracts';
-import { Destination, DestinationPolicy, judgeDestination } from './egress-destination';
+import type { Destination, DestinationPolicy } from './egress-destination';
+import { judgeDestination } from './egress-destination';
 
 /** Connections recorded per command at most; past it they are still bounded, no longer each an event. */
 export const MAX_RECORDS_PER_COMMAND = 1_000;

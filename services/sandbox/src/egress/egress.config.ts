@@ -1,4 +1,5 @@
-import { HostPattern, intFromEnv, parseAllowHosts, parseHostPatterns } from '@app/common';
+import type { HostPattern } from '@app/common';
+import { intFromEnv, parseAllowHosts, parseHostPatterns } from '@app/common';
 
 /** The egress proxy's settings (SANDBOX_NETWORK=egress). */
 export interface EgressConfig {

@@ -1,12 +1,14 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { Server, createServer as createHttpServer } from 'node:http';
+import type { Server } from 'node:http';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { AddressInfo, createServer as createTcpServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BubblewrapProvider } from '../provider/bubblewrap/bubblewrap.provider';
-import { ExecResult } from '../provider/sandbox-provider.port';
+import type { ExecResult } from '../provider/sandbox-provider.port';
 import { TEST_LIMITS, taskIdFor, testSandboxConfig } from '../provider/testing/sandbox-provider.contract';
 import { egressConfigFromEnv } from './egress.config';
 

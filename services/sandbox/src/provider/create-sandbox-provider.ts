@@ -1,6 +1,6 @@
 import { BubblewrapProvider } from './bubblewrap/bubblewrap.provider';
-import { SandboxConfig } from './sandbox.config';
-import { SandboxProvider } from './sandbox-provider.port';
+import type { SandboxConfig } from './sandbox.config';
+import type { SandboxProvider } from './sandbox-provider.port';
 import { UnsafeHostProvider } from './unsafe-host/unsafe-host.provider';
 
 export function createSandboxProvider(config: SandboxConfig, dataDir: string): SandboxProvider {

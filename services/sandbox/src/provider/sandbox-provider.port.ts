@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { EgressRecord } from '@app/contracts';
 import type { OnSkipped } from '../workspace/snapshot-entries';
 

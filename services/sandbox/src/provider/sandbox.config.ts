@@ -1,7 +1,8 @@
 import { isAbsolute } from 'node:path';
 import { intFromEnv } from '@app/common';
-import { EgressConfig, egressConfigFromEnv } from '../egress/egress.config';
-import { SandboxLimits } from './sandbox-provider.port';
+import type { EgressConfig } from '../egress/egress.config';
+import { egressConfigFromEnv } from '../egress/egress.config';
+import type { SandboxLimits } from './sandbox-provider.port';
 
 export type SandboxProviderName = 'bubblewrap' | 'unsafe-host';
 

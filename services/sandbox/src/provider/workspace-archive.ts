@@ -1,6 +1,7 @@
-import { PassThrough, Readable, Transform, Writable } from 'node:stream';
+import type { Writable } from 'node:stream';
+import { PassThrough, Readable, Transform } from 'node:stream';
 import { snapshotEntries } from '../workspace/snapshot-entries';
-import { ArchiveBounds, ExecResult, SnapshotOptions } from './sandbox-provider.port';
+import type { ArchiveBounds, ExecResult, SnapshotOptions } from './sandbox-provider.port';
 
 /** How a provider runs GNU tar in a workspace (as its task, in its sandbox where it has one). */
 export interface TarIo {

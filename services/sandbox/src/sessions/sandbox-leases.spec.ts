@@ -1,4 +1,5 @@
-import { CoordinationStore, InMemoryCoordinationStore } from '@app/coordination';
+import type { CoordinationStore } from '@app/coordination';
+import { InMemoryCoordinationStore } from '@app/coordination/in-memory/in-memory-coordination-store';
 import { SandboxLeases } from './sandbox-leases';
 
 const TASK = 'task_0123456789abcdef0123456789abcdef';

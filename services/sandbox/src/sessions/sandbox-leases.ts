@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { runWithLogContext } from '@app/common';
-import { CoordinationStore } from '@app/coordination';
+import type { CoordinationStore } from '@app/coordination';
 
 /** Who holds a task's sandbox: an instance, until a time it keeps pushing forward while alive. */
 interface Lease {

@@ -2,12 +2,14 @@ import { chown, mkdtemp, open, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newId } from '@app/common';
-import { EventStore, createEmbeddedEventStore } from '@app/event-store';
-import { LocalObjectStore } from '@app/object-store';
+import type { EventStore } from '@app/event-store';
+import { createEmbeddedEventStore } from '@app/event-store/embedded/embedded-event-store';
+import { LocalObjectStore } from '@app/object-store/local/local-object-store';
 import { TaskCommandExecutor } from '@app/task-commands';
 import { BubblewrapProvider } from '../provider/bubblewrap/bubblewrap.provider';
 import { TEST_LIMITS, testSandboxConfig } from '../provider/testing/sandbox-provider.contract';
-import { SandboxSessions, SessionLimits } from './sandbox-sessions';
+import type { SessionLimits } from './sandbox-sessions';
+import { SandboxSessions } from './sandbox-sessions';
 
 // Idle expiry against real parts (bubblewrap, local objects, the embedded store): a snapshot is
 // bounded, stops as soon as its task is used again, and a slow one holds up no other; one that

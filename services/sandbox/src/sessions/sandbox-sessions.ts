@@ -3,9 +3,9 @@ import { readdir } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { isTaskId, runWithLogContext } from '@app/common';
 import type { ObjectStore } from '@app/object-store';
-import { TaskCommandExecutor } from '@app/task-commands';
-import { SandboxProvider } from '../provider/sandbox-provider.port';
-import { SandboxLeases } from './sandbox-leases';
+import type { TaskCommandExecutor } from '@app/task-commands';
+import type { SandboxProvider } from '../provider/sandbox-provider.port';
+import type { SandboxLeases } from './sandbox-leases';
 import { SnapshotRetries } from './snapshot-retries';
 import { TaskLocks } from './task-locks';
 

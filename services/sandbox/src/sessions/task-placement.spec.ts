@@ -1,5 +1,7 @@
-import { HandlerUnavailableError, InProcessBus, RemoteError, requestUntilDelivered } from '@app/bus';
-import { CoordinationStore, InMemoryCoordinationStore } from '@app/coordination';
+import { HandlerUnavailableError, RemoteError, requestUntilDelivered } from '@app/bus';
+import { InProcessBus } from '@app/bus/in-process/in-process-bus';
+import type { CoordinationStore } from '@app/coordination';
+import { InMemoryCoordinationStore } from '@app/coordination/in-memory/in-memory-coordination-store';
 import { SandboxLeases } from './sandbox-leases';
 import { TaskPlacement } from './task-placement';
 

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { HandlerUnavailableError, NoHandlerError, RemoteError } from '@app/bus';
-import { LeaseOutcome, SandboxLeases } from './sandbox-leases';
+import type { LeaseOutcome, SandboxLeases } from './sandbox-leases';
 
 /** The holder cannot take the request: the task's sandbox moved on while it was being forwarded. */
 export class SandboxMovedError extends Error {

@@ -1,5 +1,5 @@
-import { SecretVault } from '@app/common';
-import { ExecResult, SandboxProvider } from '../provider/sandbox-provider.port';
+import type { SecretVault } from '@app/common';
+import type { ExecResult, SandboxProvider } from '../provider/sandbox-provider.port';
 
 /** What a task's commands run with, from its events. */
 export interface CommandSetting {

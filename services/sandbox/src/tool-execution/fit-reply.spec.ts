@@ -1,4 +1,4 @@
-import { ExecuteToolReply } from '@app/contracts';
+import type { ExecuteToolReply } from '@app/contracts';
 import { REPLY_CUT_MARKER, fitReply } from './fit-reply';
 
 const reply = (output: string): ExecuteToolReply => ({ status: 'success', output, exitCode: 0, durationMs: 5 });

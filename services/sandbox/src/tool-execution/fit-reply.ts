@@ -1,4 +1,4 @@
-import { ExecuteToolReply } from '@app/contracts';
+import type { ExecuteToolReply } from '@app/contracts';
 
 /**
  * The largest tool reply, as JSON, that the sandbox sends back. NATS refuses messages over its

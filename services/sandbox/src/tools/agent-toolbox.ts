@@ -1,8 +1,8 @@
 import type { ToolDefinition } from '@app/model-provider';
 import type { McpServerConfig, TaskMcpServer } from '@app/task-domain';
-import { McpClientPool, TaskMcpServers, UnavailableServer } from './mcp/mcp-client-pool';
+import type { McpClientPool, TaskMcpServers, UnavailableServer } from './mcp/mcp-client-pool';
 import { isMcpToolName } from './mcp/mcp-tool-names';
-import { ToolContext, ToolResult, ToolSpec } from './tool-spec';
+import type { ToolContext, ToolResult, ToolSpec } from './tool-spec';
 
 /** What a task brings to the toolbox: its own MCP servers and its secrets (for their headers). */
 export interface TaskTools {

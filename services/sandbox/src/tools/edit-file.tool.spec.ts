@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createTempWorkspace, TempWorkspace } from '@app/common/testing/temp-workspace';
+import type { TempWorkspace } from '@app/common/testing/temp-workspace';
+import { createTempWorkspace } from '@app/common/testing/temp-workspace';
 import { editFileTool } from './edit-file.tool';
 
 describe('edit_file', () => {

@@ -3,7 +3,7 @@ import { writeFileAtomic } from '../workspace/atomic-write';
 import { resolveInWorkspace } from '@app/common';
 import { runTool } from './run-tool';
 import { checkArgNames, requiredString } from './tool-args';
-import { ToolSpec } from './tool-spec';
+import type { ToolSpec } from './tool-spec';
 import { assertText } from './text-content';
 import { ToolFailure } from './tool.errors';
 import { WRITE_FILE_MAX_BYTES } from './write-file.tool';

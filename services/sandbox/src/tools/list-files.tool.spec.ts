@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createTempWorkspace, TempWorkspace } from '@app/common/testing/temp-workspace';
+import type { TempWorkspace } from '@app/common/testing/temp-workspace';
+import { createTempWorkspace } from '@app/common/testing/temp-workspace';
 import { LIST_FILES_MAX_DEPTH, LIST_FILES_MAX_ENTRIES, listFilesTool } from './list-files.tool';
 
 describe('list_files', () => {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { resolveInWorkspace, toWorkspaceRelative } from '@app/common';
 import { runTool } from './run-tool';
 import { checkArgNames, optionalString } from './tool-args';
-import { ToolSpec } from './tool-spec';
+import type { ToolSpec } from './tool-spec';
 
 export const LIST_FILES_MAX_ENTRIES = 1000;
 export const LIST_FILES_MAX_DEPTH = 10;

@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createTempWorkspace, TempWorkspace } from '@app/common/testing/temp-workspace';
+import type { TempWorkspace } from '@app/common/testing/temp-workspace';
+import { createTempWorkspace } from '@app/common/testing/temp-workspace';
 import { READ_FILE_MAX_BYTES, readFileTool } from './read-file.tool';
 
 describe('read_file', () => {

@@ -2,7 +2,7 @@ import { open, stat } from 'node:fs/promises';
 import { resolveInWorkspace } from '@app/common';
 import { runTool } from './run-tool';
 import { checkArgNames, requiredString } from './tool-args';
-import { ToolSpec } from './tool-spec';
+import type { ToolSpec } from './tool-spec';
 import { assertText } from './text-content';
 import { ToolFailure } from './tool.errors';
 

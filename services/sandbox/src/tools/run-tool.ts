@@ -1,5 +1,5 @@
 import { AddressRefusedError, WorkspacePathError } from '@app/common';
-import { ToolContext, ToolResult } from './tool-spec';
+import type { ToolContext, ToolResult } from './tool-spec';
 import { ToolArgumentError, ToolFailure } from './tool.errors';
 
 /**

@@ -1,4 +1,4 @@
-import { ExecResult } from '../provider/sandbox-provider.port';
+import type { ExecResult } from '../provider/sandbox-provider.port';
 import { shellTool } from './shell.tool';
 
 describe('shell tool', () => {

@@ -1,8 +1,8 @@
 import { MAX_RECORDS_PER_COMMAND } from '../egress/egress-session';
-import { ExecResult } from '../provider/sandbox-provider.port';
+import type { ExecResult } from '../provider/sandbox-provider.port';
 import { runTool } from './run-tool';
 import { checkArgNames, requiredString } from './tool-args';
-import { ToolResult, ToolSpec } from './tool-spec';
+import type { ToolResult, ToolSpec } from './tool-spec';
 import { ToolArgumentError, ToolFailure } from './tool.errors';
 
 /**

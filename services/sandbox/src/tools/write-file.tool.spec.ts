@@ -1,6 +1,7 @@
 import { mkdir, readFile, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createTempWorkspace, TempWorkspace } from '@app/common/testing/temp-workspace';
+import type { TempWorkspace } from '@app/common/testing/temp-workspace';
+import { createTempWorkspace } from '@app/common/testing/temp-workspace';
 import { WRITE_FILE_MAX_BYTES, writeFileTool } from './write-file.tool';
 
 describe('write_file', () => {

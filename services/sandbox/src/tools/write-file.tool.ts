@@ -4,7 +4,7 @@ import { makeDirs } from '../workspace/make-dirs';
 import { resolveInWorkspace } from '@app/common';
 import { runTool } from './run-tool';
 import { checkArgNames, requiredString } from './tool-args';
-import { ToolSpec } from './tool-spec';
+import type { ToolSpec } from './tool-spec';
 import { ToolFailure } from './tool.errors';
 
 export const WRITE_FILE_MAX_BYTES = 10 * 1024 * 1024;

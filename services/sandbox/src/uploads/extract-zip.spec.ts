@@ -2,10 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { PayloadTooLargeError, ValidationError } from '@app/common';
-import { createTempWorkspace, TempWorkspace } from '@app/common/testing/temp-workspace';
+import type { TempWorkspace } from '@app/common/testing/temp-workspace';
+import { createTempWorkspace } from '@app/common/testing/temp-workspace';
 import { extractZip } from './extract-zip';
-import { UploadLimits, uploadLimitsFromEnv } from './upload-limits';
-import { writeZip, ZipEntrySpec } from './testing/zip-fixtures';
+import type { UploadLimits } from './upload-limits';
+import { uploadLimitsFromEnv } from './upload-limits';
+import type { ZipEntrySpec } from './testing/zip-fixtures';
+import { writeZip } from './testing/zip-fixtures';
 
 const LIMITS: UploadLimits = { ...uploadLimitsFromEnv({}), zipMaxEntries: 50, zipMaxUncompressedBytes: 4 * 1024 * 1024, zipMaxRatio: 100 };
 const LOCAL_HEADER = Buffer.from([0x50, 0x4b, 0x03, 0x04]);

@@ -1,14 +1,16 @@
 import { createWriteStream } from 'node:fs';
 import { chmod, chown, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { Readable, Transform } from 'node:stream';
+import type { Readable } from 'node:stream';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type * as yauzl from 'yauzl';
 import { AppError, PayloadTooLargeError, ValidationError } from '@app/common';
 import type { FileOwner } from '../provider/sandbox-provider.port';
 import { moveInto } from './move-into';
-import { UploadLimits } from './upload-limits';
-import { CheckedEntry, checkZipEntries } from './zip-entries';
+import type { UploadLimits } from './upload-limits';
+import type { CheckedEntry } from './zip-entries';
+import { checkZipEntries } from './zip-entries';
 
 interface Extraction {
   readonly label: string;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PayloadTooLargeError, ValidationError } from '@app/common';
 import { placeUploads } from './place-uploads';
-import { UploadLimits } from './upload-limits';
+import type { UploadLimits } from './upload-limits';
 import { writeZip } from './testing/zip-fixtures';
 
 const LIMITS: UploadLimits = {

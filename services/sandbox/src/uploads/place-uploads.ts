@@ -5,7 +5,7 @@ import type { LocalUpload } from './local-upload';
 import type { FileOwner } from '../provider/sandbox-provider.port';
 import { extractZip } from './extract-zip';
 import { moveInto } from './move-into';
-import { UploadLimits } from './upload-limits';
+import type { UploadLimits } from './upload-limits';
 
 /**
  * Puts a create request's uploads at the workspace root: plain files under their bare name, each

@@ -1,6 +1,6 @@
 import type * as yauzl from 'yauzl';
 import { PayloadTooLargeError, ValidationError } from '@app/common';
-import { UploadLimits } from './upload-limits';
+import type { UploadLimits } from './upload-limits';
 
 /** Below this size a high compression ratio is harmless (a file of zeros compresses 1000:1). */
 const RATIO_APPLIES_ABOVE = 1024 * 1024;

@@ -1,7 +1,8 @@
 import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from './atomic-write';
-import { createTempWorkspace, TempWorkspace } from '@app/common/testing/temp-workspace';
+import type { TempWorkspace } from '@app/common/testing/temp-workspace';
+import { createTempWorkspace } from '@app/common/testing/temp-workspace';
 
 describe('writeFileAtomic', () => {
   let ws: TempWorkspace;

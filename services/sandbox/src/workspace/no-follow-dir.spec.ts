@@ -1,8 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { mkdir, rename, symlink, writeFile } from 'node:fs/promises';
-import { createServer, Server } from 'node:net';
+import type { Server } from 'node:net';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { createTempWorkspace, TempWorkspace } from '@app/common/testing/temp-workspace';
+import type { TempWorkspace } from '@app/common/testing/temp-workspace';
+import { createTempWorkspace } from '@app/common/testing/temp-workspace';
 import { NoFollowDir } from './no-follow-dir';
 
 describe('NoFollowDir', () => {

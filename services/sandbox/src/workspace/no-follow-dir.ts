@@ -1,5 +1,7 @@
-import { constants, Stats } from 'node:fs';
-import { FileHandle, lstat, open, readdir, readlink, symlink } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { constants } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { lstat, open, readdir, readlink, symlink } from 'node:fs/promises';
 
 /** What a directory entry is, seen without following it. */
 export type EntryKind = 'file' | 'dir' | 'symlink' | 'special';

@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
-import { LocalObjectStore } from '@app/object-store';
-import { ArtifactScanner, ScanResult } from '../../src/artifacts/artifact-scanner';
+import { LocalObjectStore } from '@app/object-store/local/local-object-store';
+import type { ScanResult } from '../../src/artifacts/artifact-scanner';
+import { ArtifactScanner } from '../../src/artifacts/artifact-scanner';
 import { BubblewrapProvider } from '../../src/provider/bubblewrap/bubblewrap.provider';
-import { ExecResult, SandboxLimits } from '../../src/provider/sandbox-provider.port';
+import type { ExecResult, SandboxLimits } from '../../src/provider/sandbox-provider.port';
 import { TEST_LIMITS, taskIdFor, testSandboxConfig } from '../../src/provider/testing/sandbox-provider.contract';
 
 export const HOST_CANARY = 'HOST-FILE-CANARY-3d1f';

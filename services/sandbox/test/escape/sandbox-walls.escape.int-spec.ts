@@ -1,8 +1,10 @@
 import { stat } from 'node:fs/promises';
-import { createServer, Server } from 'node:net';
+import type { Server } from 'node:net';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { SYSCALL_TABLES } from '../../src/provider/bubblewrap/seccomp/denied-syscalls';
-import { CANARIES, EscapeFixture, startEscapeFixture } from './escape-fixture';
+import type { EscapeFixture } from './escape-fixture';
+import { CANARIES, startEscapeFixture } from './escape-fixture';
 
 // Sandbox escape suite, part 2: what a command run in the sandbox can reach, change or take.
 // The fixture's DATA_DIR sits below a private (0700) folder, so every attempt here also shows

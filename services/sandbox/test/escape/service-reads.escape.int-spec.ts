@@ -6,7 +6,8 @@ import { text } from 'node:stream/consumers';
 import { Header } from 'tar';
 import { SecretVault } from '@app/common';
 import { ArtifactScanner } from '../../src/artifacts/artifact-scanner';
-import { CANARIES, EscapeFixture, startEscapeFixture } from './escape-fixture';
+import type { EscapeFixture } from './escape-fixture';
+import { CANARIES, startEscapeFixture } from './escape-fixture';
 
 // Sandbox escape suite, part 1: what the SERVICE reads or writes in a workspace that untrusted
 // code shaped. The service runs as root, so any link it followed would hand the task a host file

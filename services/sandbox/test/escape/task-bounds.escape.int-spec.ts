@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { BubblewrapProvider } from '../../src/provider/bubblewrap/bubblewrap.provider';
 import { TEST_LIMITS, taskIdFor, testSandboxConfig } from '../../src/provider/testing/sandbox-provider.contract';
 import { writeFileTool } from '../../src/tools/write-file.tool';
-import { EscapeFixture, startEscapeFixture } from './escape-fixture';
+import type { EscapeFixture } from './escape-fixture';
+import { startEscapeFixture } from './escape-fixture';
 import { buildPreloadLibrary, holds, hostProcesses, preloadReports, privileged } from './host-probes';
 
 // Sandbox escape suite, part 3: privilege and the bounds of a task as a whole, as the second

@@ -1,4 +1,5 @@
-import { Egress, egressSummary, egressText } from '../model/egress';
+import type { Egress } from '../model/egress';
+import { egressSummary, egressText } from '../model/egress';
 
 /** Many connections start folded, as long output does. */
 const FOLD_CONNECTIONS = 12;

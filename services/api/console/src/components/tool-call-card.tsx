@@ -1,5 +1,6 @@
 import type { ApprovalOutcome } from '@agentic-task-service/client';
-import { ToolCallItem, isPending } from '../model/conversation';
+import type { ToolCallItem } from '../model/conversation';
+import { isPending } from '../model/conversation';
 import { formatDuration } from '../model/units';
 import { EgressList } from './egress-list';
 

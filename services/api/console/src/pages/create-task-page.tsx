@@ -1,6 +1,7 @@
 import type { AtsClient } from '@agentic-task-service/client';
 import { useState } from 'preact/hooks';
-import { KeyValueRows, Row, rowsToRecord } from '../components/key-value-rows';
+import type { Row } from '../components/key-value-rows';
+import { KeyValueRows, rowsToRecord } from '../components/key-value-rows';
 import { messageOf } from '../errors';
 import { hrefOf } from '../route';
 
@@ -38,7 +39,7 @@ export function CreateTaskPage({ client }: { client: AtsClient }) {
   return (
     <section>
       <h1>New task</h1>
-      <form class="create" onSubmit={submit}>
+      <form class="create" onSubmit={(event) => void submit(event)}>
         <label>
           Message
           <textarea required rows={5} value={message} onInput={(e) => setMessage(e.currentTarget.value)} />

@@ -23,7 +23,7 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (apiKey: string) => voi
   return (
     <main class="sign-in">
       <h1>Agentic task service</h1>
-      <form onSubmit={submit}>
+      <form onSubmit={(event) => void submit(event)}>
         <label>
           API key
           <input type="password" autoComplete="off" required value={key} onInput={(e) => setKey(e.currentTarget.value)} />

@@ -4,7 +4,7 @@ import { ArtifactList } from '../components/artifact-list';
 import { isActive, StatusBadge } from '../components/status-badge';
 import { ToolCallCard } from '../components/tool-call-card';
 import { messageOf } from '../errors';
-import { ConversationItem } from '../model/conversation';
+import type { ConversationItem } from '../model/conversation';
 import { useTaskFollower } from '../model/use-task-follower';
 import { hrefOf } from '../route';
 
@@ -108,7 +108,7 @@ export function TaskPage({ client, taskId }: { client: AtsClient; taskId: string
       <ol class="conversation" aria-label="Conversation">
         {conversation.items.map((item) => (
           <li key={item.eventId} data-event-id={item.eventId}>
-            <Item item={item} deciding={deciding} decide={decide} />
+            <Item item={item} deciding={deciding} decide={(callId, outcome) => void decide(callId, outcome)} />
           </li>
         ))}
       </ol>

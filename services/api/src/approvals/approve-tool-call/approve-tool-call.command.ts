@@ -1,5 +1,5 @@
 import { Command } from '@nestjs/cqrs';
-import { ApprovalOutcome } from '@app/task-domain';
+import type { ApprovalOutcome } from '@app/task-domain';
 
 export class ApproveToolCallCommand extends Command<{ callId: string; outcome: ApprovalOutcome; approved: boolean }> {
   constructor(

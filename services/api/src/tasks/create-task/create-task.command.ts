@@ -1,6 +1,6 @@
 import { Command } from '@nestjs/cqrs';
-import { StagedUpload } from './multipart-create.parser';
-import { CreateTaskRequestDto } from './create-task.request.dto';
+import type { StagedUpload } from './multipart-create.parser';
+import type { CreateTaskRequestDto } from './create-task.request.dto';
 
 export interface CreatedTask {
   readonly id: string;

@@ -3,7 +3,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { PayloadTooLargeError, ValidationError } from '@app/common';
 import { MAX_JSON_DEPTH } from '../../http/body-parsers';
 import { exceedsJsonDepth, exceedsValueDepth } from '../../http/json-depth';

@@ -1,11 +1,12 @@
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
-import { createServer as createHttpServer, Server } from 'node:http';
+import type { Server } from 'node:http';
+import { createServer as createHttpServer } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { egressConfigFromEnv } from '../../egress/egress.config';
-import { SandboxConfig } from '../sandbox.config';
-import { SandboxLimits } from '../sandbox-provider.port';
+import type { SandboxConfig } from '../sandbox.config';
+import type { SandboxLimits } from '../sandbox-provider.port';
 import { TEST_LIMITS, describeSandboxProviderContract, taskIdFor, testSandboxConfig } from '../testing/sandbox-provider.contract';
 import { BubblewrapProvider } from './bubblewrap.provider';
 

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { FORWARDER_SOURCE, READY_FD, SANDBOX_EGRESS } from '../../egress/sandbox-forwarder';
 import { assertSettable } from '../process/settable-env';
-import { FileOwner, SandboxLimits } from '../sandbox-provider.port';
+import type { FileOwner, SandboxLimits } from '../sandbox-provider.port';
 
 export const BWRAP = '/usr/bin/bwrap';
 const SETPRIV = '/usr/bin/setpriv';

@@ -1,5 +1,5 @@
-import { ChildProcess } from 'node:child_process';
-import { Socket } from 'node:net';
+import type { ChildProcess } from 'node:child_process';
+import type { Socket } from 'node:net';
 
 /** Starts a task's launcher and places it in the task's cgroup; undefined when it could not. */
 export type StartLauncher = () => Promise<ChildProcess | undefined>;

@@ -1,4 +1,4 @@
-import { LimitHit, SandboxLimits } from '../sandbox-provider.port';
+import type { LimitHit, SandboxLimits } from '../sandbox-provider.port';
 
 export interface ExitFacts {
   readonly code: number | null;

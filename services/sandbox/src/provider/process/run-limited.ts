@@ -1,8 +1,10 @@
-import { ChildProcess, spawn, StdioOptions } from 'node:child_process';
-import { Readable, Writable } from 'node:stream';
-import { ExecResult, FileOwner, LimitHit, SandboxLimits } from '../sandbox-provider.port';
+import type { ChildProcess, StdioOptions } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+import type { ExecResult, FileOwner, LimitHit, SandboxLimits } from '../sandbox-provider.port';
 import { OutputCollector } from './output-collector';
-import { ExitFacts, classifyExit } from './classify-exit';
+import type { ExitFacts } from './classify-exit';
+import { classifyExit } from './classify-exit';
 
 /** What the host knows about an ended command that its exit status does not say. */
 export type HostFacts = Pick<ExitFacts, 'oomKills' | 'processLimitHits' | 'workspaceFull' | 'overQuota' | 'boundsPerTask'>;

@@ -1,4 +1,4 @@
-import { ExecResult } from '../sandbox-provider.port';
+import type { ExecResult } from '../sandbox-provider.port';
 
 /** A variable that cannot be set: its value holds a NUL, which no environment can carry. */
 export class UnsettableVariableError extends Error {

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { egressConfigFromEnv } from '../../egress/egress.config';
-import { SandboxConfig, SandboxProviderName } from '../sandbox.config';
-import { SandboxLimits, SandboxProvider } from '../sandbox-provider.port';
+import type { SandboxConfig, SandboxProviderName } from '../sandbox.config';
+import type { SandboxLimits, SandboxProvider } from '../sandbox-provider.port';
 
 export const TEST_LIMITS: SandboxLimits = {
   timeoutMs: 2000,

@@ -1,13 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, rename, rm } from 'node:fs/promises';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { PRLIMIT } from '../bubblewrap/bwrap-args';
 import { assertSettable, UnsettableVariableError, unsettableResult } from '../process/settable-env';
-import { LimitedProcess, runLimited } from '../process/run-limited';
-import { SandboxConfig } from '../sandbox.config';
-import { ExecRequest, ExecResult, FileOwner, ProviderHealth, SandboxProvider, SnapshotOptions } from '../sandbox-provider.port';
+import type { LimitedProcess } from '../process/run-limited';
+import { runLimited } from '../process/run-limited';
+import type { SandboxConfig } from '../sandbox.config';
+import type { ExecRequest, ExecResult, FileOwner, ProviderHealth, SandboxProvider, SnapshotOptions } from '../sandbox-provider.port';
 import { diskUsage } from '../process/disk-usage';
-import { archiveWorkspace, restoreWorkspace, RunTar } from '../workspace-archive';
+import type { RunTar } from '../workspace-archive';
+import { archiveWorkspace, restoreWorkspace } from '../workspace-archive';
 import { WorkspaceDirs } from './workspace-dirs';
 
 /**

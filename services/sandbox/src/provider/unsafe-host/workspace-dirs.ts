@@ -2,7 +2,7 @@ import { chmod, chown, mkdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ValidationError, isTaskId } from '@app/common';
 import { makeDownloadsFolder } from '../../workspace/downloads-folder';
-import { FileOwner } from '../sandbox-provider.port';
+import type { FileOwner } from '../sandbox-provider.port';
 
 /**
  * Where the unsafe-host provider keeps workspaces: plain folders, DATA_DIR/workspaces/<taskId>,

@@ -1,16 +1,17 @@
 import { createServer } from 'node:http';
-import { AddressInfo } from 'node:net';
-import { McpClientPool, TaskMcpServers } from './mcp-client-pool';
+import type { AddressInfo } from 'node:net';
+import type { TaskMcpServers } from './mcp-client-pool';
+import { McpClientPool } from './mcp-client-pool';
 import { privateAddressGuardedFetch } from './private-address-guard';
+import type { RunningMcpServer } from '../../../../../test/support/mcp-servers';
 import {
   EVERYTHING_SERVER as EVERYTHING,
   MEMORY_SERVER as MEMORY,
   REPO_NODE_MODULES,
-  RunningMcpServer,
   startEverythingHttp,
 } from '../../../../../test/support/mcp-servers';
 import { bubblewrapStdioLauncher } from './mcp-stdio-launcher';
-import { McpServerConfig } from '@app/task-domain';
+import type { McpServerConfig } from '@app/task-domain';
 
 // Against the real reference servers from npm (@modelcontextprotocol/server-everything over stdio
 // and Streamable HTTP, @modelcontextprotocol/server-memory over stdio), started from node_modules.

@@ -1,8 +1,10 @@
 import type { ToolDefinition } from '@app/model-provider';
 import type { ToolResult } from '../tool-spec';
-import { McpConnection, connectMcpServer } from './mcp-connection';
-import { McpCallResult, toToolResult } from './mcp-result';
-import { McpServerConfig } from '@app/task-domain';
+import type { McpConnection } from './mcp-connection';
+import { connectMcpServer } from './mcp-connection';
+import type { McpCallResult } from './mcp-result';
+import { toToolResult } from './mcp-result';
+import type { McpServerConfig } from '@app/task-domain';
 import { mcpToolName } from './mcp-tool-names';
 import type { McpStdioLauncher } from './mcp-stdio-launcher';
 

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { McpServerConfig, resolveHeaders } from '@app/task-domain';
+import type { McpServerConfig } from '@app/task-domain';
+import { resolveHeaders } from '@app/task-domain';
 import type { McpStdioLauncher } from './mcp-stdio-launcher';
 import { StderrTail } from './stderr-tail';
 

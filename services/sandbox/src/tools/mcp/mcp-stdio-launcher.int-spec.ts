@@ -1,11 +1,14 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { Server, createServer } from 'node:net';
+import type { Server } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { McpStdioServer } from '@app/task-domain';
+import type { McpStdioServer } from '@app/task-domain';
 import { PROBE_SERVER, REPO_NODE_MODULES } from '../../../../../test/support/mcp-servers';
-import { McpClientPool, TaskMcpServers } from './mcp-client-pool';
-import { McpStdioLauncher, assertMountsAvoid, bubblewrapStdioLauncher, hostStdioLauncher } from './mcp-stdio-launcher';
+import type { TaskMcpServers } from './mcp-client-pool';
+import { McpClientPool } from './mcp-client-pool';
+import type { McpStdioLauncher } from './mcp-stdio-launcher';
+import { assertMountsAvoid, bubblewrapStdioLauncher, hostStdioLauncher } from './mcp-stdio-launcher';
 
 // The real bwrap, and a real stdio MCP server (test/support/mcp-probe-server.js) whose tools try
 // to reach what a jailed server must not: the host's files, DATA_DIR, the service's environment,

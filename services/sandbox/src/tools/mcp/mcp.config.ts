@@ -1,6 +1,7 @@
 import { intFromEnv, parseAllowHosts } from '@app/common';
-import { McpServerConfig, parseMcpServers } from '@app/task-domain';
-import { McpLimits } from './mcp-client-pool';
+import type { McpServerConfig } from '@app/task-domain';
+import { parseMcpServers } from '@app/task-domain';
+import type { McpLimits } from './mcp-client-pool';
 
 export interface McpSettings {
   /** The service's own servers (`MCP_SERVERS`), offered to every task. */

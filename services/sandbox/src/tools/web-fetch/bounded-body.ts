@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { pipeline, Readable, Transform } from 'node:stream';
+import type { Transform } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
 import { ToolFailure } from '../tool.errors';
 

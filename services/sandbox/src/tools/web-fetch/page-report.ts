@@ -1,8 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import { ToolFailure } from '../tool.errors';
-import { BodyPrefix, readBoundedBody } from './bounded-body';
-import { contentKind, ContentKind, decodeText, mimeType, sniffKind } from './content-type';
-import { WebFetchConfig } from './web-fetch.config';
+import type { BodyPrefix } from './bounded-body';
+import { readBoundedBody } from './bounded-body';
+import type { ContentKind } from './content-type';
+import { contentKind, decodeText, mimeType, sniffKind } from './content-type';
+import type { WebFetchConfig } from './web-fetch.config';
 
 /** An error page only needs enough text to say what went wrong. */
 export const ERROR_EXCERPT_CHARS = 2000;

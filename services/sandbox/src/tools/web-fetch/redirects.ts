@@ -2,7 +2,7 @@ import { AddressRefusedError } from '@app/common';
 import type { IncomingMessage } from 'node:http';
 import { ToolFailure } from '../tool.errors';
 import { guardedGet } from './guarded-get';
-import { WebFetchConfig } from './web-fetch.config';
+import type { WebFetchConfig } from './web-fetch.config';
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 

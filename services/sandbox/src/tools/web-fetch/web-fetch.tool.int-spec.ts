@@ -1,7 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
-import { ToolResult } from '../tool-spec';
-import { LocalHttpServer, startLocalHttpServer } from './testing/local-http-server';
+import type { ToolResult } from '../tool-spec';
+import type { LocalHttpServer } from './testing/local-http-server';
+import { startLocalHttpServer } from './testing/local-http-server';
 import { webFetchConfigFromEnv } from './web-fetch.config';
 import { createWebFetchTool } from './web-fetch.tool';
 

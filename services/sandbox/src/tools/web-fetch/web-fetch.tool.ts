@@ -1,11 +1,11 @@
 import { runTool } from '../run-tool';
 import { checkArgNames, requiredString } from '../tool-args';
-import { ToolSpec } from '../tool-spec';
+import type { ToolSpec } from '../tool-spec';
 import { ToolArgumentError, ToolFailure } from '../tool.errors';
 import { withDeadline } from './deadline';
 import { reportPage } from './page-report';
 import { getFollowingRedirects } from './redirects';
-import { WebFetchConfig } from './web-fetch.config';
+import type { WebFetchConfig } from './web-fetch.config';
 
 /**
  * The `web_fetch` tool: GETs a public http(s) URL and returns its readable text. Private,

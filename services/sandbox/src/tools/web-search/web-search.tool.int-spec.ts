@@ -1,6 +1,7 @@
-import { SearxngProvider } from '@app/search-provider';
+import { SearxngProvider } from '@app/search-provider/searxng/searxng.provider';
 import { CORPUS } from '@app/search-provider/testing/search-provider.contract';
-import { SearchEngineServer, startSearchEngineServer } from '@app/search-provider/testing/search-engine-servers';
+import type { SearchEngineServer } from '@app/search-provider/testing/search-engine-servers';
+import { startSearchEngineServer } from '@app/search-provider/testing/search-engine-servers';
 import { createWebSearchTool, formatHits } from './web-search.tool';
 
 // The tool over a real SearXNG-format server: argument checks, output shape, failures as results.

@@ -1,7 +1,8 @@
-import { SearchFailedError, SearchHit, SearchProvider } from '@app/search-provider';
+import type { SearchHit, SearchProvider } from '@app/search-provider';
+import { SearchFailedError } from '@app/search-provider';
 import { runTool } from '../run-tool';
 import { checkArgNames, requiredString } from '../tool-args';
-import { ToolSpec } from '../tool-spec';
+import type { ToolSpec } from '../tool-spec';
 import { ToolArgumentError, ToolFailure } from '../tool.errors';
 
 /** Longer queries are refused: no engine uses more, and a model pasting a page in is a mistake. */

@@ -1,8 +1,9 @@
-import { SandboxConfig } from '../../sandbox.config';
-import { TaskCgroups } from './cgroups/task-cgroup';
+import type { SandboxConfig } from '../../sandbox.config';
+import type { TaskCgroups } from './cgroups/task-cgroup';
 import { detectTaskCgroups } from './cgroups/detect-task-cgroups';
 import { TaskUids } from './task-uids';
-import { VolumeKind, WorkspaceVolumes } from './workspace-volumes';
+import type { VolumeKind } from './workspace-volumes';
+import { WorkspaceVolumes } from './workspace-volumes';
 import { join } from 'node:path';
 
 /** What this host bounds for every task as a whole, found once at start-up. */

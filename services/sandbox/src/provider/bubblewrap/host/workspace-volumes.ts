@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { chmod, mkdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { ValidationError, isTaskId } from '@app/common';
-import { FileOwner } from '../../sandbox-provider.port';
+import type { FileOwner } from '../../sandbox-provider.port';
 import { makeDownloadsFolder } from '../../../workspace/downloads-folder';
 import { pathExists } from './path-exists';
 import { readMountTable } from './mount-table';
@@ -16,7 +16,7 @@ import {
   ownerOfMount,
   unmountPoint,
 } from './workspace-mounts';
-import { TaskUids } from './task-uids';
+import type { TaskUids } from './task-uids';
 
 /**
  * How a workspace is held: `filesystem` is an ext4 image of exactly SANDBOX_DISK_QUOTA_BYTES,

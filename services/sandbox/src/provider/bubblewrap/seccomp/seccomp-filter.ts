@@ -1,4 +1,5 @@
-import { DENIED_SYSCALLS, SYSCALL_TABLES, SyscallTable } from './denied-syscalls';
+import type { SyscallTable } from './denied-syscalls';
+import { DENIED_SYSCALLS, SYSCALL_TABLES } from './denied-syscalls';
 
 // Classic BPF, as the kernel's seccomp takes it (linux/filter.h, linux/seccomp.h).
 const LD_W_ABS = 0x20;

@@ -1,4 +1,5 @@
-import { createServer, IncomingHttpHeaders, RequestListener } from 'node:http';
+import type { IncomingHttpHeaders, RequestListener } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface LocalHttpServer {

@@ -1,17 +1,8 @@
 import { mkdir, rmdir } from 'node:fs/promises';
 import { pathExists } from '../path-exists';
 import { join } from 'node:path';
-import {
-  CgroupCounters,
-  CgroupLimits,
-  TaskCgroup,
-  TaskCgroups,
-  isMissing,
-  keyedCount,
-  killListed,
-  uidsIn,
-  writeControl,
-} from './task-cgroup';
+import type { CgroupCounters, CgroupLimits, TaskCgroup, TaskCgroups } from './task-cgroup';
+import { isMissing, keyedCount, killListed, uidsIn, writeControl } from './task-cgroup';
 
 /** The v1 hierarchies a task's cgroup lives in; `cpu` only where the host mounts it. */
 export interface V1Hierarchies {

@@ -1,17 +1,8 @@
 import { mkdir, rmdir } from 'node:fs/promises';
 import { pathExists } from '../path-exists';
 import { join } from 'node:path';
-import {
-  CgroupCounters,
-  CgroupLimits,
-  TaskCgroup,
-  TaskCgroups,
-  isMissing,
-  keyedCount,
-  killListed,
-  uidsIn,
-  writeControl,
-} from './task-cgroup';
+import type { CgroupCounters, CgroupLimits, TaskCgroup, TaskCgroups } from './task-cgroup';
+import { isMissing, keyedCount, killListed, uidsIn, writeControl } from './task-cgroup';
 
 /** cpu.weight's default: every task the same share. */
 const CPU_WEIGHT = '100';

@@ -1,9 +1,11 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { MountEntry, readMountTable } from '../mount-table';
+import type { MountEntry } from '../mount-table';
+import { readMountTable } from '../mount-table';
 import { CgroupV1 } from './cgroup-v1';
 import { CgroupV2 } from './cgroup-v2';
-import { CgroupLimits, TaskCgroups, listedPids, writeControl } from './task-cgroup';
+import type { CgroupLimits, TaskCgroups } from './task-cgroup';
+import { listedPids, writeControl } from './task-cgroup';
 
 /** The folder (below the service's own cgroup) that holds one cgroup per live task. */
 const TASKS_FOLDER = 'ats-sandbox';
