@@ -1,4 +1,5 @@
-import { ObservedAnswer, OpenApiResponseValidator } from './openapi-response-validator';
+import type { ObservedAnswer } from './openapi-response-validator';
+import { OpenApiResponseValidator } from './openapi-response-validator';
 
 // The validator's own tests, against the real docs/openapi.json. The suites that check the
 // service's answers with it pass only as long as it refuses what the document does not allow:

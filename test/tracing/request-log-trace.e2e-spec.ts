@@ -1,9 +1,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ScriptedOpenAiServer, startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
-import { OtlpReceiver, startOtlpReceiver } from '../support/otlp/otlp-receiver';
-import { ServiceProcess, freePort, startServiceProcess } from '../support/service-process';
+import type { ScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import type { OtlpReceiver } from '../support/otlp/otlp-receiver';
+import { startOtlpReceiver } from '../support/otlp/otlp-receiver';
+import type { ServiceProcess } from '../support/service-process';
+import { freePort, startServiceProcess } from '../support/service-process';
 
 // The API's request log line (LOG_LEVEL=debug) names the trace of its own request. An SSE stream
 // ends when its turn's `done` is delivered, in the turn's trace context: the line once carried

@@ -1,4 +1,4 @@
-import { INestApplicationContext } from '@nestjs/common';
+import type { INestApplicationContext } from '@nestjs/common';
 import { Readiness, ServiceMetrics } from '@app/metrics';
 import { Scrape } from '../../../test/support/prometheus-scrape';
 import { freePort } from '../../../test/support/service-process';

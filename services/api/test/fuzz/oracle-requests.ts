@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import {
+import type {
   AuthSpec,
   BodySpec,
   Endpoint,
@@ -7,18 +7,12 @@ import {
   HttpRequestSpec,
   JsonSpec,
   MultipartSpec,
-  OUTCOMES,
   QueryValue,
   RefusalCode,
   Segment,
   Text,
-  VALID_AUTH,
-  goodMessage,
-  obj,
-  repeat,
-  utf8Bytes,
-  validCreateJson,
 } from './request-arbitraries';
+import { OUTCOMES, VALID_AUTH, goodMessage, obj, repeat, utf8Bytes, validCreateJson } from './request-arbitraries';
 
 // Requests whose answer docs/api.md fixes, for the API fuzz. A valid request must get its route's
 // success status: refused with any 4xx is a failure. A valid request given exactly one defect must
