@@ -41,6 +41,11 @@ export interface EgressFigures {
   readonly throughput: Readonly<Record<ProxyMode, EgressThroughput>>;
   /** The bench process's CPU for a sandboxed command that makes no connection (median): subtracted above. */
   readonly commandCpuMs: number;
+  /**
+   * A sandboxed `true`, call to result, p50 over `commandStarts` runs: with SANDBOX_NETWORK=egress
+   * (the proxy session, and the forwarder started in the sandbox before the command) and off.
+   */
+  readonly commandStartMs: { readonly egress: number; readonly off: number; readonly runs: number };
   readonly connections: number;
   /** curl's start → first byte of a 3-byte answer, on a new connection each time, ms. */
   readonly latency: Readonly<Record<ProxyMode, ConnectionLatency>>;
@@ -52,6 +57,7 @@ export interface EgressFigures {
 
 export interface EgressOptions {
   readonly payloadMiB: number;
+  readonly commandStarts: number;
   readonly runs: number;
   readonly connections: number;
   /** When set, the bench process (the proxy) is profiled over the proxied downloads into this directory. */
@@ -60,12 +66,12 @@ export interface EgressOptions {
 }
 
 const TASK_ID = `task_${'e'.repeat(32)}`;
+const OFF_TASK_ID = `task_${'0'.repeat(32)}`;
 const MiB = 1024 * 1024;
 const MODES: readonly ProxyMode[] = ['direct', 'forward', 'tunnel'];
 /** Between two commands: the task's next launcher is started ahead after each (warm-launchers.ts), outside the next one's CPU window. */
 const SETTLE_MS = 300;
 const COMMAND_TIMEOUT_MS = 60_000;
-const EMPTY_COMMANDS = 5;
 
 const run = promisify(execFile);
 
@@ -74,7 +80,8 @@ const run = promisify(execFile);
  * process), with curl, on the host directly and from the sandbox through the proxy (the
  * forwarder inside, the unix socket, the proxy in this process), as a plain proxy request and as
  * a CONNECT tunnel; `runs` of each after one warm-up, interleaved. Then the added latency of a
- * connection: `connections` requests one after the other, each by a curl of its own.
+ * connection: `connections` requests one after the other, each by a curl of its own. And what
+ * egress adds to every command, network or not: a sandboxed `true` with it and without.
  */
 export async function benchEgress(options: EgressOptions): Promise<EgressFigures> {
   const payloadBytes = options.payloadMiB * MiB;
@@ -82,6 +89,7 @@ export async function benchEgress(options: EgressOptions): Promise<EgressFigures
   const dataDir = await makeTmpDir('egress');
   const config = sandboxConfigFromEnv({ SANDBOX_NETWORK: 'egress', SANDBOX_EGRESS_ALLOW_HOSTS: `127.0.0.2:${server.port}` });
   const provider = new BubblewrapProvider(config, dataDir);
+  const offline = new BubblewrapProvider(sandboxConfigFromEnv({ SANDBOX_NETWORK: 'off' }), dataDir);
   const incomplete: string[] = [];
   try {
     const health = await provider.check();
@@ -90,24 +98,34 @@ export async function benchEgress(options: EgressOptions): Promise<EgressFigures
     const inSandbox = async (command: string) => {
       await sleep(SETTLE_MS);
       const before = process.cpuUsage();
+      const startedAt = performance.now();
       const result = await provider.exec(TASK_ID, { command, env: {}, timeoutMs: COMMAND_TIMEOUT_MS });
+      const wallMs = performance.now() - startedAt;
       const cpu = process.cpuUsage(before);
       if (result.exitCode !== 0) throw new Error(`sandboxed command failed (${result.exitCode}): ${result.output.slice(0, 300)}`);
-      return { output: result.output, egress: result.egress ?? [], cpuMs: (cpu.user + cpu.system) / 1000 };
+      return { output: result.output, egress: result.egress ?? [], cpuMs: (cpu.user + cpu.system) / 1000, wallMs };
     };
     const onHost = async (command: string) => {
       await sleep(SETTLE_MS);
       const { stdout } = await run('bash', ['-c', command], { env: { PATH: '/usr/bin:/bin' }, timeout: COMMAND_TIMEOUT_MS });
-      return { output: stdout, egress: [] as EgressRecord[], cpuMs: 0 };
+      return { output: stdout, egress: [] as EgressRecord[], cpuMs: 0, wallMs: 0 };
     };
     const runIn = (mode: ProxyMode) => (mode === 'direct' ? onHost : inSandbox);
 
     const emptyCpu: number[] = [];
-    for (let i = 0; i < EMPTY_COMMANDS + 1; i++) {
-      const { cpuMs } = await inSandbox('true');
-      if (i > 0) emptyCpu.push(cpuMs);
+    const starts = { egress: [] as number[], off: [] as number[] };
+    for (let i = 0; i < options.commandStarts + 1; i++) {
+      const { cpuMs, wallMs } = await inSandbox('true');
+      await sleep(SETTLE_MS);
+      const startedAt = performance.now();
+      await offline.exec(OFF_TASK_ID, { command: 'true', env: {} });
+      if (i === 0) continue; // each provider's first command starts its task's first launcher
+      emptyCpu.push(cpuMs);
+      starts.egress.push(wallMs);
+      starts.off.push(performance.now() - startedAt);
     }
     const commandCpuMs = median(emptyCpu);
+    const commandStartMs = { egress: median(starts.egress), off: median(starts.off), runs: options.commandStarts };
 
     const url = `${server.origin}/bytes/${payloadBytes}`;
     const samples = new Map(
@@ -155,11 +173,16 @@ export async function benchEgress(options: EgressOptions): Promise<EgressFigures
         ...(s.forwarderCpu.length > 0 ? { forwarderCpuMsPerMiB: s.forwarderCpu, medianForwarderCpuMsPerMiB: median(s.forwarderCpu) } : {}),
       };
     }
-    const figures = { payloadBytes, runs: options.runs, throughput, commandCpuMs, connections: options.connections, latency, incomplete };
+    const figures = {
+      ...{ payloadBytes, runs: options.runs, throughput, commandCpuMs, commandStartMs },
+      ...{ connections: options.connections, latency, incomplete },
+    };
     return { ...figures, loadAtEnd: Math.round(loadavg()[0] * 100) / 100 };
   } finally {
     await provider.destroy(TASK_ID).catch(() => undefined);
+    await offline.destroy(OFF_TASK_ID).catch(() => undefined);
     await provider.close();
+    await offline.close();
     await server.close();
     await removeDir(dataDir);
   }

@@ -220,6 +220,7 @@ async function main(): Promise<number> {
       mutable.egress = await benchEgress({
         payloadMiB: 100,
         runs: 5,
+        commandStarts: 15,
         connections: 100,
         cpuProfDir: process.env.BENCH_CPU_PROF || undefined,
         log,

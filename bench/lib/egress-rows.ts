@@ -54,14 +54,21 @@ export function egressRows(f: EgressFigures): Row[] {
     ...through('through the proxy, CONNECT tunnel (curl -p)', tunnel),
     [
       download,
-      "diagnostic: the bench process's CPU for a sandboxed command with no transfer (subtracted above)",
-      ms(f.commandCpuMs),
+      "diagnostic: the bench process's CPU for a sandboxed command with no transfer (subtracted above); load average at the end",
+      `${ms(f.commandCpuMs)}; ${f.loadAtEnd}`,
       '',
       '',
     ],
     latency('direct, on the host', 'direct'),
     latency('through the proxy, plain request', 'forward'),
     latency('through the proxy, CONNECT tunnel', 'tunnel'),
+    [
+      `11c. egress proxy: sandboxed \`true\`, call to result, ${f.commandStartMs.runs} runs (issue 31)`,
+      'p50 with SANDBOX_NETWORK=egress (proxy session, forwarder started first) / off; difference',
+      `${ms(f.commandStartMs.egress)} / ${ms(f.commandStartMs.off)}; ${ms(f.commandStartMs.egress - f.commandStartMs.off)}`,
+      '',
+      '',
+    ],
     [
       `${download}; ${connections}`,
       'every transfer complete (size, status, recorded by the proxy; a new connection each)',
