@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { loadavg } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import type { EgressRecord } from '@app/contracts';
 import { BubblewrapProvider } from '../services/sandbox/src/provider/bubblewrap/bubblewrap.provider';
@@ -21,6 +22,8 @@ export interface EgressThroughput {
    */
   readonly proxyCpuMsPerMiB?: readonly number[];
   readonly medianProxyCpuMsPerMiB?: number;
+  /** Proxied runs: how busy the bench process's event loop (the service's, in production) was over the command, 0–1, median. */
+  readonly medianEventLoopUtilization?: number;
   /** Proxied runs: the sandbox's forwarder process on a CPU over the transfer, per MiB; each run. */
   readonly forwarderCpuMsPerMiB?: readonly number[];
   readonly medianForwarderCpuMsPerMiB?: number;
@@ -98,17 +101,19 @@ export async function benchEgress(options: EgressOptions): Promise<EgressFigures
     const inSandbox = async (command: string) => {
       await sleep(SETTLE_MS);
       const before = process.cpuUsage();
+      const loopBefore = performance.eventLoopUtilization();
       const startedAt = performance.now();
       const result = await provider.exec(TASK_ID, { command, env: {}, timeoutMs: COMMAND_TIMEOUT_MS });
       const wallMs = performance.now() - startedAt;
+      const loop = performance.eventLoopUtilization(loopBefore).utilization;
       const cpu = process.cpuUsage(before);
       if (result.exitCode !== 0) throw new Error(`sandboxed command failed (${result.exitCode}): ${result.output.slice(0, 300)}`);
-      return { output: result.output, egress: result.egress ?? [], cpuMs: (cpu.user + cpu.system) / 1000, wallMs };
+      return { output: result.output, egress: result.egress ?? [], cpuMs: (cpu.user + cpu.system) / 1000, wallMs, loop };
     };
     const onHost = async (command: string) => {
       await sleep(SETTLE_MS);
       const { stdout } = await run('bash', ['-c', command], { env: { PATH: '/usr/bin:/bin' }, timeout: COMMAND_TIMEOUT_MS });
-      return { output: stdout, egress: [] as EgressRecord[], cpuMs: 0, wallMs: 0 };
+      return { output: stdout, egress: [] as EgressRecord[], cpuMs: 0, wallMs: 0, loop: 0 };
     };
     const runIn = (mode: ProxyMode) => (mode === 'direct' ? onHost : inSandbox);
 
@@ -129,12 +134,12 @@ export async function benchEgress(options: EgressOptions): Promise<EgressFigures
 
     const url = `${server.origin}/bytes/${payloadBytes}`;
     const samples = new Map(
-      MODES.map((mode) => [mode, { mbPerS: [] as number[], proxyCpu: [] as number[], forwarderCpu: [] as number[] }]),
+      MODES.map((mode) => [mode, { mbPerS: [] as number[], proxyCpu: [] as number[], forwarderCpu: [] as number[], loop: [] as number[] }]),
     );
     const downloads = async () => {
       for (let round = 0; round <= options.runs; round++) {
         for (const mode of MODES) {
-          const { output, egress, cpuMs } = await runIn(mode)(downloadCommand(url, mode));
+          const { output, egress, cpuMs, loop } = await runIn(mode)(downloadCommand(url, mode));
           const { download, forwarderCpuMs } = parseDownload(output);
           const problem = downloadProblem(download, egress, mode, payloadBytes);
           if (problem) incomplete.push(`${mode}, run ${round}: ${problem}`);
@@ -142,6 +147,7 @@ export async function benchEgress(options: EgressOptions): Promise<EgressFigures
           const s = samples.get(mode)!;
           s.mbPerS.push(download.bytes / 1e6 / download.seconds);
           if (mode !== 'direct') s.proxyCpu.push((cpuMs - commandCpuMs) / (download.bytes / MiB));
+          if (mode !== 'direct') s.loop.push(loop);
           if (forwarderCpuMs !== undefined) s.forwarderCpu.push(forwarderCpuMs / (download.bytes / MiB));
         }
         if (round > 0) options.log(`egress: download round ${round} of ${options.runs}`);
@@ -169,7 +175,9 @@ export async function benchEgress(options: EgressOptions): Promise<EgressFigures
       throughput[mode] = {
         mbPerS: s.mbPerS,
         medianMbPerS: median(s.mbPerS),
-        ...(mode !== 'direct' ? { proxyCpuMsPerMiB: s.proxyCpu, medianProxyCpuMsPerMiB: median(s.proxyCpu) } : {}),
+        ...(mode !== 'direct'
+          ? { proxyCpuMsPerMiB: s.proxyCpu, medianProxyCpuMsPerMiB: median(s.proxyCpu), medianEventLoopUtilization: median(s.loop) }
+          : {}),
         ...(s.forwarderCpu.length > 0 ? { forwarderCpuMsPerMiB: s.forwarderCpu, medianForwarderCpuMsPerMiB: median(s.forwarderCpu) } : {}),
       };
     }

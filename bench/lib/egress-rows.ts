@@ -21,8 +21,8 @@ export function egressRows(f: EgressFigures): Row[] {
     ],
     [
       download,
-      `${label}: proxy CPU per MiB, the bench process (median; runs)`,
-      `${ms(t.medianProxyCpuMsPerMiB)} (${list(t.proxyCpuMsPerMiB, 2)})`,
+      `${label}: proxy CPU per MiB, the bench process (median; runs); its event loop busy over the command (median)`,
+      `${ms(t.medianProxyCpuMsPerMiB)} (${list(t.proxyCpuMsPerMiB, 2)}); ${((t.medianEventLoopUtilization ?? Number.NaN) * 100).toFixed(0)} %`,
       '',
       '',
     ],
