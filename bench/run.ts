@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { benchApproveLatency } from './approve-latency';
 import { benchCreateLatency } from './create-latency';
+import { benchEgress } from './egress';
 import { benchFootprint } from './footprint';
 import { InProcessService } from './lib/in-process-service';
 import { machineFacts } from './lib/machine';
@@ -21,8 +22,8 @@ import { benchWebhookLatency } from './webhook-latency';
 // table on stdout and in .bench/latest.md. Exit code 0, or 1 when a measurement failed.
 //
 // Environment: BENCH_RATE (create rate, default 500), BENCH_DURATION_S (measured seconds, 10),
-// BENCH_ONLY (comma list of create,sse,sse-compiled,replay,sandbox,approve,bounds,webhook,webhook-append,webhook-backlog,footprint,step), BENCH_CPU_PROF (directory: profile the children of
-// benchmarks 1 and 9 with --cpu-prof), BENCH_PACED=0 (skip the evenly paced supplementary run),
+// BENCH_ONLY (comma list of create,sse,sse-compiled,replay,sandbox,approve,bounds,webhook,webhook-append,webhook-backlog,footprint,step,egress), BENCH_CPU_PROF (directory: profile the children of
+// benchmarks 1, 8, 8c, 9 and 10 with --cpu-prof, and this process over benchmark 11's proxied downloads), BENCH_PACED=0 (skip the evenly paced supplementary run),
 // BENCH_CHILD_ENV (JSON object of extra variables for the child of benchmarks 1 and 8, for comparison runs),
 // BENCH_WEBHOOK_WARMUP (tasks in benchmark 8's warm-up round, 10), BENCH_WEBHOOK_WARMUP_ROUNDS (its warm-up rounds, 1),
 // BENCH_WEBHOOK_BACKLOG (messages pending in benchmark 8c, 2000), BENCH_WEBHOOK_SAMPLES (a file: benchmark 8's samples appended as a JSON line per run, for bench/pooled-percentiles.ts).
@@ -49,7 +50,8 @@ async function main(): Promise<number> {
   const rate = envNumber('BENCH_RATE', 500);
   const durationS = envNumber('BENCH_DURATION_S', 10);
   const only = (
-    process.env.BENCH_ONLY ?? 'create,sse,sse-compiled,replay,sandbox,approve,bounds,webhook,webhook-append,webhook-backlog,footprint,step'
+    process.env.BENCH_ONLY ??
+    'create,sse,sse-compiled,replay,sandbox,approve,bounds,webhook,webhook-append,webhook-backlog,footprint,step,egress'
   )
     .split(',')
     .map((s) => s.trim());
@@ -213,6 +215,22 @@ async function main(): Promise<number> {
       results.failures['10. agent overhead per step'] = describe(error);
     }
   } else results.skipped.push('10. agent overhead per step');
+
+  if (only.includes('egress')) {
+    try {
+      mutable.egress = await benchEgress({
+        payloadMiB: 100,
+        runs: 5,
+        commandStarts: 15,
+        connections: 100,
+        cpuProfDir: process.env.BENCH_CPU_PROF || undefined,
+        log,
+      });
+      if (mutable.egress.incomplete.length > 0) results.failures['11. egress proxy'] = mutable.egress.incomplete.join('; ');
+    } catch (error) {
+      results.failures['11. egress proxy'] = describe(error);
+    }
+  } else results.skipped.push('11. egress proxy');
 
   const report = renderReport(results);
   process.stdout.write(`\n${report}\n`);

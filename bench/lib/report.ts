@@ -3,6 +3,7 @@ import type { SandboxFigures } from '../sandbox';
 import type { MovedBoundsFigures } from '../moved-bounds';
 import { MOVED_BOUND_TARGETS } from '../moved-bounds';
 import type { CreateLatencyFigures } from '../create-latency';
+import type { EgressFigures } from '../egress';
 import type { FootprintFigures, MemorySample } from '../footprint';
 import type { ReplayFigures } from '../replay';
 import type { SseFanoutFigures } from '../sse-fanout';
@@ -11,6 +12,7 @@ import type { StepOverheadFigures } from '../step-overhead';
 import type { AppendCostFigures } from '../webhook-append-cost';
 import type { WebhookBacklogFigures } from '../webhook-backlog';
 import type { WebhookLatencyFigures } from '../webhook-latency';
+import { egressRows } from './egress-rows';
 import type { MachineFacts } from './machine';
 
 export interface BenchResults {
@@ -28,12 +30,13 @@ export interface BenchResults {
   readonly webhookBacklog?: WebhookBacklogFigures;
   readonly footprint?: FootprintFigures;
   readonly step?: StepOverheadFigures;
+  readonly egress?: EgressFigures;
   /** Benchmark name → error message, for the ones that failed. */
   readonly failures: Record<string, string>;
   readonly skipped: string[];
 }
 
-type Row = [benchmark: string, figure: string, value: string, target: string, met: string];
+export type Row = [benchmark: string, figure: string, value: string, target: string, met: string];
 
 const ms = (n: number): string => (Number.isFinite(n) ? `${n.toFixed(2)} ms` : 'n/a');
 const met = (ok: boolean): string => (ok ? 'yes' : '**no**');
@@ -331,6 +334,7 @@ export function renderReport(r: BenchResults): string {
       ],
     );
   }
+  if (r.egress) rows.push(...egressRows(r.egress));
   for (const [bench, message] of Object.entries(r.failures))
     rows.push([bench, 'FAILED', message.replace(/\|/g, '\\|').replace(/\n/g, ' '), '', '**no**']);
   for (const bench of r.skipped) rows.push([bench, 'skipped (BENCH_ONLY)', '', '', '']);
