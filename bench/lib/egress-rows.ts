@@ -1,5 +1,5 @@
 import type { EgressFigures } from '../egress';
-import type { Row } from './report';
+import type { Row } from './report-row';
 
 const ms = (n: number | undefined): string => (n !== undefined && Number.isFinite(n) ? `${n.toFixed(2)} ms` : 'n/a');
 const mbs = (n: number): string => `${n.toFixed(0)} MB/s`;

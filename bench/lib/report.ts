@@ -1,3 +1,4 @@
+import type { Row } from './report-row';
 import type { ApproveLatencyFigures } from '../approve-latency';
 import type { SandboxFigures } from '../sandbox';
 import type { MovedBoundsFigures } from '../moved-bounds';
@@ -36,7 +37,7 @@ export interface BenchResults {
   readonly skipped: string[];
 }
 
-export type Row = [benchmark: string, figure: string, value: string, target: string, met: string];
+export type { Row } from './report-row';
 
 const ms = (n: number): string => (Number.isFinite(n) ? `${n.toFixed(2)} ms` : 'n/a');
 const met = (ok: boolean): string => (ok ? 'yes' : '**no**');
