@@ -1,4 +1,5 @@
-import { ChildProcess, fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { join } from 'node:path';
 import { withTimeout } from './timing';
 
