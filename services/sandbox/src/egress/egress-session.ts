@@ -131,16 +131,20 @@ export class EgressSession {
       timeout: this.options.idleTimeoutMs,
     });
     let connected = false;
+    let answer: IncomingMessage | undefined;
     upstreamRequest.once('socket', (upstream: Socket) => {
       connected = true;
       this.track(upstream);
       upstream.once('close', () => {
         this.record(destination, startedAt, upstream);
-        // Cut short (idle, the session closing, the far end gone): the client must not wait for the rest.
-        if (!res.writableFinished) res.destroy();
+        // Cut short (idle, the session closing, the far end gone before its answer was whole): the
+        // client must not wait for the rest. A whole answer is left to the pipe, which still holds
+        // its last bytes for a slower client (destroying then lost them).
+        if (!answer?.complete) res.destroy();
       });
     });
     upstreamRequest.once('response', (upstreamResponse) => {
+      answer = upstreamResponse;
       res.writeHead(upstreamResponse.statusCode ?? 502, upstreamResponse.headers);
       upstreamResponse.pipe(res);
     });
