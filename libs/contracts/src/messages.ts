@@ -1,5 +1,5 @@
 // Payloads of the inter-service messages (wire schema: proto/agent/v1/messages.proto).
-import type { ArtifactRecord } from '@app/task-domain';
+import type { ArtifactRecord, EgressRecord } from '@app/task-domain';
 
 /**
  * sandbox.query.list_tools: the tools a task's model may call (its MCP servers' included).
@@ -30,18 +30,7 @@ export interface ExecuteToolReply {
   readonly egress?: readonly EgressRecord[];
 }
 
-/** One connection through a task's egress proxy: where it went, whether it was let through (and why not), what it carried. */
-export interface EgressRecord {
-  readonly host: string;
-  readonly port: number;
-  readonly allowed: boolean;
-  /** Why it was refused (names the rule or setting, never a DNS answer); absent when allowed. */
-  readonly reason?: string;
-  /** Bytes from the sandbox to the destination, and back. */
-  readonly bytesOut: number;
-  readonly bytesIn: number;
-  readonly durationMs: number;
-}
+export type { EgressRecord } from '@app/task-domain';
 
 /** Published when a task is cancelled during a tool call; the instance running it kills its processes. */
 export interface ToolCancelledNotice {

@@ -8,7 +8,7 @@ import { diffArtifacts } from './artifacts/artifact-diff';
 import type {
   ApprovalOutcome,
   ArtifactRecord,
-  EgressRecorded,
+  EgressRecord,
   McpServerUnavailable,
   SandboxExpired,
   SandboxSnapshotFailed,
@@ -92,7 +92,7 @@ export type FinishToolCall = Command<
     /** Symlinks under downloads/ leading out of the workspace, when the call's scan ran. */
     readonly escapingLinks?: readonly string[];
     /** The connections its command made through the egress proxy, in the order they ended; each becomes an EgressRecorded. */
-    readonly egress?: readonly Omit<EgressRecorded['data'], 'callId'>[];
+    readonly egress?: readonly EgressRecord[];
   }
 >;
 export type RecordSandboxExpired = Command<'RecordSandboxExpired', SandboxExpired['data']>;

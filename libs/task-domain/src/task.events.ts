@@ -213,24 +213,25 @@ export type SecretsUnavailable = Event<'SecretsUnavailable', { readonly names: r
  * never artifacts, and a download whose path goes through one is refused as outside the
  * workspace (400) rather than unknown (404). Paths only, secrets masked; at most 100.
  */
+/** One connection through a task's egress proxy: where it went, whether it was let through (and why not), what it carried. */
+export interface EgressRecord {
+  readonly host: string;
+  readonly port: number;
+  readonly allowed: boolean;
+  /** Why it was refused (names the rule or setting, never a DNS answer); absent when allowed. */
+  readonly reason?: string;
+  /** Bytes from the sandbox to the destination, and back. */
+  readonly bytesOut: number;
+  readonly bytesIn: number;
+  readonly durationMs: number;
+}
+
 /**
  * One connection a command made through the sandbox's egress proxy (SANDBOX_NETWORK=egress), let
  * through or refused, recorded right before the call's ToolCallFinished. `reason` names the rule
  * that refused it; never what a name resolved to.
  */
-export type EgressRecorded = Event<
-  'EgressRecorded',
-  {
-    readonly callId: string;
-    readonly host: string;
-    readonly port: number;
-    readonly allowed: boolean;
-    readonly reason?: string;
-    readonly bytesOut: number;
-    readonly bytesIn: number;
-    readonly durationMs: number;
-  }
->;
+export type EgressRecorded = Event<'EgressRecorded', EgressRecord & { readonly callId: string }>;
 export type ArtifactLinksChanged = Event<'ArtifactLinksChanged', { readonly callId: string; readonly links: readonly string[] }>;
 /**
  * One of the task's MCP servers (its own, or the service's) could not be used: it was refused
