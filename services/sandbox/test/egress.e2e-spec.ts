@@ -1,8 +1,6 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +8,7 @@ import type { Harness } from '../../../test/support/service-harness';
 import { API_KEY, startHarness } from '../../../test/support/service-harness';
 import type { SseEvent } from '../../../test/support/sse-client';
 import { ALL_EVENT_KINDS, followStream } from '../../../test/support/sse-client';
+import { createLocalTlsServer } from '../src/egress/testing/local-tls-server';
 
 // SANDBOX_NETWORK=egress through the whole service (and, in e2e-distributed, sandbox instances
 // over NATS): the "internet" is an HTTP and an HTTPS server on 127.0.0.2, reached only because
@@ -32,27 +31,8 @@ describe('egress through the whole service (bubblewrap, SANDBOX_NETWORK=egress)'
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'ats-egress-e2e-'));
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=127.0.0.2',
-      ].concat(['-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')]),
-      { stdio: 'ignore' },
-    );
     web = createHttpServer((_req, res) => res.end('PLAIN-HTTP-BODY\n'));
-    tls = createHttpsServer({ key: await readFile(join(dir, 'key.pem')), cert: await readFile(join(dir, 'cert.pem')) }, (_req, res) =>
-      res.end('HTTPS-BODY\n'),
-    );
+    tls = createLocalTlsServer(dir, 'HTTPS-BODY\n');
     [webPort, tlsPort] = await Promise.all([listen(web), listen(tls)]);
     h = await startHarness({
       SANDBOX_NETWORK: 'egress',

@@ -1,8 +1,6 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createServer as createTcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,6 +9,7 @@ import { BubblewrapProvider } from '../provider/bubblewrap/bubblewrap.provider';
 import type { ExecResult } from '../provider/sandbox-provider.port';
 import { TEST_LIMITS, taskIdFor, testSandboxConfig } from '../provider/testing/sandbox-provider.contract';
 import { egressConfigFromEnv } from './egress.config';
+import { createLocalTlsServer } from './testing/local-tls-server';
 
 // SANDBOX_NETWORK=egress against real servers: the "internet" is a plain HTTP and an HTTPS server
 // on 127.0.0.2 (a loopback address, so only SANDBOX_EGRESS_ALLOW_HOSTS lets the proxy reach
@@ -35,31 +34,8 @@ describe('egress through the proxy (bubblewrap, SANDBOX_NETWORK=egress)', () => 
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'ats-egress-'));
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=127.0.0.2',
-        '-keyout',
-        join(dir, 'key.pem'),
-        '-out',
-        join(dir, 'cert.pem'),
-      ],
-      { stdio: 'ignore' },
-    );
     web = createHttpServer((_req, res) => res.end('PLAIN-HTTP-BODY\n'));
-    tls = createHttpsServer({ key: await readFile(join(dir, 'key.pem')), cert: await readFile(join(dir, 'cert.pem')) }, (_req, res) =>
-      res.end('HTTPS-BODY\n'),
-    );
+    tls = createLocalTlsServer(dir, 'HTTPS-BODY\n');
     service = createTcpServer((socket) => socket.end('SERVICE-PORT\n'));
     [webPort, tlsPort, servicePort] = await Promise.all([listen(web, '127.0.0.2'), listen(tls, '127.0.0.2'), listen(service, '127.0.0.1')]);
     const egress = egressConfigFromEnv({ SANDBOX_EGRESS_ALLOW_HOSTS: `127.0.0.2:${webPort},127.0.0.2:${tlsPort}` });
