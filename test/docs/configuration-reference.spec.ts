@@ -19,6 +19,10 @@ const NOT_SETTINGS: Record<string, string> = {
   TERM: "the terminal's own description: `ats` draws nothing animated on a `dumb` one",
   CI: 'set by CI systems, whose terminals nobody watches: `ats` shows no spinner there',
 };
+// Left out by the walk itself, not listed above: the proxy variables (HTTP_PROXY, …) the sandbox
+// sets for the commands it runs (services/sandbox/src/egress/sandbox-forwarder.ts), which are
+// written, never read; and what only tests read (CONSOLE_SCREENSHOTS_DIR, …): specs, testing/
+// helpers and test/ folders are no part of a process.
 
 const SKIPPED_FOLDERS = new Set(['node_modules', 'dist', 'generated', 'test', 'testing']);
 const NOT_PRODUCTION = /\.(spec|int-spec|e2e-spec|server-spec)\.ts$|\.d\.ts$/;
