@@ -22,7 +22,7 @@ const UNTRACED_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/m
  * request starts (a turn), unless the caller sent a W3C `traceparent` to continue. Named by method
  * and route template (`POST /api/v1/tasks/:id/messages`; the library names it `request`): the path
  * itself, query and body never become attributes. Only the request span: the library's span per
- * hook and per handler are off (the handler's cost +19 % CPU per request, measured:
+ * hook and per handler are off (the handler's: +18 % CPU per request, measured in
  * docs/operations/observability.md, "Tracing"), so the handler is put in the request's context
  * here. Registered only while tracing is on: off, the package is not even loaded. Probes get none.
  */
