@@ -121,6 +121,33 @@ describe('Tracing in the all-in-one process', () => {
     expect(['/healthz', '/readyz', '/metrics'].filter((route) => routes.has(route))).toEqual([]);
   });
 
+  it("keeps a request's query and body out of its span: the route in place of the path, no error message", async () => {
+    service = await startServiceProcess(
+      env({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '100' }),
+      await freePort(),
+    );
+    await fetch(`${service.url}/api/v1/tasks?query-text-that-must-stay-out=1`, { headers: { authorization: `Bearer ${KEY}` } });
+    const refused = await fetch(`${service.url}/api/v1/tasks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: '{"message": body-text-that-must-stay-out',
+    });
+    expect(refused.status).toBe(400);
+
+    // Ended after the list's, the refused create's span being exported means the list's was too.
+    const create = await until('the span of the refused create', () =>
+      receiver.spans.find((s) => s.name === 'POST /api/v1/tasks' && s.attributes['http.response.status_code'] === '400'),
+    );
+    const lists = receiver.spans.filter((s) => s.name === 'GET /api/v1/tasks');
+    expect(lists.length).toBeGreaterThan(0);
+    for (const list of lists) expect(list.attributes).toMatchObject({ 'http.route': '/api/v1/tasks', 'url.path': '/api/v1/tasks' });
+    // @fastify/otel would set the error's message as the status's (here Fastify's own words, but
+    // a message can quote what a client sent) and record the exception as an event: neither.
+    expect(create).toMatchObject({ statusMessage: '', eventAttributes: [] });
+    const everything = JSON.stringify(receiver.spans);
+    for (const text of ['query-text-that-must-stay-out', 'body-text-that-must-stay-out']) expect(everything).not.toContain(text);
+  });
+
   it('ends and exports the span of an SSE stream its client closes', async () => {
     service = await startServiceProcess(
       env({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '100' }),

@@ -21,9 +21,6 @@ export const ATTR = {
   outputTokens: 'gen_ai.usage.output_tokens',
   messagingSystem: 'messaging.system',
   subject: 'messaging.destination.name',
-  httpMethod: 'http.request.method',
-  httpRoute: 'http.route',
-  httpStatus: 'http.response.status_code',
 } as const;
 
 export interface SpanOptions {

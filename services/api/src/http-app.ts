@@ -77,7 +77,7 @@ const timeoutCheckInterval = (config: ApiConfig): number => Math.max(1, Math.min
 export async function configureHttpApp(app: NestFastifyApplication, config: ApiConfig): Promise<void> {
   closeStreamsOnClose(app);
   recordRequestMetrics(app);
-  traceRequests(app);
+  await traceRequests(app);
   useBodyParsers(app, config.uploadMaxBytes);
   // One file over UPLOAD_MAX_FILES is let through so that the parser's own check refuses it: at
   // busboy's limit it would destroy the file still being written, mid-pipe.

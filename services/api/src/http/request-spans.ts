@@ -1,9 +1,8 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { Span } from '@opentelemetry/api';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace } from '@opentelemetry/api';
-import { ATTR, runningOtelSdk, tracer } from '@app/tracing';
+import type { Span, SpanStatus } from '@opentelemetry/api';
+import { context } from '@opentelemetry/api';
+import { runningOtelSdk } from '@app/tracing';
 
-const spans = new WeakMap<object, Span>();
 /** Kept past the span's end: the request's log line is written after it (see requestTraceId). */
 const traceIds = new WeakMap<object, string>();
 
@@ -19,38 +18,48 @@ export function requestTraceId(request: object): string | undefined {
 const UNTRACED_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
- * A server span per request, the root of the trace of whatever the request starts (a turn),
- * unless the caller sent a W3C `traceparent` to continue. Named by method and route template
- * (`POST /api/v1/tasks/:id/messages`): the path itself, query and body never become attributes.
- * Registered only while tracing is on: off, requests pay nothing for it. Probes get none.
+ * A server span per request, made by `@fastify/otel`: the root of the trace of whatever the
+ * request starts (a turn), unless the caller sent a W3C `traceparent` to continue. Named by method
+ * and route template (`POST /api/v1/tasks/:id/messages`; the library names it `request`): the path
+ * itself, query and body never become attributes. Only the request span: the library's span per
+ * hook and per handler are off (the handler's: +18 % CPU per request, measured in
+ * docs/operations/observability.md, "Tracing"), so the handler is put in the request's context
+ * here. Registered only while tracing is on: off, the package is not even loaded. Probes get none.
  */
-export function traceRequests(app: NestFastifyApplication): void {
+export async function traceRequests(app: NestFastifyApplication): Promise<void> {
   if (!runningOtelSdk()) return;
+  const { FastifyOtelInstrumentation } = await import('@fastify/otel');
+  const instrumentation = new FastifyOtelInstrumentation({
+    // Called with a route's template when it is added, and with the raw URL of each request.
+    ignorePaths: ({ url }) => UNTRACED_ROUTES.has(pathOf(url)),
+    instrumentHooks: false,
+    instrumentHandler: false,
+    // An exception's message and stack can quote a body (JSON.parse's does) or a secret.
+    recordExceptions: false,
+    requestHook: (span, request) => {
+      const route = request.routeOptions.url ?? 'unmatched';
+      span.updateName(`${request.method} ${route}`);
+      // In place of the raw URL (query included) the library puts there.
+      span.setAttribute('url.path', route);
+      keepStatusWithoutMessage(span);
+      traceIds.set(request, span.spanContext().traceId);
+    },
+  });
+  await app.register(instrumentation.plugin());
+  // The body is read in the socket's callbacks, outside the span's context: the handler, and
+  // everything it awaits (appends, bus messages), is put back in it.
   const fastify = app.getHttpAdapter().getInstance();
-  fastify.addHook('onRequest', (request, _reply, done) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    if (UNTRACED_ROUTES.has(route)) return done();
-    const carried = propagation.extract(ROOT_CONTEXT, request.headers);
-    const attributes = { [ATTR.httpMethod]: request.method, [ATTR.httpRoute]: route };
-    const span = tracer().startSpan(`${request.method} ${route}`, { kind: SpanKind.SERVER, attributes }, carried);
-    spans.set(request, span);
-    traceIds.set(request, span.spanContext().traceId);
-    done();
-  });
-  // The handler runs from here on: everything it awaits (appends, bus messages) is in the span.
   fastify.addHook('preHandler', (request, _reply, done) => {
-    const span = spans.get(request);
-    if (!span) return done();
-    context.with(trace.setSpan(ROOT_CONTEXT, span), done);
-  });
-  fastify.addHook('onResponse', (request, reply, done) => {
-    const span = spans.get(request);
-    if (span) {
-      span.setAttribute(ATTR.httpStatus, reply.statusCode);
-      if (reply.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-      span.end();
-      spans.delete(request);
-    }
-    done();
+    const ctx = request.opentelemetry().context;
+    return ctx ? context.with(ctx, done) : done();
   });
 }
+
+/** The library sets a failed request's status message to the error's, which can quote the body: dropped. */
+function keepStatusWithoutMessage(span: Span): void {
+  const setStatus = span.setStatus.bind(span);
+  span.setStatus = (status: SpanStatus) => setStatus({ code: status.code });
+}
+
+/** The path without its query. */
+const pathOf = (url: string): string => url.split('?', 1)[0];
