@@ -4,11 +4,13 @@
 // TypeScript sources as they are, with no build step: Sucrase, a small pure-JavaScript compiler that
 // only removes the types and turns the imports into require() calls (no type checking, which is
 // `npm run typecheck`'s job), compiles each .ts file of the CLI and of the typed client as Node loads
-// it, in about a millisecond per file. So the command works right after `npm ci` or `npm install`,
-// needs no compiler toolchain (SWC, tsc) and never reaches the service's code or its build.
+// it. So the command works right after `npm ci` or `npm install`, needs no compiler toolchain (SWC,
+// tsc) and never reaches the service's code or its build.
+const { createHash } = require('node:crypto');
+const { mkdirSync, readFileSync, renameSync, writeFileSync } = require('node:fs');
 const Module = require('node:module');
-const { dirname, join, sep } = require('node:path');
-const { addHook } = require('sucrase/dist/register');
+const { homedir } = require('node:os');
+const { dirname, isAbsolute, join, sep } = require('node:path');
 
 const CLIENT = '@agentic-task-service/client';
 const CLI_ROOT = join(__dirname, '..');
@@ -35,19 +37,57 @@ Module._resolveFilename = function (request, ...rest) {
   return resolveFilename.call(this, request === CLIENT ? CLIENT_SOURCE : request, ...rest);
 };
 
-// Only the two packages' own sources are compiled (they sit under node_modules once installed,
-// which the hook would skip by default); every other package is plain JavaScript already.
-const OWN_SOURCES = [join(CLI_ROOT, 'src') + sep, join(CLIENT_ROOT, 'src') + sep];
-addHook(
-  '.ts',
-  {
-    transforms: ['typescript', 'imports'],
-    // Node 20 runs ES2022 as it is: class fields keep their own semantics (as tsc's ES2022 target emits them).
-    disableESTransforms: true,
-    // @clack/prompts is an ES module: its import() stays a real dynamic import, not a require().
-    preserveDynamicImport: true,
-  },
-  { matcher: (file) => OWN_SOURCES.some((dir) => file.startsWith(dir)), ignoreNodeModules: false },
+const SUCRASE_OPTIONS = {
+  transforms: ['typescript', 'imports'],
+  // Node 20 runs ES2022 as it is: class fields keep their own semantics (as tsc's ES2022 target emits them).
+  disableESTransforms: true,
+  // @clack/prompts is an ES module: its import() stays a real dynamic import, not a require().
+  preserveDynamicImport: true,
+};
+// Loading Sucrase and compiling the thirty-odd files costs about 0.4 s, on every command. Each file's
+// JavaScript is therefore kept, per user (never in a shared temporary folder, where another user could
+// plant code to run), one file per source path, ending with a hash of what it was compiled from (the
+// source, Sucrase's version, the options): an edited source or another Sucrase compiles again, and a
+// command whose files are all kept does not load Sucrase. The cache is best effort: unwritable, it is
+// skipped. Sucrase keeps every statement on its line, so stack traces point at the TypeScript lines.
+const CACHE_DIR = join(
+  process.env.XDG_CACHE_HOME && isAbsolute(process.env.XDG_CACHE_HOME) ? process.env.XDG_CACHE_HOME : join(homedir(), '.cache'),
+  'ats',
+  'compiled',
 );
+const COMPILER = `sucrase ${require('sucrase/package.json').version} ${JSON.stringify(SUCRASE_OPTIONS)}`;
+const sha256 = (text) => createHash('sha256').update(text).digest('hex');
+
+/** The JavaScript of one TypeScript source: kept from an earlier command, or compiled now. */
+function compiled(filename) {
+  const source = readFileSync(filename, 'utf8');
+  const stamp = `\n//# ats-compiled ${sha256(`${COMPILER}\n${source}`)}\n`;
+  const kept = join(CACHE_DIR, `${sha256(filename)}.js`);
+  try {
+    const code = readFileSync(kept, 'utf8');
+    if (code.endsWith(stamp)) return code;
+  } catch {
+    // not kept yet
+  }
+  const code = require('sucrase').transform(source, { ...SUCRASE_OPTIONS, filePath: filename }).code + stamp;
+  try {
+    mkdirSync(CACHE_DIR, { recursive: true, mode: 0o700 });
+    // Written whole under a temporary name, then renamed: two commands at once never read half a file.
+    const temporary = `${kept}.${process.pid}.tmp`;
+    writeFileSync(temporary, code, { mode: 0o600 });
+    renameSync(temporary, kept);
+  } catch {
+    // a read-only or full home: compiled again next time
+  }
+  return code;
+}
+
+// Only the two packages' own sources are compiled; every other package is plain JavaScript already.
+const OWN_SOURCES = [join(CLI_ROOT, 'src') + sep, join(CLIENT_ROOT, 'src') + sep];
+Module._extensions['.ts'] = function (module, filename) {
+  if (!OWN_SOURCES.some((dir) => filename.startsWith(dir)))
+    throw new Error(`ats: ${filename} is not a source of the CLI or the typed client`);
+  module._compile(compiled(filename), filename);
+};
 
 require('../src/main');

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -86,12 +86,31 @@ describe('the ats package', () => {
     expect(missing).toEqual([]);
   });
 
+  /** `npx ats …` in the unpacked CLI, its compiled files kept under the test's folder. */
+  const ats = (args: string[]) =>
+    run('npx', ['--offline', 'ats', ...args], { cwd: cli, env: { ...process.env, XDG_CACHE_HOME: join(work, 'cache') } });
+
   it('runs `npx ats --help` after a fresh `npm ci`, with no build', async () => {
-    const { stdout } = await run('npx', ['--offline', 'ats', '--help'], { cwd: cli });
+    const { stdout } = await ats(['--help']);
     expect(stdout).toMatch(/^Usage: ats \[options\] \[command\]/);
     expect(stdout).toContain('run [options] <message>');
-    const version = await run('npx', ['--offline', 'ats', '--version'], { cwd: cli });
+    const version = await ats(['--version']);
     expect(version.stdout.trim()).toBe((await readJson<{ version: string }>(join(CLI_FOLDER, 'package.json'))).version);
+  });
+
+  it('keeps the compiled files for the user only, and compiles a source again once it changed', async () => {
+    const cache = join(work, 'cache', 'ats', 'compiled');
+    expect((await stat(cache)).mode & 0o777).toBe(0o700);
+    expect((await readdir(cache)).length).toBeGreaterThan(20);
+    const program = join(cli, 'src', 'program.ts');
+    const source = await readFile(program, 'utf8');
+    await writeFile(program, source.replace('Run and follow tasks of the agentic task service', 'Edited since the last command'));
+    try {
+      expect((await ats(['--help'])).stdout).toContain('Edited since the last command');
+    } finally {
+      await writeFile(program, source);
+    }
+    expect((await ats(['--help'])).stdout).toContain('Run and follow tasks of the agentic task service');
   });
 
   it('installs nothing of the server side (Nest, Temporal, SQLite): only the client and small packages', async () => {
