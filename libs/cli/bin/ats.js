@@ -83,6 +83,8 @@ function compiled(filename) {
 }
 
 // Only the two packages' own sources are compiled; every other package is plain JavaScript already.
+// require.extensions is the hook CommonJS offers (deprecated in the docs but kept, and what ts-node and
+// Sucrase's own register use): on Node 20, module.register()'s loader hooks do not apply to require().
 const OWN_SOURCES = [join(CLI_ROOT, 'src') + sep, join(CLIENT_ROOT, 'src') + sep];
 Module._extensions['.ts'] = function (module, filename) {
   if (!OWN_SOURCES.some((dir) => filename.startsWith(dir)))
