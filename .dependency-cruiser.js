@@ -111,12 +111,14 @@ module.exports = {
     {
       name: 'cli-is-a-client',
       comment:
-        'libs/cli (the `ats` command) is a client of the service like any other: it reaches the service only through the typed ' +
-        'client (libs/client) and uses its own files and packages. Importing a service or another lib would make it depend ' +
-        'on code that runs on the server side, and ship it.',
+        'libs/cli (the `ats` command) is a client of the service like any other, and a package of its own (libs/cli/package.json) ' +
+        'that runs from its sources: it reaches the service only through the typed client (libs/client) and uses its own ' +
+        'files, Node built-ins and the packages its package.json declares. Any other file of the repository (a service, ' +
+        'another lib, the root package.json, scripts/) would not be in the installed package, or would drag server-side code ' +
+        'and its packages into it.',
       severity: 'error',
       from: { path: '^libs/cli/', pathNot: TEST },
-      to: { path: '^(libs|services)/', pathNot: ['^libs/cli/', '^libs/client/src/'] },
+      to: { pathNot: ['^libs/cli/', '^libs/client/src/', '(^|/)node_modules/'], dependencyTypesNot: ['core'] },
     },
     {
       name: 'tier-domain-is-lowest',

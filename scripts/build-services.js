@@ -1,14 +1,15 @@
-// Compiles services/*/src and libs/*/src (not tests, not test helpers under testing/, not bench)
-// to JavaScript under dist/, mirroring the source tree (services/api/src/main.ts becomes
-// dist/services/api/src/main.js), so the services and the `ats` CLI run on plain Node: no
-// TypeScript compiler or path-alias hook at run time. SWC transpiles each file without type
+// Compiles services/*/src and libs/*/src (not tests, not test helpers under testing/, not bench,
+// not the `ats` CLI) to JavaScript under dist/, mirroring the source tree (services/api/src/main.ts
+// becomes dist/services/api/src/main.js), so the services run on plain Node: no TypeScript compiler
+// or path-alias hook at run time. The CLI (libs/cli) is a package of its own that runs from its
+// sources (libs/cli/bin/ats.js), so it is left out. SWC transpiles each file without type
 // checking (`npm run typecheck` does that) in about a second; the `@app/...` aliases of
 // tsconfig.json become relative paths here, at build time.
 //
 // Run as a script it builds only when stale (a source, package.json, tsconfig.json or this file
 // is newer than the stamp of the last build), as build-console.js does for the console, so `npm
 // start` on an unchanged tree costs one directory walk. `--force` rebuilds anyway. Writers racing
-// (two test workers, two `ats` commands) are safe: every file is written to a temporary name and
+// (two test workers, two services starting) are safe: every file is written to a temporary name and
 // renamed into place, so a reader sees a whole old or a whole new file, never half of one.
 const { readdirSync, statSync, existsSync, mkdirSync, writeFileSync, renameSync, copyFileSync, rmSync, utimesSync } = require('node:fs');
 const { dirname, join, relative } = require('node:path');
@@ -17,6 +18,8 @@ const ROOT = join(__dirname, '..');
 const OUT_DIR = join(ROOT, 'dist');
 const STAMP = join(OUT_DIR, '.build-stamp');
 const SOURCE_PARENTS = ['services', 'libs'];
+/** Source roots that are not part of the service build: the CLI package runs from its own sources. */
+const NOT_BUILT = new Set([join(ROOT, 'libs', 'cli', 'src')]);
 /** Files the build depends on besides the sources: a change to any of them rebuilds. */
 const INPUTS = [join(ROOT, 'package.json'), join(ROOT, 'tsconfig.json'), __filename];
 const SKIPPED_FILE = /\.(spec|int-spec|e2e-spec|server-spec)\.ts$|\.d\.ts$/;
@@ -29,7 +32,8 @@ function sourceRoots() {
   return SOURCE_PARENTS.flatMap((parent) =>
     readdirSync(join(ROOT, parent), { withFileTypes: true })
       .filter((entry) => entry.isDirectory() && existsSync(join(ROOT, parent, entry.name, 'src')))
-      .map((entry) => join(ROOT, parent, entry.name, 'src')),
+      .map((entry) => join(ROOT, parent, entry.name, 'src'))
+      .filter((dir) => !NOT_BUILT.has(dir)),
   );
 }
 
@@ -111,10 +115,6 @@ async function build() {
       writeAtomically(`${out}.map`, map);
     }),
   );
-  // A JSON import outside the compiled roots (the CLI reads its version from package.json) resolves
-  // to the same relative place under dist/, as tsc's emit would put it.
-  writeAtomically(join(OUT_DIR, 'package.json'), require('node:fs').readFileSync(join(ROOT, 'package.json')));
-  outputs.add(join(OUT_DIR, 'package.json'));
   removeOrphans(join(OUT_DIR, 'services'), outputs);
   removeOrphans(join(OUT_DIR, 'libs'), outputs);
   writeAtomically(STAMP, `${startedAt.toISOString()}\n`);

@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { version } from '../../../package.json';
+import { version } from '../package.json';
 import { parseCount, parseEnvPair, parseSecretName } from './arguments';
 import type { ApprovalChoice } from './approval-choice';
 import { APPROVAL_CHOICES } from './approval-choice';
