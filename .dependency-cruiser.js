@@ -205,9 +205,7 @@ module.exports = {
         'A package that is imported must be declared in package.json; one that is only there because another package pulls it ' +
         'in can vanish or change major version on the next install of that package.',
       severity: 'error',
-      // multipart-stall.ts resolves the busboy that @fastify/multipart itself loads (require.resolve from that
-      // package's folder): declaring its own copy would pin a second version, not the one it patches.
-      from: { pathNot: '^services/api/src/http/multipart-stall\\.ts$' },
+      from: {},
       to: { dependencyTypes: ['npm-no-pkg', 'npm-unknown'] },
     },
     {

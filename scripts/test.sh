@@ -9,7 +9,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  # Its postinstall applies patches/ (docs/contributing.md "Patched dependencies"); never --ignore-scripts.
   npm ci --no-audit --no-fund
+elif [ -n "$(find patches -newer node_modules/.package-lock.json -print -quit)" ]; then
+  # A patch added or changed since that install: apply it (patch-package skips one already applied).
+  npx patch-package
 fi
 # The static checks come first: each takes seconds, and any finding stops the run before a server starts.
 npx tsc -p tsconfig.json --noEmit

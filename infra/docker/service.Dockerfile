@@ -14,6 +14,9 @@ RUN apt-get update && apt-get install -y --no-install-recommends python3 make g+
   && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
+# Before any npm ci: its postinstall (patch-package, a production dependency) applies these to
+# node_modules, in both stages (docs/contributing.md "Patched dependencies").
+COPY patches ./patches
 
 FROM toolchain AS build
 RUN npm ci --no-audit --no-fund

@@ -37,6 +37,18 @@ describe('ServiceMetrics', () => {
     expect(series.buckets['600']).toBe(0);
   });
 
+  it('puts a tool run that ran to the default 600 s tool timeout in a finite bucket, not only in +Inf', async () => {
+    const metrics = new ServiceMetrics();
+    metrics.toolRunDuration.observe({ tool: 'shell', status: 'error' }, 599.8);
+    metrics.toolRunDuration.observe({ tool: 'shell', status: 'error' }, 600.2);
+    const [series] = (await parse(metrics)).ats_tool_run_duration_seconds.data as PromHistogramData[];
+    // While the top bucket was 300 s both were counted only in +Inf.
+    expect(series.buckets['300']).toBe(0);
+    expect(series.buckets['600']).toBe(1);
+    expect(series.buckets['900']).toBe(2);
+    expect(series.buckets['+Inf']).toBe(2);
+  });
+
   it('reads tasks by status and live sandboxes from their sources at scrape time, every status listed', async () => {
     const metrics = new ServiceMetrics();
     let running = 1;

@@ -3,11 +3,12 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 /** Seconds: from a fast in-memory call to a slow model reply or tool run. */
 const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 /**
- * Seconds of a bus request: the longest bounded one is a tool call, up to TOOL_TIMEOUT_MS (10
- * minutes by default), so the buckets reach past it and a call that ran to its timeout still
- * lands in a finite bucket, not only in +Inf.
+ * Seconds of what a tool call bounds: a tool run in the sandbox, and a bus request (the longest
+ * bounded one is a tool call). Both last up to TOOL_TIMEOUT_MS (10 minutes by default), so the
+ * buckets reach past it and a call that ran to its timeout still lands in a finite bucket, not
+ * only in +Inf; 900 and 1800 s keep a raised TOOL_TIMEOUT_MS in view.
  */
-const BUS_REQUEST_BUCKETS = [...LATENCY_BUCKETS, 600, 900, 1800];
+const TOOL_BOUNDED_BUCKETS = [...LATENCY_BUCKETS, 600, 900, 1800];
 /** Seconds a tool call waits for a person: minutes to hours. */
 const APPROVAL_WAIT_BUCKETS = [1, 5, 15, 30, 60, 300, 900, 1800, 3600, 4 * 3600, 24 * 3600];
 
@@ -69,7 +70,7 @@ export class ServiceMetrics {
     name: 'ats_tool_run_duration_seconds',
     help: 'Tool calls run by this sandbox instance, by tool (built-in name, or mcp) and status',
     labelNames: ['tool', 'status'] as const,
-    buckets: LATENCY_BUCKETS,
+    buckets: TOOL_BOUNDED_BUCKETS,
     registers: [this.registry],
   });
 
@@ -105,7 +106,7 @@ export class ServiceMetrics {
     name: 'ats_bus_request_duration_seconds',
     help: 'Bus requests (request/reply), by subject and outcome (ok, timeout, error)',
     labelNames: ['subject', 'outcome'] as const,
-    buckets: BUS_REQUEST_BUCKETS,
+    buckets: TOOL_BOUNDED_BUCKETS,
     registers: [this.registry],
   });
 

@@ -1,15 +1,39 @@
 import type { INestApplicationContext } from '@nestjs/common';
+import { Global, Injectable, Module, OnApplicationShutdown, OnModuleDestroy } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import { Readiness, ServiceMetrics } from '@app/metrics';
+import { TracingModule } from '@app/tracing';
 import { Scrape } from '../../../test/support/prometheus-scrape';
+import { connect } from 'node:net';
 import { freePort } from '../../../test/support/service-process';
 import { HealthServer } from './health-server';
+import { HealthModule } from './health.module';
+
+/** The status /healthz answers on `port`, or the error code when nothing answers there. */
+async function healthzOn(port: number): Promise<number | string> {
+  try {
+    return (await fetch(`http://127.0.0.1:${port}/healthz`)).status;
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause;
+    return cause?.code ?? String(error);
+  }
+}
+
+/** Whether anything accepts a TCP connection on `port` (a fresh one: fetch would reuse a pooled socket). */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => resolve(true)).once('error', () => resolve(false));
+    socket.once('connect', () => socket.destroy());
+  });
+}
 
 describe('HealthServer', () => {
   it("serves Node's process metrics on /metrics beside the service's, in a form a Prometheus parser reads", async () => {
     const port = await freePort();
     const health = await HealthServer.listen(port, '127.0.0.1');
     const metrics = new ServiceMetrics();
-    const app = { get: (token: unknown) => (token === ServiceMetrics ? metrics : new Readiness()), close: async () => undefined };
+    const app = { get: (token: unknown) => (token === ServiceMetrics ? metrics : new Readiness()) };
     health.serve(app as unknown as INestApplicationContext);
     try {
       // Twice at once: the second finds no event loop delay sampled since the first.
@@ -19,7 +43,48 @@ describe('HealthServer', () => {
       expect(scrape.value('nodejs_heap_size_used_bytes', 'gauge')).toBeGreaterThan(0);
       expect(scrape.value('ats_turns_started_total', 'counter')).toBe(0);
     } finally {
-      health.close();
+      await health.close();
+    }
+  });
+});
+
+describe('HealthModule', () => {
+  it('keeps the health port answering through every hook of app.close(), tracing last, and closes it when close() resolves', async () => {
+    const port = await freePort();
+    const health = await HealthServer.listen(port, '127.0.0.1');
+    const seen: string[] = [];
+    const probe = (moment: string) => async () => void seen.push(`${moment}: ${await healthzOn(port)}`);
+
+    @Injectable()
+    class FeatureProbe implements OnModuleDestroy, OnApplicationShutdown {
+      onModuleDestroy = probe('feature destroyed');
+      onApplicationShutdown = probe('feature shut down');
+    }
+    @Module({ providers: [FeatureProbe] })
+    class FeatureModule {}
+    @Global()
+    @Module({ providers: [ServiceMetrics, Readiness], exports: [ServiceMetrics, Readiness] })
+    class MetricsModule {}
+    // As start-worker-service.ts imports them: HealthModule first, then tracing.
+    @Module({
+      imports: [
+        HealthModule.forRoot(health),
+        TracingModule.forRoot({ enabled: true, stop: probe('tracing stopped') }),
+        MetricsModule,
+        FeatureModule,
+      ],
+    })
+    class RootModule {}
+
+    const app = await NestFactory.createApplicationContext(RootModule, { logger: false });
+    health.serve(app);
+    try {
+      expect(await healthzOn(port)).toBe(200);
+      await app.close();
+      expect(seen).toEqual(['feature destroyed: 200', 'feature shut down: 200', 'tracing stopped: 200']);
+      expect(await accepts(port)).toBe(false);
+    } finally {
+      await health.close();
     }
   });
 });

@@ -44,7 +44,10 @@ export class HealthServer {
     return health;
   }
 
-  /** Answers from the started app's metrics and readiness, and stays open while the app closes (so /readyz can say 503 meanwhile). */
+  /**
+   * Answers from the started app's metrics and readiness. It stays open while the app closes (so
+   * /readyz can say 503 meanwhile) when the app imports HealthModule, whose shutdown hook closes it.
+   */
   serve(app: INestApplicationContext): void {
     const metrics = app.get(ServiceMetrics);
     const readiness = app.get(Readiness);
@@ -66,16 +69,14 @@ export class HealthServer {
           return { status: 404, type: JSON_TYPE, body: '{"status":"not found"}' };
       }
     };
-    const close = app.close.bind(app);
-    app.close = async () => {
-      await close();
-      this.close();
-    };
   }
 
-  close(): void {
-    this.server.close();
+  /** Stops listening and ends every connection, the requests in flight included; resolves once closed. Idempotent. */
+  async close(): Promise<void> {
+    if (!this.server.listening) return;
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeAllConnections();
+    await closed;
   }
 }
 

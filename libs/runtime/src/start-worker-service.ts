@@ -4,6 +4,7 @@ import { SecretVault, intFromEnv, shutdownTimeoutMsFromEnv } from '@app/common';
 import { TracingModule, startTracing } from '@app/tracing';
 import { closeOnShutdownSignals } from './graceful-shutdown';
 import { HealthServer } from './health-server';
+import { HealthModule } from './health.module';
 import { leastSevereOf } from './logging/log-level';
 import { ServiceLogger } from './logging/service-logger';
 import { RuntimeModule } from './runtime.module';
@@ -29,13 +30,15 @@ export async function startWorkerService(name: string, serviceModule: Type<unkno
   @Module({})
   class WorkerRootModule {
     static forRoot(): DynamicModule {
-      return { module: WorkerRootModule, imports: [TracingModule.forRoot(tracing), RuntimeModule.forRoot(env), serviceModule] };
+      // HealthModule first, so the health server closes after every other shutdown hook (tracing's too).
+      const first = health ? [HealthModule.forRoot(health)] : [];
+      return { module: WorkerRootModule, imports: [...first, TracingModule.forRoot(tracing), RuntimeModule.forRoot(env), serviceModule] };
     }
   }
   const shutdownTimeoutMs = shutdownTimeoutMsFromEnv(env);
   const logger = new ServiceLogger({ service: name, env, level: options.logLevels && leastSevereOf(options.logLevels) });
-  const app = await NestFactory.createApplicationContext(WorkerRootModule.forRoot(), { logger }).catch((error: unknown) => {
-    health?.close();
+  const app = await NestFactory.createApplicationContext(WorkerRootModule.forRoot(), { logger }).catch(async (error: unknown) => {
+    await health?.close();
     throw error;
   });
   const vault = app.get(SecretVault);

@@ -18,7 +18,8 @@ class TracingShutdown implements OnApplicationShutdown {
  * by app.close() or a signal. Import it first in a service's root module: Nest runs
  * onApplicationShutdown module by module from the root down, then the global modules, the one
  * registered first last; being the root's first import, this global module is registered before
- * every other but Nest's own, so its hook runs after all of the service's.
+ * every other but Nest's own, so its hook runs after all of the service's. (A worker imports only
+ * its HealthModule before it, libs/runtime/src/health.module.ts, to close its health port last.)
  */
 @Global()
 @Module({})

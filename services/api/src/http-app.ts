@@ -7,7 +7,6 @@ import type { ApiConfig } from './api.config';
 import { AppExceptionFilter } from './errors/app-exception.filter';
 import { CONNECT_REFUSED, MAX_PARAM_LENGTH, refusedByHttp } from './errors/framework-errors';
 import { useBodyParsers } from './http/body-parsers';
-import { releaseMultipartParserOnFinish } from './http/multipart-stall';
 import { REQUEST_ID_HEADER, logRequestContext, requestIdOf } from './http/request-log-context';
 import { recordRequestMetrics } from './http/request-metrics';
 import { traceRequests } from './http/request-spans';
@@ -82,7 +81,6 @@ export async function configureHttpApp(app: NestFastifyApplication, config: ApiC
   // One file over UPLOAD_MAX_FILES is let through so that the parser's own check refuses it: at
   // busboy's limit it would destroy the file still being written, mid-pipe.
   const files = config.uploadMaxFiles + 1;
-  releaseMultipartParserOnFinish();
   await app.register(multipart, {
     limits: { fileSize: config.uploadMaxBytes, files, fields: 20, fieldSize: 1_048_576, parts: files + 20 },
   });
