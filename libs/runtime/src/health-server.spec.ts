@@ -4,29 +4,10 @@ import { NestFactory } from '@nestjs/core';
 import { Readiness, ServiceMetrics } from '@app/metrics';
 import { TracingModule } from '@app/tracing';
 import { Scrape } from '../../../test/support/prometheus-scrape';
-import { connect } from 'node:net';
 import { freePort } from '../../../test/support/service-process';
 import { HealthServer } from './health-server';
 import { HealthModule } from './health.module';
-
-/** The status /healthz answers on `port`, or the error code when nothing answers there. */
-async function healthzOn(port: number): Promise<number | string> {
-  try {
-    return (await fetch(`http://127.0.0.1:${port}/healthz`)).status;
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause;
-    return cause?.code ?? String(error);
-  }
-}
-
-/** Whether anything accepts a TCP connection on `port` (a fresh one: fetch would reuse a pooled socket). */
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => resolve(true)).once('error', () => resolve(false));
-    socket.once('connect', () => socket.destroy());
-  });
-}
+import { accepts, statusOf } from './testing/port-probes';
 
 describe('HealthServer', () => {
   it("serves Node's process metrics on /metrics beside the service's, in a form a Prometheus parser reads", async () => {
@@ -53,7 +34,7 @@ describe('HealthModule', () => {
     const port = await freePort();
     const health = await HealthServer.listen(port, '127.0.0.1');
     const seen: string[] = [];
-    const probe = (moment: string) => async () => void seen.push(`${moment}: ${await healthzOn(port)}`);
+    const probe = (moment: string) => async () => void seen.push(`${moment}: ${await statusOf(port, '/healthz')}`);
 
     @Injectable()
     class FeatureProbe implements OnModuleDestroy, OnApplicationShutdown {
@@ -79,7 +60,7 @@ describe('HealthModule', () => {
     const app = await NestFactory.createApplicationContext(RootModule, { logger: false });
     health.serve(app);
     try {
-      expect(await healthzOn(port)).toBe(200);
+      expect(await statusOf(port, '/healthz')).toBe(200);
       await app.close();
       expect(seen).toEqual(['feature destroyed: 200', 'feature shut down: 200', 'tracing stopped: 200']);
       expect(await accepts(port)).toBe(false);

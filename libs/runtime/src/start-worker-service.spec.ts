@@ -4,31 +4,12 @@ import { trace } from '@opentelemetry/api';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { createServer } from 'node:http';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../../test/support/service-process';
 import { shutdownHandler } from './graceful-shutdown';
 import { startWorkerService } from './start-worker-service';
-
-/** The status `path` answers on the health port, or the error code when nothing answers there. */
-async function statusOf(port: number, path: string): Promise<number | string> {
-  try {
-    return (await fetch(`http://127.0.0.1:${port}${path}`)).status;
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause;
-    return cause?.code ?? String(error);
-  }
-}
-
-/** Whether anything accepts a TCP connection on `port` (a fresh one: fetch would reuse a pooled socket). */
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => resolve(true)).once('error', () => resolve(false));
-    socket.once('connect', () => socket.destroy());
-  });
-}
+import { accepts, statusOf } from './testing/port-probes';
 
 let healthPort = 0;
 const seenWhileClosing: Record<string, number | string | boolean> = {};
