@@ -13,6 +13,7 @@ import type { DistributedDeployment, ServiceInstance } from '../support/distribu
 import { startDistributedDeployment } from '../support/distributed-deployment';
 import type { StreamBlock as Block } from '../support/distributed-reads';
 import { pollDeployment, readHistory } from '../support/distributed-reads';
+import { Scrape } from '../support/prometheus-scrape';
 import { workspaceOf } from '../support/workspaces';
 
 // The distributed mode end to end: every service its own OS process (two API instances, two
@@ -72,6 +73,11 @@ describe('The distributed deployment (separate processes over NATS, PostgreSQL, 
       return view.pendingApprovals.length === 1 ? (view.pendingApprovals[0].callId as string) : undefined;
     });
   const instancesOf = (service: ServiceInstance['service']) => d.instances.filter((i) => i.service === service);
+  /** ats_tool_calls_lost_total over every orchestrator instance. */
+  const lostCalls = async () => {
+    const scrapes = await Promise.all(instancesOf('orchestrator').map((i) => Scrape.of(`${i.healthUrl}/metrics`)));
+    return scrapes.reduce((sum, scrape) => sum + scrape.value('ats_tool_calls_lost_total', 'counter'), 0);
+  };
   /**
    * The sandbox instance whose process tree runs a command carrying `marker` (ps's parent links,
    * as pids are host pids). A command is on no command line: its shell's environment holds it.
@@ -178,24 +184,38 @@ describe('The distributed deployment (separate processes over NATS, PostgreSQL, 
     await d.restart(worker);
   });
 
-  it('completes a task whose sandbox instance is killed mid-command, reporting the lost call instead of hanging', async () => {
+  it('notices a sandbox instance killed mid-command through its lease within 15 s: the call ends as an error, the turn goes on', async () => {
     const marker = `lost-call-${Date.now()}-${process.pid}`;
-    model.script({ toolCalls: [{ name: 'shell', arguments: { command: `sleep 4; echo finished # ${marker}` } }] }, { text: 'Carried on.' });
+    // Longer than this suite's TOOL_TIMEOUT_MS (20 s): only the lease can end it in time.
+    model.script(
+      { toolCalls: [{ name: 'shell', arguments: { command: `sleep 60; echo finished # ${marker}` } }] },
+      { text: 'Carried on.' },
+    );
     const id = (await api(1, '/api/v1/tasks', { method: 'POST', json: { message: 'slow command' } })).body.data.id;
     // The instance that holds the task's sandbox is the one whose processes run the command.
     const holder = await until('the command to run on a sandbox instance', async () => sandboxRunning(marker));
     const survivor = instancesOf('sandbox').find((i) => i !== holder)!;
+    const lostBefore = await lostCalls();
     await holder.process.kill9();
+    const killedAt = Date.now();
     try {
       const blocks = await history(0, id);
+      // SANDBOX_LEASE_TTL_MS is 15 s: two missed renewals (at most 10 s after the kill) and a poll.
+      expect(Date.now() - killedAt).toBeLessThanOrEqual(15_000);
       expectGapless(blocks);
       const results = blocks.filter((b) => b.event === 'tool_result');
       expect(results).toHaveLength(1);
-      // The reply died with its instance: the call ends as an error saying it could not be run
-      // (after TOOL_TIMEOUT_MS), never as the command's output, and the turn goes on.
-      expect(results[0].data).toMatchObject({ status: 'error', output: expect.stringContaining('The tool could not be run') });
-      expect(results[0].data.output).not.toContain('finished');
+      // The reply died with its instance: the call ends as an error saying why, never as the
+      // command's output, and the turn goes on.
+      expect(results[0].data).toMatchObject({
+        status: 'error',
+        output: 'The tool could not be run: the sandbox instance running it was lost (it stopped renewing its hold on the task)',
+      });
       expect(blocks.at(-1)!.data.status).toBe('completed');
+      expect((await lostCalls()) - lostBefore).toBe(1);
+      expect(d.output()).toMatch(
+        /sandbox instance \S+ stopped renewing its lease \(last renewed \d+ s ago\): the call running there is lost/,
+      );
 
       // A follow-up's call runs on the surviving instance once the dead holder's lease runs out.
       const followMarker = `follow-up-${Date.now()}-${process.pid}`;

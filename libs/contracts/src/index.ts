@@ -1,2 +1,3 @@
 export * from './subjects';
 export * from './messages';
+export * from './sandbox-lease';

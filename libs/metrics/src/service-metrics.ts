@@ -74,6 +74,12 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
+  readonly toolCallsLost = new Counter({
+    name: 'ats_tool_calls_lost_total',
+    help: 'Tool calls ended as errors because the sandbox instance running them stopped renewing its lease (died or was cut off)',
+    registers: [this.registry],
+  });
+
   readonly approvalWait = new Histogram({
     name: 'ats_approval_wait_seconds',
     help: 'Time from a tool call asking for approval to its decision or expiry, by outcome',

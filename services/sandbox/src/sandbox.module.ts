@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { TaskSecrets, dataDirFromEnv } from '@app/common';
 import { createCoordinationStore } from '@app/coordination';
+import { SANDBOX_LEASES_BUCKET } from '@app/contracts';
 import { OBJECT_STORE, ObjectStore } from '@app/object-store';
 import { ServiceMetrics } from '@app/metrics';
 import { ObjectStoreReadiness, RUNTIME_ENV } from '@app/runtime';
@@ -43,7 +44,7 @@ function redactOpening(secrets: TaskSecrets, commands: TaskCommandExecutor, task
       inject: [RUNTIME_ENV, SANDBOX_SETTINGS],
       useFactory: async (env: NodeJS.ProcessEnv, settings: SandboxSettings) =>
         new SandboxLeases(
-          await createCoordinationStore({ bucket: 'sandbox-leases' }, env),
+          await createCoordinationStore({ bucket: SANDBOX_LEASES_BUCKET }, env),
           `sbx${randomBytes(6).toString('hex')}`,
           settings.leaseTtlMs,
         ),

@@ -1,8 +1,10 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { TaskSecrets, runWithLogContext, taskIdOf } from '@app/common';
-import { MESSAGE_BUS, MessageBus } from '@app/bus';
+import { MESSAGE_BUS, MessageBus, busConfigFromEnv } from '@app/bus';
+import { SANDBOX_LEASES_BUCKET } from '@app/contracts';
+import { createCoordinationStore } from '@app/coordination';
 import { EVENT_STORE, EventStore, StoredEvent } from '@app/event-store';
-import { Readiness } from '@app/metrics';
+import { Readiness, ServiceMetrics } from '@app/metrics';
 import { MODEL_PROVIDER, ModelProvider } from '@app/model-provider';
 import { TaskViewsStore } from '@app/read-models';
 import { DurableRunner, createDurableRunner, runnerConfigFromEnv } from '@app/runner';
@@ -10,6 +12,7 @@ import { RUNTIME_ENV, logLevelFromEnv } from '@app/runtime';
 import { TaskCommandExecutor } from '@app/task-commands';
 import { agentLoopConfigFromEnv } from './agent-loop.config';
 import { AgentStep } from './agent-step';
+import { SandboxHolderWatch } from './sandbox-holder-watch';
 import { traceStep } from './traced-step';
 import { TurnAdmission } from './turn-admission';
 import { logTemporalThroughNest } from './temporal-logging';
@@ -27,6 +30,7 @@ export class AgentRunnerService implements OnApplicationBootstrap, OnModuleDestr
   private readonly logger = new Logger('AgentRunner');
   private readonly runner: DurableRunner;
   private readonly admission?: TurnAdmission;
+  private readonly holderWatch?: SandboxHolderWatch;
   private unsubscribe?: () => void;
 
   constructor(
@@ -38,10 +42,16 @@ export class AgentRunnerService implements OnApplicationBootstrap, OnModuleDestr
     secrets: TaskSecrets,
     private readonly views: TaskViewsStore,
     readiness: Readiness,
+    metrics: ServiceMetrics,
   ) {
     const config = agentLoopConfigFromEnv(env);
     if (config.maxRunningTurnsPerTenant !== undefined) this.admission = new TurnAdmission(views, config.maxRunningTurnsPerTenant);
-    const step = new AgentStep(commands, model, bus, secrets, config, this.admission);
+    // Sandbox instances are processes of their own only with NATS: then one can die under a call.
+    if (busConfigFromEnv(env).kind === 'nats') {
+      this.holderWatch = new SandboxHolderWatch(createCoordinationStore({ bucket: SANDBOX_LEASES_BUCKET }, env));
+    }
+    const holders = this.holderWatch && { watch: this.holderWatch, onLost: () => metrics.toolCallsLost.inc() };
+    const step = new AgentStep(commands, model, bus, secrets, config, this.admission, holders);
     const runnerConfig = runnerConfigFromEnv(env);
     if (runnerConfig.kind === 'temporal') logTemporalThroughNest(logLevelFromEnv(env));
     this.runner = createDurableRunner(runnerConfig, {
@@ -88,6 +98,7 @@ export class AgentRunnerService implements OnApplicationBootstrap, OnModuleDestr
     const running = this.runner.stepsRunning?.() ?? 0;
     if (running > 0) this.logger.log(`stopping with ${running} step(s) running: they finish or are handed back to another worker`);
     await this.runner.stop();
+    await this.holderWatch?.close();
   }
 
   private route(events: readonly StoredEvent[]): void {

@@ -16,6 +16,7 @@ import type { AgentLoopConfig } from './agent-loop.config';
 import { buildConversation } from './conversation';
 import type { NextAction } from './next-action';
 import { INTERRUPTED_OUTPUT, nextAction } from './next-action';
+import type { SandboxHolderWatch } from './sandbox-holder-watch';
 import type { TurnAdmission } from './turn-admission';
 import { turnOf } from './turn-of';
 
@@ -36,6 +37,8 @@ export class AgentStep {
     private readonly config: AgentLoopConfig,
     /** MAX_RUNNING_TASKS_PER_TENANT is set: turns start only when admitted. */
     private readonly admission?: TurnAdmission,
+    /** The distributed mode: a call whose sandbox instance dies ends when its lease says so. */
+    private readonly holders?: { readonly watch: SandboxHolderWatch; readonly onLost: () => void },
   ) {}
 
   private get vault() {
@@ -168,19 +171,29 @@ export class AgentStep {
     signal.addEventListener('abort', onAbort, { once: true });
     let reply: ExecuteToolReply;
     let secretsUnavailable: string | undefined;
+    const holder = this.holders?.watch.watch(taskId);
     try {
       // A NATS restart or every sandbox instance restarting delays the call instead of failing it.
-      reply = await requestUntilDelivered<ExecuteToolRequest, ExecuteToolReply>(
+      const request = requestUntilDelivered<ExecuteToolRequest, ExecuteToolReply>(
         this.bus,
         SUBJECTS.sandboxExecuteTool,
         { taskId, callId, toolName, args },
         { timeoutMs: this.config.toolTimeoutMs, signal },
       );
+      // Once the holder is lost, the request's own late failure (its timeout) is no news.
+      request.catch(() => undefined);
+      reply = holder ? await Promise.race([request, holder.lost.then(holderLost)]) : await request;
     } catch (error) {
       secretsUnavailable = sandboxSecretsUnavailable(error);
+      if (error instanceof HolderLost) {
+        this.holders!.onLost();
+        // Should the instance only have been cut off, it stops the command itself; this says so too.
+        onAbort();
+      }
       const message = error instanceof Error ? error.message : String(error);
       reply = { status: 'error', output: `The tool could not be run: ${message}`, durationMs: Date.now() - startedAt };
     } finally {
+      holder?.stop();
       signal.removeEventListener('abort', onAbort);
       this.inFlight.delete(callId);
     }
@@ -212,6 +225,13 @@ export class AgentStep {
       throw error;
     }
   }
+}
+
+/** The call's sandbox instance was lost (SandboxHolderWatch): the call ends with this as its error. */
+class HolderLost extends Error {}
+
+function holderLost(why: string): never {
+  throw new HolderLost(why);
 }
 
 /** The sandbox refused a request because it cannot open the task's secrets: why, or undefined. */

@@ -1,12 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { runWithLogContext } from '@app/common';
 import type { CoordinationStore } from '@app/coordination';
-
-/** Who holds a task's sandbox: an instance, until a time it keeps pushing forward while alive. */
-interface Lease {
-  readonly owner: string;
-  readonly expiresAt: number;
-}
+import type { SandboxLease } from '@app/contracts';
+import { parseSandboxLease as parse, sandboxLeaseGivenUpAt, sandboxLeaseKey as keyOf } from '@app/contracts';
 
 export type LeaseOutcome = { readonly held: true } | { readonly held: false; readonly owner: string; readonly expiresAt: number };
 
@@ -40,7 +36,7 @@ export class SandboxLeases {
   async acquire(taskId: string): Promise<LeaseOutcome> {
     const key = keyOf(taskId);
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      const mine = (): string => JSON.stringify({ owner: this.instanceId, expiresAt: this.now() + this.ttlMs } satisfies Lease);
+      const mine = (): string => this.leaseValue();
       const current = await this.store.get(key);
       if (!current) {
         const revision = await this.store.create(key, mine());
@@ -90,7 +86,7 @@ export class SandboxLeases {
   private async renew(taskId: string, onLost: (taskId: string) => void): Promise<void> {
     const mine = this.held.get(taskId);
     if (!mine) return;
-    const value = JSON.stringify({ owner: this.instanceId, expiresAt: this.now() + this.ttlMs } satisfies Lease);
+    const value = this.leaseValue();
     const revision = await this.store.update(keyOf(taskId), value, mine.revision).catch((error: unknown) => {
       this.logger.warn(`lease on ${taskId} not renewed yet: ${error instanceof Error ? error.message : String(error)}`);
       return null;
@@ -99,27 +95,23 @@ export class SandboxLeases {
       this.held.set(taskId, { revision, expiresAt: this.now() + this.ttlMs });
       return;
     }
-    // Taken by another instance, or not renewable before it runs out: give the task up now.
-    if (revision === undefined || mine.expiresAt - this.now() < this.ttlMs / 3) {
+    // Taken by another instance, or not renewable before it runs out: give the task up now, at the
+    // moment an orchestrator watching the lease counts this holder as gone too.
+    const givenUpAt = sandboxLeaseGivenUpAt({ owner: this.instanceId, expiresAt: mine.expiresAt, ttlMs: this.ttlMs });
+    if (revision === undefined || this.now() >= givenUpAt) {
       this.held.delete(taskId);
       this.logger.warn(`lost the lease on ${taskId}'s sandbox; its running commands are stopped`);
       onLost(taskId);
     }
   }
 
+  /** This instance's lease from now; its TTL in it, so a reader can tell when it counts as gone (sandboxLeaseGivenUpAt). */
+  private leaseValue(): string {
+    return JSON.stringify({ owner: this.instanceId, expiresAt: this.now() + this.ttlMs, ttlMs: this.ttlMs } satisfies SandboxLease);
+  }
+
   private took(taskId: string, revision: number): LeaseOutcome {
     this.held.set(taskId, { revision, expiresAt: this.now() + this.ttlMs });
     return { held: true };
   }
-}
-
-function keyOf(taskId: string): string {
-  return `lease.${taskId}`;
-}
-
-function parse(value: string): Lease {
-  const lease = JSON.parse(value) as Partial<Lease>;
-  if (typeof lease.owner !== 'string' || typeof lease.expiresAt !== 'number')
-    throw new Error(`unreadable sandbox lease: ${value.slice(0, 80)}`);
-  return lease as Lease;
 }
