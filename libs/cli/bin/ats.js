@@ -7,7 +7,7 @@
 // it. So the command works right after `npm ci` or `npm install`, needs no compiler toolchain (SWC,
 // tsc) and never reaches the service's code or its build.
 const { createHash } = require('node:crypto');
-const { mkdirSync, readFileSync, renameSync, writeFileSync } = require('node:fs');
+const { lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } = require('node:fs');
 const Module = require('node:module');
 const { homedir } = require('node:os');
 const { dirname, isAbsolute, join, sep } = require('node:path');
@@ -58,13 +58,23 @@ const CACHE_DIR = join(
 const COMPILER = `sucrase ${require('sucrase/package.json').version} ${JSON.stringify(SUCRASE_OPTIONS)}`;
 const sha256 = (text) => createHash('sha256').update(text).digest('hex');
 
+/**
+ * Whether only this user could have written `path`: owned by this uid, not writable by group or
+ * others, not a link. The stamp says what a file was compiled from, not who wrote it; a command
+ * run as root with a user's HOME (sudo -E) must not run code that user left in its cache.
+ */
+function ownedByMe(path) {
+  const stats = lstatSync(path);
+  return !stats.isSymbolicLink() && (stats.mode & 0o022) === 0 && (process.getuid === undefined || stats.uid === process.getuid());
+}
+
 /** The JavaScript of one TypeScript source: kept from an earlier command, or compiled now. */
 function compiled(filename) {
   const source = readFileSync(filename, 'utf8');
   const stamp = `\n//# ats-compiled ${sha256(`${COMPILER}\n${source}`)}\n`;
   const kept = join(CACHE_DIR, `${sha256(filename)}.js`);
   try {
-    const code = readFileSync(kept, 'utf8');
+    const code = ownedByMe(CACHE_DIR) && ownedByMe(kept) ? readFileSync(kept, 'utf8') : '';
     if (code.endsWith(stamp)) return code;
   } catch {
     // not kept yet

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -111,6 +112,30 @@ describe('the ats package', () => {
       await writeFile(program, source);
     }
     expect((await ats(['--help'])).stdout).toContain('Run and follow tasks of the agentic task service');
+  });
+
+  it('runs a kept file only if no one else could have written it', async () => {
+    const kept = join(
+      work,
+      'cache',
+      'ats',
+      'compiled',
+      `${createHash('sha256')
+        .update(join(cli, 'src', 'main.ts'))
+        .digest('hex')}.js`,
+    );
+    const original = await readFile(kept, 'utf8');
+    // Code of someone else's, ending with the right stamp (anyone can compute it from the source).
+    await writeFile(kept, `console.log('PLANTED'); process.exit(0);\n${original}`);
+    try {
+      await chmod(kept, 0o600);
+      expect((await ats(['--help'])).stdout).toBe('PLANTED\n'); // the cache is used: the check below is what refuses it
+      await chmod(kept, 0o646);
+      expect((await ats(['--help'])).stdout).toMatch(/^Usage: ats/);
+    } finally {
+      await writeFile(kept, original, { mode: 0o600 });
+      await chmod(kept, 0o600);
+    }
   });
 
   it('installs nothing of the server side (Nest, Temporal, SQLite): only the client and small packages', async () => {
