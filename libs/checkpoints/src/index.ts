@@ -1,1 +1,4 @@
-export * from './checkpoint.types';
+export * from './checkpoint-reader';
+export * from './pack-builder';
+export * from './tree-node';
+export * from './checkpoint-archive';

@@ -1,5 +1,5 @@
 // Payloads of the inter-service messages (wire schema: proto/agent/v1/messages.proto).
-import type { ArtifactRecord, EgressRecord } from '@app/task-domain';
+import type { ArtifactRecord, CheckpointRef, EgressRecord, WorkspaceChange } from '@app/task-domain';
 
 /**
  * sandbox.query.list_tools: the tools a task's model may call (its MCP servers' included).
@@ -28,6 +28,11 @@ export interface ExecuteToolReply {
   readonly escapingLinks?: readonly string[];
   /** Every connection the task's egress proxy handled during the call (SANDBOX_NETWORK=egress), in the order they ended. */
   readonly egress?: readonly EgressRecord[];
+  /** What the call changed in the workspace, and the checkpoint taken after it (docs/api.md "Time travel"). */
+  readonly changes?: readonly WorkspaceChange[];
+  readonly changesTruncated?: true;
+  readonly checkpoint?: CheckpointRef;
+  readonly checkpointSkipped?: string;
 }
 
 export type { EgressRecord } from '@app/task-domain';

@@ -12,3 +12,4 @@ export * from './artifacts/artifact-types';
 export * from './artifacts/artifact-diff';
 export * from './artifacts/stored-artifacts';
 export * from './mcp/mcp-server-config';
+export * from './checkpoints/checkpoint.types';

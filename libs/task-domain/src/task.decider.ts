@@ -15,6 +15,7 @@ import type {
   TaskCreated,
   TaskEvent,
   TokenUsage,
+  ToolCallFinished,
   ToolCallRequested,
   ToolResultStatus,
 } from './task.events';
@@ -93,7 +94,7 @@ export type FinishToolCall = Command<
     readonly escapingLinks?: readonly string[];
     /** The connections its command made through the egress proxy, in the order they ended; each becomes an EgressRecorded. */
     readonly egress?: readonly EgressRecord[];
-  }
+  } & Pick<ToolCallFinished['data'], 'changes' | 'changesTruncated' | 'checkpoint' | 'checkpointSkipped'>
 >;
 export type RecordSandboxExpired = Command<'RecordSandboxExpired', SandboxExpired['data']>;
 export type RecordSandboxRestored = Command<'RecordSandboxRestored', { readonly snapshotKey: string; readonly durationMs: number }>;

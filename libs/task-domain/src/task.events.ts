@@ -4,6 +4,8 @@
 // shape this code writes, and proto/agent/v1/task_events.proto holds the wire schema (a test
 // keeps the two from drifting).
 
+import type { CheckpointRef, WorkspaceChange } from './checkpoints/checkpoint.types';
+
 export interface Event<Type extends string, Data> {
   readonly type: Type;
   readonly data: Data;
@@ -153,6 +155,13 @@ export type ToolCallFinished = Event<
     readonly output: string;
     readonly exitCode?: number;
     readonly durationMs: number;
+    /** What the call changed in the workspace (files and links; at most MAX_CHANGES), paths masked; absent: nothing. */
+    readonly changes?: readonly WorkspaceChange[];
+    readonly changesTruncated?: true;
+    /** The workspace right after the call (internal, never shown to callers); absent: unchanged, or not taken. */
+    readonly checkpoint?: CheckpointRef;
+    /** Why no checkpoint could be taken after the call (too large, unreadable); the task went on. */
+    readonly checkpointSkipped?: string;
   }
 >;
 /** A file under the workspace's `downloads/`, as stored in the object store. */

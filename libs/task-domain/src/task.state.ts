@@ -9,6 +9,7 @@ import type {
   ToolResultStatus,
   TokenUsage,
 } from './task.events';
+import type { CheckpointRef } from './checkpoints/checkpoint.types';
 import type { StoredArtifacts } from './artifacts/stored-artifacts';
 import { NOTHING_STORED, withStoredObject } from './artifacts/stored-artifacts';
 
@@ -64,6 +65,8 @@ export interface ExistingTask {
   readonly artifacts: Readonly<Record<string, ArtifactRecord>>;
   /** What the artifact store holds for the task (removed artifacts' bytes included): counted against SANDBOX_DISK_QUOTA_BYTES. */
   readonly storedArtifacts: StoredArtifacts;
+  /** The workspace as the last tool call that changed it left it (libs/checkpoints). */
+  readonly lastCheckpoint?: CheckpointRef;
   /** Set while the sandbox is torn down and its files wait in a snapshot. */
   readonly expiredSnapshotKey?: string;
   /** Symlinks under downloads/ that lead out of the workspace, as the last call left them. */
@@ -176,7 +179,8 @@ export function evolve(state: TaskState, event: TaskEvent): TaskState {
     case 'ToolCallStarted':
       return { ...s, calls: updateCall(s.calls, event.data.callId, { phase: 'running' }) };
     case 'ToolCallFinished': {
-      return withCalls(s, updateCall(s.calls, event.data.callId, { phase: 'finished', result: event.data.status }));
+      const finished = withCalls(s, updateCall(s.calls, event.data.callId, { phase: 'finished', result: event.data.status }));
+      return event.data.checkpoint ? { ...finished, lastCheckpoint: event.data.checkpoint } : finished;
     }
     case 'TurnCompleted':
       return { ...s, status: idleStatus(s, 'completed') };

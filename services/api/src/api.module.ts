@@ -8,6 +8,8 @@ import { ApiConfig } from './api.config';
 import { ApproveToolCallHandler } from './approvals/approve-tool-call/approve-tool-call.handler';
 import { ApproveToolCallHttpController } from './approvals/approve-tool-call/approve-tool-call.http.controller';
 import { ArtifactsHttpController } from './artifacts/artifacts.http.controller';
+import { WorkspaceFilesHttpController } from './files/workspace-files.http.controller';
+import { WorkspaceAtEvent } from './files/workspace-at-event';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { ApiKeyRegistry } from './auth/api-key-registry';
 import { AppExceptionFilter } from './errors/app-exception.filter';
@@ -48,6 +50,7 @@ import { RedeliverWebhookHttpController } from './tasks/redeliver-webhook/redeli
     ApproveToolCallHttpController,
     TaskStreamHttpController,
     ArtifactsHttpController,
+    WorkspaceFilesHttpController,
   ],
   providers: [
     { provide: ApiConfig, inject: [RUNTIME_ENV], useFactory: (env: NodeJS.ProcessEnv) => new ApiConfig(env) },
@@ -62,6 +65,7 @@ import { RedeliverWebhookHttpController } from './tasks/redeliver-webhook/redeli
     ApiKeyGuard,
     RateLimitGuard,
     TaskAccess,
+    WorkspaceAtEvent,
     TaskEventFeed,
     OpenStreams,
     CreateTaskHandler,

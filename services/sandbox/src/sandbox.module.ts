@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CheckpointReader } from '@app/checkpoints';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { TaskSecrets, dataDirFromEnv } from '@app/common';
@@ -9,6 +10,7 @@ import { ServiceMetrics } from '@app/metrics';
 import { ObjectStoreReadiness, RUNTIME_ENV } from '@app/runtime';
 import { TaskCommandExecutor } from '@app/task-commands';
 import { ArtifactScanner, DEFAULT_SCAN_LIMITS } from './artifacts/artifact-scanner';
+import { TaskCheckpoints } from './workspace/checkpoints/task-checkpoints';
 import { SANDBOX_SETTINGS, SandboxSettings, sandboxSettingsFromEnv } from './config/sandbox-settings';
 import { createSandboxProvider } from './provider/create-sandbox-provider';
 import { SANDBOX_PROVIDER, SandboxProvider } from './provider/sandbox-provider.port';
@@ -61,6 +63,7 @@ function redactOpening(secrets: TaskSecrets, commands: TaskCommandExecutor, task
         TaskSecrets,
         SandboxLeases,
         ServiceMetrics,
+        TaskCheckpoints,
       ],
       useFactory: (
         env: NodeJS.ProcessEnv,
@@ -71,6 +74,7 @@ function redactOpening(secrets: TaskSecrets, commands: TaskCommandExecutor, task
         secrets: TaskSecrets,
         leases: SandboxLeases,
         metrics: ServiceMetrics,
+        checkpoints: TaskCheckpoints,
       ) => {
         const sessions = new SandboxSessions(
           provider,
@@ -80,10 +84,17 @@ function redactOpening(secrets: TaskSecrets, commands: TaskCommandExecutor, task
           settings.sessions,
           (taskId, text) => redactOpening(secrets, commands, taskId, text),
           leases,
+          checkpoints,
         );
         metrics.countSandboxesWith(() => sessions.liveCount);
         return sessions;
       },
+    },
+    {
+      provide: TaskCheckpoints,
+      inject: [OBJECT_STORE, SANDBOX_SETTINGS],
+      useFactory: (objects: ObjectStore, settings: SandboxSettings) =>
+        new TaskCheckpoints(objects, new CheckpointReader(objects), settings.sessions.snapshotMaxBytes),
     },
     {
       provide: ArtifactScanner,

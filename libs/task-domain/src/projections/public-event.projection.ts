@@ -35,8 +35,10 @@ export function toPublicEvent(event: TaskEvent): PublicEvent {
       };
     case 'ToolCallStarted':
       return { kind: 'tool_started', data: { ...event.data } };
-    case 'ToolCallFinished':
-      return { kind: 'tool_result', data: { ...event.data } };
+    case 'ToolCallFinished': {
+      const { checkpoint: _internal, ...result } = event.data;
+      return { kind: 'tool_result', data: { ...result } };
+    }
     case 'TurnCompleted':
       return { kind: DONE_KIND, data: { status: 'completed', turn: event.data.turn } };
     case 'TaskFailed':

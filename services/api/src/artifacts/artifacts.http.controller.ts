@@ -9,6 +9,7 @@ import { OBJECT_STORE, ObjectStore } from '@app/object-store';
 import { ApiKeyGuard } from '../auth/api-key.guard';
 import { Tenant } from '../auth/tenant.decorator';
 import { TaskAccess } from '../tasks/task-access';
+import { contentDisposition } from '../http/content-disposition';
 
 @ApiTags('artifacts')
 @ApiBearerAuth()
@@ -65,10 +66,4 @@ export class ArtifactsHttpController {
   private ask<Req, Res>(subject: string, request: Req): Promise<Res> {
     return requestUntilDelivered<Req, Res>(this.bus, subject, request, { timeoutMs: DEFAULT_REQUEST_TIMEOUT_MS });
   }
-}
-
-/** `attachment` with an ASCII fallback and the exact UTF-8 name (RFC 6266 / 5987). */
-function contentDisposition(name: string): string {
-  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }

@@ -211,6 +211,10 @@ export class AgentStep {
         ...(reply.artifacts ? { artifacts: reply.artifacts } : {}),
         ...(reply.escapingLinks ? { escapingLinks: reply.escapingLinks } : {}),
         ...(reply.egress?.length ? { egress: reply.egress.map((r) => ({ ...r, host: this.vault.redact(taskId, r.host) })) } : {}),
+        ...(reply.changes?.length ? { changes: reply.changes.map((c) => ({ ...c, path: this.vault.redact(taskId, c.path) })) } : {}),
+        ...(reply.changesTruncated ? { changesTruncated: true as const } : {}),
+        ...(reply.checkpoint ? { checkpoint: reply.checkpoint } : {}),
+        ...(reply.checkpointSkipped ? { checkpointSkipped: this.vault.redact(taskId, reply.checkpointSkipped) } : {}),
       },
     });
   }

@@ -2,7 +2,9 @@ import { Logger } from '@nestjs/common';
 import { readdir } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { isTaskId, runWithLogContext } from '@app/common';
+import type { Readable } from 'node:stream';
 import type { ObjectStore } from '@app/object-store';
+import type { CheckpointRef } from '@app/task-domain';
 import type { TaskCommandExecutor } from '@app/task-commands';
 import type { SandboxProvider } from '../provider/sandbox-provider.port';
 import type { SandboxLeases } from './sandbox-leases';
@@ -28,6 +30,12 @@ const EXPIRY_CONCURRENCY = 4;
 const MAX_SKIPPED_NAMED = 20;
 /** Characters of the last error kept in the SandboxSnapshotFailed event: tar's stderr can be long. */
 const MAX_REASON_CHARS = 1_000;
+
+/** How a session brings a workspace back from the task's last checkpoint, and drops what it knows of one torn down. */
+export interface SessionCheckpoints {
+  archive(ref: CheckpointRef, signal?: AbortSignal): Readable;
+  forget(taskId: string): void;
+}
 
 /** The workspace could not be brought back from its snapshot; the tool call reports this. */
 export class SandboxRestoreError extends Error {}
@@ -55,6 +63,8 @@ export class SandboxSessions {
     private readonly redact: (taskId: string, text: string) => string = (_taskId, text) => text,
     /** Which instance holds which task; absent: this instance holds every task it sees. */
     private readonly leases?: SandboxLeases,
+    /** Absent: a workspace that is gone with no snapshot starts empty (as before checkpoints). */
+    private readonly checkpoints?: SessionCheckpoints,
   ) {
     // The first retry comes one TTL after the failure, as a sandbox used then left idle would.
     this.retries = new SnapshotRetries(limits.snapshotMaxAttempts, limits.idleTtlMs);
@@ -166,7 +176,11 @@ export class SandboxSessions {
       if (snapshotKey) await this.recordRestored(taskId, snapshotKey, 0);
       return this.provider.create(taskId);
     }
-    if (!snapshotKey) return this.provider.create(taskId);
+    if (!snapshotKey) {
+      const last = state.exists ? state.lastCheckpoint : undefined;
+      if (last) await this.restoreCheckpoint(taskId, last);
+      return this.provider.create(taskId);
+    }
     const startedAt = Date.now();
     try {
       const archive = await this.objects.get(snapshotKey);
@@ -176,6 +190,22 @@ export class SandboxSessions {
     }
     await this.recordRestored(taskId, snapshotKey, Date.now() - startedAt);
     return this.provider.create(taskId);
+  }
+
+  /**
+   * The workspace is gone with no snapshot of it (its instance was lost, a restart lost the
+   * disk, a fork's first use): it comes back as the last tool call that changed it left it.
+   */
+  private async restoreCheckpoint(taskId: string, last: CheckpointRef): Promise<void> {
+    if (!this.checkpoints) return;
+    const startedAt = Date.now();
+    const bounds = { maxBytes: this.limits.snapshotMaxBytes, timeoutMs: this.limits.snapshotTimeoutMs };
+    try {
+      await this.provider.restore(taskId, this.checkpoints.archive(last), bounds);
+    } catch (error) {
+      throw new SandboxRestoreError(`the workspace could not be restored from its last checkpoint: ${messageOf(error)}`);
+    }
+    this.logger.log(`workspace of ${taskId} restored from its checkpoint ${last.seq} (${last.files} files) in ${Date.now() - startedAt} ms`);
   }
 
   private async expire(taskId: string, idleMs: number, signal: AbortSignal): Promise<boolean> {
@@ -205,6 +235,7 @@ export class SandboxSessions {
       if (skipped.count > 0) this.logger.warn(`snapshot of ${taskId} left out ${skipped.count} entries: ${skipped.list().join('; ')}`);
     }
     await this.provider.destroy(taskId);
+    this.checkpoints?.forget(taskId);
     this.lastUsed.delete(taskId);
     this.retries.forget(taskId);
     this.logger.log(`sandbox of ${taskId} expired after ${idleMs} ms idle`);

@@ -16,6 +16,8 @@ import { ToolDefinition } from '@app/model-provider';
 import { TaskCommandExecutor } from '@app/task-commands';
 import { ExistingTask } from '@app/task-domain';
 import { ArtifactScanner } from '../artifacts/artifact-scanner';
+import type { StepCheckpoint } from '../workspace/checkpoints/task-checkpoints';
+import { TaskCheckpoints } from '../workspace/checkpoints/task-checkpoints';
 import { fitReply } from './fit-reply';
 import { SANDBOX_SETTINGS, SandboxSettings, expirySweepIntervalMs } from '../config/sandbox-settings';
 import { ProviderHealth, SANDBOX_PROVIDER, SandboxProvider } from '../provider/sandbox-provider.port';
@@ -29,6 +31,17 @@ import { placeUploads } from '../uploads/place-uploads';
 import { UploadFetcher } from '../uploads/upload-fetcher';
 import { CommandSetting, commandRunner } from './command-runner';
 import { RequestDrain } from './request-drain';
+
+/** What the reply says of the step's checkpoint. */
+function checkpointFields(step: StepCheckpoint | undefined): Partial<ExecuteToolReply> {
+  if (!step) return {};
+  if ('skipped' in step) return { checkpointSkipped: step.skipped };
+  return {
+    ...(step.changes.length > 0 ? { changes: step.changes } : {}),
+    ...(step.changesTruncated ? { changesTruncated: true as const } : {}),
+    ...(step.checkpoint ? { checkpoint: step.checkpoint } : {}),
+  };
+}
 
 /** A notice quotes at most this much of a server's error. */
 const MAX_NOTICE_CHARS = 1_000;
@@ -65,6 +78,7 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
     private readonly leases: SandboxLeases,
     private readonly placement: TaskPlacement,
     private readonly scanner: ArtifactScanner,
+    private readonly checkpoints: TaskCheckpoints,
     private readonly vault: SecretVault,
     private readonly secrets: TaskSecrets,
     private readonly commands: TaskCommandExecutor,
@@ -276,6 +290,10 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
       this.contextFor(req.taskId, workspaceRoot, { env: state?.env ?? {}, secrets, egressAllow: state?.network?.allow }, signal),
     );
     const redact = (text: string) => this.vault.redact(req.taskId, text);
+    // Before the artifact scan: the reply may be sent only once the step's files are durable.
+    const step = this.toolbox.mayChangeWorkspace(req.toolName)
+      ? await this.checkpoints.afterStep(req.taskId, workspaceRoot, state?.lastCheckpoint)
+      : undefined;
     const scan = await this.scanner
       .scan(req.taskId, workspaceRoot, state?.artifacts ?? {}, {
         redact,
@@ -295,6 +313,7 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
       output,
       durationMs: Date.now() - startedAt,
       ...(scan ? { artifacts: scan.records, escapingLinks: scan.escapingLinks } : {}),
+      ...checkpointFields(step),
     });
   }
 

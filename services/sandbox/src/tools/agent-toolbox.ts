@@ -44,6 +44,11 @@ export class AgentToolbox {
     return this.builtIn.has(toolName);
   }
 
+  /** Whether a call of `toolName` may leave the workspace changed (an MCP server may run in the sandbox and write there). */
+  mayChangeWorkspace(toolName: string): boolean {
+    return this.builtIn.get(toolName)?.readsOnly !== true;
+  }
+
   get builtInNames(): string[] {
     return [...this.builtIn.keys()];
   }

@@ -22,6 +22,7 @@ interface Listing {
 
 export const listFilesTool: ToolSpec = {
   name: 'list_files',
+  readsOnly: true,
   description: `List the files and directories under a workspace directory, recursively (at most ${LIST_FILES_MAX_ENTRIES} entries, ${LIST_FILES_MAX_DEPTH} levels deep). Paths are relative to the workspace root. Symlinks are listed, not followed.`,
   parameters: {
     type: 'object',

@@ -10,6 +10,7 @@ export const READ_FILE_MAX_BYTES = 1024 * 1024;
 
 export const readFileTool: ToolSpec = {
   name: 'read_file',
+  readsOnly: true,
   description: `Read a UTF-8 text file of the workspace. Files over ${READ_FILE_MAX_BYTES} bytes are cut, with a marker saying so; binary files are refused.`,
   parameters: {
     type: 'object',

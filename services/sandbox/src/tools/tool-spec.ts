@@ -32,5 +32,7 @@ export interface ToolSpec {
   readonly name: string;
   readonly description: string;
   readonly parameters: Record<string, unknown>;
+  /** Never changes the workspace: no checkpoint is taken after it. */
+  readonly readsOnly?: boolean;
   execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult>;
 }

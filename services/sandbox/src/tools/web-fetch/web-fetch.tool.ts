@@ -15,6 +15,7 @@ import type { WebFetchConfig } from './web-fetch.config';
 export function createWebFetchTool(config: WebFetchConfig): ToolSpec {
   return {
     name: 'web_fetch',
+    readsOnly: true,
     description:
       'Fetch a web page by GET and return it as text: HTML is reduced to its main content as markdown (links kept), ' +
       'plain text, markdown, JSON and XML come back as they are; images and other binary content are refused. ' +

@@ -15,6 +15,7 @@ export const MAX_QUERY_CHARS = 400;
 export function createWebSearchTool(provider: SearchProvider, maxResults: number): ToolSpec {
   return {
     name: 'web_search',
+    readsOnly: true,
     description:
       'Search the web and return a numbered list of results, each with its title, URL and a short snippet. ' +
       `Returns at most ${maxResults} results. Read a result in full with web_fetch.`,

@@ -45,3 +45,20 @@ export interface CheckpointFile {
   readonly size: number;
   readonly sha256: string;
 }
+
+/**
+ * What an event keeps of a checkpoint (on the ToolCallFinished of its step; never shown to
+ * callers): enough to read the tree and to keep writing the same lineage.
+ */
+export interface CheckpointRef {
+  /** 1, 2, … per task; a fork goes on from its source's number. */
+  readonly seq: number;
+  /** The task at the root of the fork tree: every checkpoint of a tree is stored under it. */
+  readonly lineage: string;
+  /** The workspace's top folder. */
+  readonly root: { readonly sha256: string; readonly at: PieceLocation };
+  /** Files in the workspace then. */
+  readonly files: number;
+  /** Bytes this checkpoint stored (new contents and folder nodes). */
+  readonly addedBytes: number;
+}

@@ -1,0 +1,56 @@
+import type { CheckpointReader } from '@app/checkpoints';
+import type { CheckpointRef, PieceLocation, TreeEntry } from '@app/task-domain';
+
+/** A file or link of the last checkpoint, with how it looked on disk when it was read. */
+export interface KnownFile {
+  readonly entry: TreeEntry;
+  /** inode, size and times then; absent when the tree was loaded from the store (the file is read again). */
+  readonly stat?: string;
+  /** Written just before that walk: read again next time, whatever its times say. */
+  readonly racy?: boolean;
+}
+
+/**
+ * What the next checkpoint compares the workspace against: the last one's tree by path, and
+ * where its contents and nodes are stored (so an unchanged one is never stored twice).
+ */
+export interface Baseline {
+  readonly root: TreeEntry;
+  readonly files: ReadonlyMap<string, KnownFile>;
+  /** Each folder's own entry by path ('' the top). */
+  readonly folders: ReadonlyMap<string, TreeEntry>;
+  readonly folderSizes: ReadonlyMap<string, number>;
+  /** Every stored node of the tree by hash. */
+  readonly nodes: ReadonlyMap<string, PieceLocation>;
+  /** A big folder's trie nodes below its top node, by the top node's hash. */
+  readonly innerNodes: ReadonlyMap<string, readonly string[]>;
+  /** Every content of the tree by hash. */
+  readonly contents: ReadonlyMap<string, PieceLocation>;
+}
+
+/**
+ * The baseline of a recorded checkpoint, read from the store: after a restart, on another
+ * instance, or after a fork. Files carry no disk state, so the next checkpoint reads each once.
+ */
+export async function baselineOf(reader: CheckpointReader, ref: CheckpointRef): Promise<Baseline> {
+  const root: TreeEntry = { name: '', kind: 'dir', mode: 0o755, size: 0, mtimeMs: 0, sha256: ref.root.sha256, at: ref.root.at };
+  const files = new Map<string, KnownFile>();
+  const folders = new Map<string, TreeEntry>([['', root]]);
+  const folderSizes = new Map<string, number>();
+  const nodes = new Map<string, PieceLocation>([[root.sha256, ref.root.at]]);
+  const contents = new Map<string, PieceLocation>();
+  for await (const { path, entry } of reader.walk(root)) {
+    const parent = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
+    folderSizes.set(parent, (folderSizes.get(parent) ?? 0) + 1);
+    if (entry.kind === 'dir') {
+      folders.set(path, { ...entry, name: '' });
+      folderSizes.set(path, folderSizes.get(path) ?? 0);
+      if (entry.at) nodes.set(entry.sha256, entry.at);
+      continue;
+    }
+    files.set(path, { entry });
+    if (entry.kind === 'file' && entry.at) contents.set(entry.sha256, entry.at);
+  }
+  folderSizes.set('', folderSizes.get('') ?? 0);
+  return { root, files, folders, folderSizes, nodes, innerNodes: new Map(), contents };
+}

@@ -1,0 +1,331 @@
+import type { BigIntStats } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import type { CheckpointRef, PieceLocation, TreeEntry, WorkspaceChange } from '@app/task-domain';
+import { PackBuilder, encodeFolder } from '@app/checkpoints';
+import type { ObjectStore } from '@app/object-store';
+import type { OnSkipped } from '../snapshot-entries';
+import { SNAPSHOT_MAX_DEPTH } from '../snapshot-entries';
+import type { Baseline, KnownFile } from './baseline';
+import { SyncNoFollowDir } from './sync-no-follow-dir';
+
+/** A file bigger than this is an object of its own, streamed: a pack is held in memory until put. */
+export const OWN_OBJECT_BYTES = 8 * 1024 ** 2;
+/** Changes listed on a tool_result at most (docs/api.md "Time travel"); past it `changesTruncated`. */
+export const MAX_CHANGES = 1000;
+/** And at most this many bytes of paths: a path may be 4 KiB, and the list rides in one bus message and one event. */
+export const MAX_CHANGES_PATH_BYTES = 256 * 1024;
+// A file written within this long before the walk could change again within the same clock
+// tick and keep its times: it is read again next time (git's "racy clean" rule).
+const RACY_NS = 20_000_000n;
+
+export interface CheckpointTarget {
+  readonly taskId: string;
+  readonly lineage: string;
+  readonly seq: number;
+  /** Bytes one checkpoint may add; past it nothing is stored and CheckpointTooLargeError says so. */
+  readonly maxAddedBytes: number;
+  readonly onSkipped?: OnSkipped;
+}
+
+export interface WrittenCheckpoint {
+  readonly ref: CheckpointRef;
+  readonly changes: WorkspaceChange[];
+  readonly changesTruncated: boolean;
+  /** Pack objects this checkpoint put (to remove should it not be recorded). */
+  readonly packs: readonly string[];
+  /** What the next checkpoint compares against. */
+  readonly baseline: Baseline;
+}
+
+export class CheckpointTooLargeError extends Error {}
+
+/**
+ * Walks the workspace once (no link followed: sync-no-follow-dir.ts), reads only the files whose
+ * inode, size or times moved since `previous`, and stores what is new: their contents (each
+ * distinct content once per lineage) and the folder nodes on their paths, in one pack where it
+ * fits. Returns the new tree's root and what changed.
+ */
+export async function writeCheckpoint(
+  objects: ObjectStore,
+  workspaceRoot: string,
+  previous: Baseline | undefined,
+  target: CheckpointTarget,
+): Promise<WrittenCheckpoint> {
+  const suffix = randomBytes(4).toString('hex');
+  const prefix = `checkpoints/${target.lineage}`;
+  const pack = new PackBuilder(objects, (n) => `${prefix}/${target.taskId}/${target.seq}-${suffix}-${n}.pack`);
+  const walk = new CheckpointWalk(objects, pack, previous, target, `${prefix}/blobs`);
+  try {
+    const root = await walk.folder(SyncNoFollowDir.open(workspaceRoot), '', 1, 0o755);
+    const rootEntry = walk.stored(root);
+    const packs = await pack.finish();
+    const changes = walk.changes();
+    const listed = listedChanges(changes);
+    return {
+      ref: {
+        seq: target.seq,
+        lineage: target.lineage,
+        root: { sha256: rootEntry.sha256, at: rootEntry.at! },
+        files: walk.fileCount,
+        addedBytes: pack.bytes + walk.ownObjectBytes,
+      },
+      changes: listed,
+      changesTruncated: listed.length < changes.length,
+      packs,
+      baseline: walk.baseline(rootEntry),
+    };
+  } catch (error) {
+    await pack.discard();
+    throw error;
+  }
+}
+
+interface WalkedFolder {
+  readonly entries: TreeEntry[];
+  /** Every entry as it was in `previous`: the stored node is reused as it is. */
+  readonly unchanged: boolean;
+  readonly path: string;
+  readonly mode: number;
+}
+
+/** One checkpoint's walk: what it found, read and stored. */
+class CheckpointWalk {
+  readonly files = new Map<string, KnownFile>();
+  readonly folders = new Map<string, TreeEntry>();
+  readonly nodes = new Map<string, PieceLocation>();
+  readonly contents = new Map<string, PieceLocation>();
+  fileCount = 0;
+  ownObjectBytes = 0;
+  readonly innerNodes = new Map<string, readonly string[]>();
+  readonly folderSizes = new Map<string, number>();
+  private readonly startedNs = BigInt(Date.now()) * 1_000_000n;
+
+  constructor(
+    private readonly objects: ObjectStore,
+    private readonly pack: PackBuilder,
+    private readonly previous: Baseline | undefined,
+    private readonly target: CheckpointTarget,
+    private readonly blobPrefix: string,
+  ) {
+    for (const [sha, at] of previous?.contents ?? []) this.contents.set(sha, at);
+  }
+
+  async folder(dir: SyncNoFollowDir, path: string, depth: number, mode: number): Promise<WalkedFolder> {
+    try {
+      const entries: TreeEntry[] = [];
+      let unchanged = this.previous?.folderSizes.get(path) !== undefined;
+      let count = 0;
+      for (const found of dir.list()) {
+        const childPath = path === '' ? found.name : `${path}/${found.name}`;
+        if (found.kind === 'special') {
+          this.target.onSkipped?.(childPath, found.why);
+          continue;
+        }
+        const entry = await this.entry(dir, found.name, found.kind, found.stats, childPath, depth);
+        if (!entry) continue;
+        count++;
+        entries.push(entry.entry);
+        unchanged &&= entry.unchanged;
+      }
+      unchanged &&= this.previous?.folderSizes.get(path) === count;
+      return { entries, unchanged, path, mode };
+    } finally {
+      dir.close();
+    }
+  }
+
+  /** The folder's entry in its parent: its node reused when nothing in it changed, else encoded and stored. */
+  stored(folder: WalkedFolder): TreeEntry {
+    const before = this.previous?.folders.get(folder.path);
+    let entry: TreeEntry;
+    if (folder.unchanged && before) {
+      entry = { ...before, mode: folder.mode };
+      this.keepNodesBelow(before);
+    } else {
+      const inner: string[] = [];
+      const node = encodeFolder(folder.entries, (child) => {
+        inner.push(child.sha256);
+        return this.storeNode(child.sha256, child.bytes);
+      });
+      if (inner.length > 0) this.innerNodes.set(node.sha256, inner);
+      const at = this.storeNode(node.sha256, node.bytes);
+      entry = { name: '', kind: 'dir', mode: folder.mode, size: 0, mtimeMs: 0, sha256: node.sha256, at };
+    }
+    this.folders.set(folder.path, entry);
+    this.folderSizes.set(folder.path, folder.entries.length);
+    return entry;
+  }
+
+  changes(): WorkspaceChange[] {
+    const changes: WorkspaceChange[] = [];
+    for (const [path, now] of this.files) {
+      const before = this.previous?.files.get(path);
+      if (!before) changes.push({ path, change: 'created', size: now.entry.size });
+      else if (!sameContent(before.entry, now.entry)) changes.push({ path, change: 'modified', size: now.entry.size });
+    }
+    for (const [path, before] of this.previous?.files ?? []) {
+      if (!this.files.has(path)) changes.push({ path, change: 'deleted', size: before.entry.size });
+    }
+    return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  baseline(root: TreeEntry): Baseline {
+    return {
+      root,
+      files: this.files,
+      folders: this.folders,
+      folderSizes: this.folderSizes,
+      nodes: this.nodes,
+      innerNodes: this.innerNodes,
+      contents: this.contents,
+    };
+  }
+
+  private async entry(
+    dir: SyncNoFollowDir,
+    name: string,
+    kind: 'file' | 'dir' | 'symlink',
+    stats: BigIntStats,
+    path: string,
+    depth: number,
+  ): Promise<{ entry: TreeEntry; unchanged: boolean } | undefined> {
+    const mode = Number(stats.mode) & 0o7777;
+    if (kind === 'dir') {
+      if (depth > SNAPSHOT_MAX_DEPTH) {
+        this.target.onSkipped?.(path, `a folder more than ${SNAPSHOT_MAX_DEPTH} levels deep`);
+        return undefined;
+      }
+      const sub = dir.openDir(name, stats);
+      if (!sub) return undefined;
+      const folder = await this.folder(sub, path, depth + 1, mode);
+      const entry = { ...this.stored(folder), name };
+      const before = this.previous?.folders.get(path);
+      return { entry, unchanged: folder.unchanged && before?.mode === mode };
+    }
+    const known = this.previous?.files.get(path);
+    const entry = kind === 'symlink' ? this.link(dir, name, stats, mode) : await this.file(dir, name, stats, mode, known);
+    if (!entry) return undefined;
+    this.files.set(path, { entry, stat: statKey(stats), racy: this.startedNs - stats.mtimeNs < RACY_NS });
+    if (kind === 'file') this.fileCount++;
+    return { entry, unchanged: known !== undefined && sameEntry(known.entry, entry) };
+  }
+
+  private link(dir: SyncNoFollowDir, name: string, stats: BigIntStats, mode: number): TreeEntry | undefined {
+    const target = dir.readLink(name);
+    if (target === undefined) return undefined;
+    const sha256 = createHash('sha256').update(target).digest('hex');
+    return { name, kind: 'symlink', mode, size: 0, mtimeMs: msOf(stats), sha256, target };
+  }
+
+  private async file(
+    dir: SyncNoFollowDir,
+    name: string,
+    stats: BigIntStats,
+    mode: number,
+    known: KnownFile | undefined,
+  ): Promise<TreeEntry | undefined> {
+    const base = { name, kind: 'file' as const, mode, size: Number(stats.size), mtimeMs: msOf(stats) };
+    if (known?.stat === statKey(stats) && !known.racy && known.entry.kind === 'file') return { ...known.entry, ...base };
+    if (stats.size > BigInt(OWN_OBJECT_BYTES)) return this.bigFile(dir, name, stats, base);
+    const chunks: Buffer[] = [];
+    const hash = createHash('sha256');
+    const read = dir.readFile(name, stats, (chunk) => {
+      hash.update(chunk);
+      chunks.push(chunk);
+    });
+    if (!read) return undefined;
+    const sha256 = hash.digest('hex');
+    let at = this.contents.get(sha256);
+    if (!at) {
+      this.assertRoom(base.size);
+      at = this.pack.add(Buffer.concat(chunks));
+      this.contents.set(sha256, at);
+      await this.pack.putIfFull();
+    }
+    return { ...base, sha256, at };
+  }
+
+  /** Hashed first (read once), then streamed into an object named by its hash, unless the lineage has it. */
+  private async bigFile(
+    dir: SyncNoFollowDir,
+    name: string,
+    stats: BigIntStats,
+    base: Omit<TreeEntry, 'sha256'>,
+  ): Promise<TreeEntry | undefined> {
+    const hash = createHash('sha256');
+    if (!dir.readFile(name, stats, (chunk) => hash.update(chunk))) return undefined;
+    const sha256 = hash.digest('hex');
+    let at = this.contents.get(sha256);
+    if (!at) {
+      this.assertRoom(base.size);
+      const handle = await dir.openFile(name, stats);
+      if (!handle) return undefined;
+      const key = `${this.blobPrefix}/${sha256}`;
+      try {
+        const put = await this.objects.put(key, handle.createReadStream({ start: 0, end: base.size - 1, autoClose: false }));
+        // Changed between the two reads: nothing may name content it does not hold.
+        if (put.sha256 !== sha256) throw new Error(`${name} changed while it was checkpointed`);
+      } finally {
+        await handle.close();
+      }
+      at = { key, offset: 0, length: base.size };
+      this.contents.set(sha256, at);
+      this.ownObjectBytes += base.size;
+    }
+    return { ...base, sha256, at };
+  }
+
+  private storeNode(sha256: string, bytes: Buffer): PieceLocation {
+    const at = this.nodes.get(sha256) ?? this.previous?.nodes.get(sha256) ?? this.pack.add(bytes);
+    this.nodes.set(sha256, at);
+    return at;
+  }
+
+  /** A folder reused as it was keeps its trie's inner nodes known, so a later change to a sibling reuses them. */
+  private keepNodesBelow(folder: TreeEntry): void {
+    if (folder.at) this.nodes.set(folder.sha256, folder.at);
+    const inner = this.previous?.innerNodes.get(folder.sha256);
+    if (!inner) return;
+    this.innerNodes.set(folder.sha256, inner);
+    for (const sha of inner) {
+      const at = this.previous?.nodes.get(sha);
+      if (at) this.nodes.set(sha, at);
+    }
+  }
+
+  private assertRoom(bytes: number): void {
+    if (this.pack.bytes + this.ownObjectBytes + bytes > this.target.maxAddedBytes) {
+      throw new CheckpointTooLargeError(
+        `the step's changes pass the ${this.target.maxAddedBytes} bytes one checkpoint may store (SANDBOX_SNAPSHOT_MAX_BYTES)`,
+      );
+    }
+  }
+}
+
+/** The first changes, by path, within MAX_CHANGES and MAX_CHANGES_PATH_BYTES. */
+function listedChanges(changes: readonly WorkspaceChange[]): WorkspaceChange[] {
+  const listed: WorkspaceChange[] = [];
+  let bytes = 0;
+  for (const change of changes) {
+    bytes += Buffer.byteLength(change.path);
+    if (listed.length === MAX_CHANGES || bytes > MAX_CHANGES_PATH_BYTES) break;
+    listed.push(change);
+  }
+  return listed;
+}
+
+function statKey(stats: BigIntStats): string {
+  return `${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`;
+}
+
+function msOf(stats: BigIntStats): number {
+  return Number(stats.mtimeNs / 1_000_000n);
+}
+
+function sameContent(a: TreeEntry, b: TreeEntry): boolean {
+  return a.kind === b.kind && a.sha256 === b.sha256 && a.mode === b.mode;
+}
+
+function sameEntry(a: TreeEntry, b: TreeEntry): boolean {
+  return sameContent(a, b) && a.size === b.size && a.mtimeMs === b.mtimeMs && a.at?.key === b.at?.key && a.at?.offset === b.at?.offset;
+}

@@ -1,0 +1,87 @@
+import { Logger } from '@nestjs/common';
+import type { Readable } from 'node:stream';
+import type { CheckpointReader } from '@app/checkpoints';
+import { checkpointArchive } from '@app/checkpoints';
+import type { ObjectStore } from '@app/object-store';
+import type { CheckpointRef, WorkspaceChange } from '@app/task-domain';
+import type { Baseline } from './baseline';
+import { baselineOf } from './baseline';
+import type { OnSkipped } from '../snapshot-entries';
+import { CheckpointTooLargeError, writeCheckpoint } from './checkpoint-writer';
+
+/** What a step's checkpoint gives its tool_result. */
+export type StepCheckpoint =
+  | {
+      readonly checkpoint?: CheckpointRef;
+      readonly changes: readonly WorkspaceChange[];
+      readonly changesTruncated: boolean;
+    }
+  | { readonly skipped: string };
+
+/**
+ * Each task's checkpoints on this instance: the baseline of the last one it wrote is kept in
+ * memory, and trusted only while it is the one the task's events name last (a restart, another
+ * instance, a fork or a call whose result was never recorded reads the recorded one instead).
+ */
+export class TaskCheckpoints {
+  private readonly logger = new Logger('Checkpoints');
+  private readonly baselines = new Map<string, Baseline>();
+
+  constructor(
+    private readonly objects: ObjectStore,
+    private readonly reader: CheckpointReader,
+    /** Bytes one checkpoint may add (SANDBOX_SNAPSHOT_MAX_BYTES). */
+    private readonly maxAddedBytes: number,
+  ) {}
+
+  /**
+   * Checkpoints the workspace after a step. Nothing changed: no new checkpoint. Too large or
+   * unreadable: `skipped` says why, and the step goes on (the next one compares against the last
+   * checkpoint that was taken).
+   */
+  async afterStep(taskId: string, workspaceRoot: string, last: CheckpointRef | undefined, onSkipped?: OnSkipped): Promise<StepCheckpoint> {
+    try {
+      const baseline = await this.baselineFor(taskId, last);
+      const written = await writeCheckpoint(this.objects, workspaceRoot, baseline, {
+        taskId,
+        lineage: last?.lineage ?? taskId,
+        seq: (last?.seq ?? 0) + 1,
+        maxAddedBytes: this.maxAddedBytes,
+        onSkipped,
+      });
+      // Kept even when nothing changed: it knows each file's disk state, the one from the store does not.
+      // (What it stored again, such as a big folder's inner nodes a stored baseline does not know,
+      // is named by it: garbage collection must spare packs younger than a running task's baseline.)
+      this.baselines.set(taskId, written.baseline);
+      const unchanged = last ? written.ref.root.sha256 === last.root.sha256 : written.baseline.files.size === 0;
+      if (unchanged) return { changes: [], changesTruncated: false };
+      return { checkpoint: written.ref, changes: written.changes, changesTruncated: written.changesTruncated };
+    } catch (error) {
+      this.baselines.delete(taskId);
+      const why = error instanceof CheckpointTooLargeError ? error.message : `the checkpoint failed: ${messageOf(error)}`;
+      this.logger.warn(`no checkpoint of ${taskId} after this step: ${why}`);
+      return { skipped: why };
+    }
+  }
+
+  /** The workspace of `ref` as a tar stream, for a restore. */
+  archive(ref: CheckpointRef, signal?: AbortSignal): Readable {
+    return checkpointArchive(this.reader, ref, signal);
+  }
+
+  /** The task's sandbox left this instance (expired, handed over): its baseline is read again when it comes back. */
+  forget(taskId: string): void {
+    this.baselines.delete(taskId);
+  }
+
+  private async baselineFor(taskId: string, last: CheckpointRef | undefined): Promise<Baseline | undefined> {
+    if (!last) return undefined;
+    const kept = this.baselines.get(taskId);
+    if (kept?.root.sha256 === last.root.sha256) return kept;
+    return baselineOf(this.reader, last);
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,131 @@
+import type { AtsClient, TaskStreamEvent } from '@agentic-task-service/client';
+import type { Harness } from '../../../test/support/service-harness';
+import { API_KEY, OTHER_API_KEY, startHarness } from '../../../test/support/service-harness';
+
+// Time travel over a task's files (docs/api.md "Time travel"): each tool_result says what its
+// step changed, and the workspace can be listed and downloaded as it was right after any event,
+// from the checkpoints in the object store, whatever became of the sandbox since.
+
+jest.setTimeout(60_000);
+
+describe('time travel: changes per step, files as of any event', () => {
+  let h: Harness;
+  let ats: AtsClient;
+  beforeAll(async () => {
+    h = await startHarness({ SANDBOX_IDLE_TTL_MS: '400' });
+    ats = h.client();
+  });
+  afterAll(async () => h.close());
+
+  const followTurn = async (id: string, after?: number): Promise<(TaskStreamEvent & { id?: number })[]> => {
+    const events: TaskStreamEvent[] = [];
+    for await (const event of ats.tasks.stream(id, after === undefined ? {} : { after })) events.push(event);
+    return events;
+  };
+  const filesAt = async (id: string, at?: number, extra = '') =>
+    h.api(`/api/v1/tasks/${id}/files?${at === undefined ? '' : `at=${at}`}${extra}`);
+  const download = async (id: string, path: string, at?: number) => {
+    const res = await fetch(
+      `${h.url}/api/v1/tasks/${id}/files/download?path=${encodeURIComponent(path)}${at === undefined ? '' : `&at=${at}`}`,
+      { headers: { authorization: `Bearer ${API_KEY}` } },
+    );
+    return { status: res.status, text: await res.text(), headers: res.headers };
+  };
+
+  it('reports each step’s changes and serves the files of three different events as they were then', async () => {
+    h.model.script(
+      { toolCalls: [{ name: 'shell', arguments: { command: 'echo one > a.txt' } }] },
+      { toolCalls: [{ name: 'shell', arguments: { command: 'echo two > a.txt && mkdir d && echo x > d/x.txt' } }] },
+      { toolCalls: [{ name: 'read_file', arguments: { path: 'a.txt' } }] },
+      { toolCalls: [{ name: 'shell', arguments: { command: 'rm d/x.txt && echo three > a.txt' } }] },
+      { text: 'done' },
+    );
+    const { id } = await ats.tasks.create({ message: 'write, change, delete' });
+    await followTurn(id);
+    const history = (await h.api(`/api/v1/tasks/${id}/events?limit=1000`)).body.data.events as { id: number; type: string; data: any }[];
+    const results = history.filter((e) => e.type === 'tool_result');
+    expect(results.map((r) => r.data.changes)).toEqual([
+      [{ path: 'a.txt', change: 'created', size: 4 }],
+      [
+        { path: 'a.txt', change: 'modified', size: 4 },
+        { path: 'd/x.txt', change: 'created', size: 2 },
+      ],
+      undefined,
+      [
+        { path: 'a.txt', change: 'modified', size: 6 },
+        { path: 'd/x.txt', change: 'deleted', size: 2 },
+      ],
+    ]);
+    // Internal: where the checkpoint is stored is never shown.
+    for (const r of results) expect(r.data).not.toHaveProperty('checkpoint');
+
+    const [first, second, , fourth] = results.map((r) => r.id);
+    const listed = async (at?: number) => ((await filesAt(id, at)).body.data.files as { path: string }[]).map((f) => f.path);
+    expect(await listed(1)).toEqual([]);
+    expect(await listed(first)).toEqual(['a.txt']);
+    expect(await listed(second)).toEqual(['a.txt', 'd/x.txt']);
+    expect(await listed(second + 1)).toEqual(['a.txt', 'd/x.txt']);
+    expect(await listed(fourth)).toEqual(['a.txt']);
+    expect(await listed()).toEqual(['a.txt']);
+    expect((await filesAt(id, first)).body.data).toEqual({
+      at: first,
+      files: [{ path: 'a.txt', size: 4, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) }],
+      nextCursor: null,
+    });
+    expect((await download(id, 'a.txt', first)).text).toBe('one\n');
+    expect((await download(id, 'a.txt', second)).text).toBe('two\n');
+    expect((await download(id, 'd/x.txt', second)).text).toBe('x\n');
+    const now = await download(id, 'a.txt');
+    expect(now).toMatchObject({ status: 200, text: 'three\n' });
+    expect(now.headers.get('content-disposition')).toMatch(/^attachment; filename="a.txt"/);
+    expect(now.headers.get('x-content-type-options')).toBe('nosniff');
+    expect((await download(id, 'd/x.txt', fourth)).status).toBe(404);
+
+    // Unknown events and paths are 404; malformed input 400; another tenant sees nothing.
+    expect((await filesAt(id, 100_000)).status).toBe(404);
+    expect((await filesAt(id, undefined, 'at=0')).status).toBe(400);
+    expect((await h.api(`/api/v1/tasks/${id}/files?at=x`)).body.error.code).toBe('VALIDATION_ERROR');
+    expect((await download(id, '../etc/passwd', second)).status).toBe(404);
+    expect((await h.api(`/api/v1/tasks/${id}/files`, { key: OTHER_API_KEY })).status).toBe(404);
+  });
+
+  it('pages through many files with an opaque cursor, each file once', async () => {
+    h.model.script(
+      { toolCalls: [{ name: 'shell', arguments: { command: 'mkdir -p p/q && for i in $(seq 1 25); do echo $i > p/f$i; echo $i > p/q/g$i; done' } }] },
+      { text: 'done' },
+    );
+    const { id } = await ats.tasks.create({ message: 'many files' });
+    await followTurn(id);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { status: number; body: any } = await h.api(
+        `/api/v1/tasks/${id}/files?limit=7${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
+      expect(page.status).toBe(200);
+      expect(page.body.data.files.length).toBeLessThanOrEqual(7);
+      seen.push(...page.body.data.files.map((f: { path: string }) => f.path));
+      cursor = page.body.data.nextCursor;
+    } while (cursor);
+    expect(seen).toHaveLength(50);
+    expect(new Set(seen).size).toBe(50);
+    expect((await h.api(`/api/v1/tasks/${id}/files?cursor=not-a-cursor!`)).status).toBe(400);
+  });
+
+  it('still serves every step after the sandbox expired, and a follow-up finds the files', async () => {
+    h.model.script({ toolCalls: [{ name: 'shell', arguments: { command: 'echo kept > kept.txt' } }] }, { text: 'done' });
+    const { id } = await ats.tasks.create({ message: 'write then idle' });
+    await followTurn(id);
+    const expired = async () => (await ats.tasks.get(id)).sandbox === 'expired';
+    for (const until = Date.now() + 15_000; !(await expired()); ) {
+      if (Date.now() > until) throw new Error('the sandbox did not expire');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect((await download(id, 'kept.txt')).text).toBe('kept\n');
+    h.model.script({ toolCalls: [{ name: 'shell', arguments: { command: 'cat kept.txt' } }] }, { text: 'read' });
+    const last = (await h.api(`/api/v1/tasks/${id}`)).body.data.lastEventId as number;
+    await ats.tasks.sendMessage(id, 'read it back');
+    const events = await followTurn(id, last);
+    expect(events.find((e) => e.type === 'tool_result')?.data).toMatchObject({ status: 'success', output: 'kept\n' });
+  });
+});
