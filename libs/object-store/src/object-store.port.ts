@@ -15,6 +15,12 @@ export interface ObjectInfo extends StoredObject {
   readonly contentType?: string;
 }
 
+/** Bytes [offset, offset + length) of an object. */
+export interface ByteRange {
+  readonly offset: number;
+  readonly length: number;
+}
+
 export interface PutOptions {
   readonly contentType?: string;
   /** Refuse (PayloadTooLargeError) and store nothing once the body passes this many bytes. */
@@ -28,8 +34,12 @@ export interface PutOptions {
 export interface ObjectStore {
   /** Streams `body` in, all or nothing: a failed or refused put leaves no object; an overwrite is atomic. */
   put(key: string, body: Readable | Buffer, options?: PutOptions): Promise<StoredObject>;
-  /** A stream of the object's bytes; NotFoundError when there is none. */
-  get(key: string): Promise<Readable>;
+  /**
+   * A stream of the object's bytes, or of exactly `range` of them; NotFoundError when there is
+   * none. A range that is not whole integers or not within the object is refused with a
+   * ValidationError before any byte is streamed (`length: 0` is an empty stream).
+   */
+  get(key: string, range?: ByteRange): Promise<Readable>;
   stat(key: string): Promise<ObjectInfo | undefined>;
   /** Idempotent. */
   delete(key: string): Promise<void>;

@@ -6,9 +6,10 @@ import { dirname, join, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ConflictError, NotFoundError, ValidationError } from '@app/common';
+import { checkRangeShape, checkRangeWithin } from '../byte-range';
 import { CountingHash } from '../counting-hash';
 import { checkObjectKey, checkObjectPrefix } from '../object-key';
-import type { ObjectInfo, ObjectStore, PutOptions, StoredObject } from '../object-store.port';
+import type { ByteRange, ObjectInfo, ObjectStore, PutOptions, StoredObject } from '../object-store.port';
 import { finishObjectFile, readTrailer } from './object-file';
 
 /** A temp file this old belongs to a put that died with its process. */
@@ -64,12 +65,17 @@ export class LocalObjectStore implements ObjectStore {
     }
   }
 
-  async get(key: string): Promise<Readable> {
+  async get(key: string, range?: ByteRange): Promise<Readable> {
+    if (range) checkRangeShape(key, range);
     const handle = await this.openObject(key);
     if (!handle) throw new NotFoundError(`object "${key}"`);
     try {
+      // The size comes from the open file, and the stream reads that same file: an overwrite
+      // renames a new file over the key, so it can neither tear the read nor race the bound check.
       const { bodySize } = await readTrailer(handle, key);
-      if (bodySize > 0) return handle.createReadStream({ start: 0, end: bodySize - 1 });
+      const { offset, length } = range ?? { offset: 0, length: bodySize };
+      if (range) checkRangeWithin(key, range, bodySize);
+      if (length > 0) return handle.createReadStream({ start: offset, end: offset + length - 1 });
     } catch (error) {
       await handle.close();
       throw error;

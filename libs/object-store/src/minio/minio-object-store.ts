@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { Readable, pipeline } from 'node:stream';
 import { Client, CopyDestinationOptions, CopySourceOptions, S3Error } from 'minio';
 import { NotFoundError, ValidationError } from '@app/common';
+import { checkRangeShape, checkRangeWithin, outOfBounds } from '../byte-range';
 import { CountingHash } from '../counting-hash';
 import { checkObjectKey, checkObjectPrefix } from '../object-key';
-import type { ObjectInfo, ObjectStore, PutOptions, StoredObject } from '../object-store.port';
+import type { ByteRange, ObjectInfo, ObjectStore, PutOptions, StoredObject } from '../object-store.port';
 import { inParts } from './in-parts';
 import { MultipartUpload } from './multipart-upload';
 
@@ -101,15 +103,39 @@ export class MinioObjectStore implements ObjectStore {
     }
   }
 
-  async get(key: string): Promise<Readable> {
+  async get(key: string, range?: ByteRange): Promise<Readable> {
     checkObjectKey(key);
+    if (range) checkRangeShape(key, range);
     await this.prepare();
+    // The client reads length 0 as "to the end", and S3 has no empty range: stat instead.
+    if (range?.length === 0) {
+      const info = await this.stat(key);
+      if (!info) throw new NotFoundError(`object "${key}"`);
+      checkRangeWithin(key, range, info.size);
+      return Readable.from([]);
+    }
     try {
-      return await this.client.getObject(this.bucket, key);
+      if (!range) return await this.client.getObject(this.bucket, key);
+      return await this.getRange(key, range);
     } catch (error) {
       if (isNotFound(error)) throw new NotFoundError(`object "${key}"`);
+      if (error instanceof S3Error && error.code === 'InvalidRange') throw outOfBounds(key, range!);
       throw error;
     }
+  }
+
+  /**
+   * One request, no stat first: S3 answers a range past the end with fewer bytes (or 416 when it
+   * starts past the end), so the response's length is the bound check, and it is the length of
+   * the very version being streamed, whatever overwrite happens meanwhile.
+   */
+  private async getRange(key: string, range: ByteRange): Promise<Readable> {
+    const response = (await this.client.getPartialObject(this.bucket, key, range.offset, range.length)) as IncomingMessage;
+    if (Number(response.headers['content-length']) !== range.length) {
+      response.destroy();
+      throw outOfBounds(key, range);
+    }
+    return response;
   }
 
   async stat(key: string): Promise<ObjectInfo | undefined> {

@@ -124,9 +124,12 @@ export function describeObjectStoreContract(name: string, factory: () => Promise
       const [before, after] = [Buffer.alloc(4 * 1024 * 1024, 1), Buffer.alloc(4 * 1024 * 1024, 2)];
       await store.put('swap/key', before);
       const reading = await store.get('swap/key');
+      const rangeReading = await store.get('swap/key', { offset: 1, length: before.length - 2 });
       await store.put('swap/key', after);
       const read = await readAll(reading);
       expect(read.equals(before) || read.equals(after)).toBe(true);
+      const rangeRead = await readAll(rangeReading);
+      expect(rangeRead.equals(before.subarray(1, -1)) || rangeRead.equals(after.subarray(1, -1))).toBe(true);
       expect((await readAll(await store.get('swap/key'))).equals(after)).toBe(true);
     });
 
@@ -135,10 +138,56 @@ export function describeObjectStoreContract(name: string, factory: () => Promise
       expect(await store.stat('missing/key')).toBeUndefined();
     });
 
+    it('reads byte ranges: the whole object, a middle, the last byte and nothing', async () => {
+      const body = Buffer.from('0123456789abcdef');
+      await store.put('range/r', body);
+      expect(await readAll(await store.get('range/r', { offset: 0, length: 16 }))).toEqual(body);
+      expect((await readAll(await store.get('range/r', { offset: 3, length: 5 }))).toString()).toBe('34567');
+      expect((await readAll(await store.get('range/r', { offset: 15, length: 1 }))).toString()).toBe('f');
+      expect(await readAll(await store.get('range/r', { offset: 7, length: 0 }))).toEqual(Buffer.alloc(0));
+      expect(await readAll(await store.get('range/r', { offset: 16, length: 0 }))).toEqual(Buffer.alloc(0));
+    });
+
+    it('refuses a range that is not within the object, or not whole numbers ≥ 0, with a ValidationError', async () => {
+      await store.put('range/r', Buffer.from('0123456789'));
+      await store.put('range/empty', Buffer.alloc(0));
+      const refused = [
+        { offset: 0, length: 11 },
+        { offset: 9, length: 2 },
+        { offset: 10, length: 1 },
+        { offset: 11, length: 0 },
+        { offset: 50, length: 5 },
+        { offset: -1, length: 2 },
+        { offset: 0, length: -1 },
+        { offset: 1.5, length: 2 },
+        { offset: 0, length: Number.NaN },
+      ];
+      for (const range of refused) {
+        await expect(store.get('range/r', range)).rejects.toBeInstanceOf(ValidationError);
+      }
+      await expect(store.get('range/empty', { offset: 0, length: 1 })).rejects.toBeInstanceOf(ValidationError);
+      expect(await readAll(await store.get('range/empty', { offset: 0, length: 0 }))).toEqual(Buffer.alloc(0));
+    });
+
+    it('answers NotFoundError for a range of a missing object', async () => {
+      await expect(store.get('missing/key', { offset: 0, length: 1 })).rejects.toBeInstanceOf(NotFoundError);
+      await expect(store.get('missing/key', { offset: 0, length: 0 })).rejects.toBeInstanceOf(NotFoundError);
+    });
+
+    it('reads a range across the middle of a 5 MB object', async () => {
+      const body = randomBytes(5 * 1024 * 1024);
+      await store.put('range/big', body);
+      const [offset, length] = [2 * 1024 * 1024 + 17, 1024 * 1024 + 3];
+      const read = await readAll(await store.get('range/big', { offset, length }));
+      expect(read.length).toBe(length);
+      expect(read.equals(body.subarray(offset, offset + length))).toBe(true);
+    });
+
     it('refuses keys that could escape or are not portable', async () => {
       for (const key of ['', '../x', 'a/../b', '/abs', 'a//b', 'a/./b', 'sp ace', 'a\\b', 'a/', 'x'.repeat(256), `${'x/'.repeat(256)}x`]) {
         await expect(store.put(key, Buffer.from('x'))).rejects.toBeInstanceOf(ValidationError);
         await expect(store.get(key)).rejects.toBeInstanceOf(ValidationError);
+        await expect(store.get(key, { offset: 0, length: 1 })).rejects.toBeInstanceOf(ValidationError);
         await expect(store.stat(key)).rejects.toBeInstanceOf(ValidationError);
         await expect(store.delete(key)).rejects.toBeInstanceOf(ValidationError);
       }
