@@ -184,11 +184,12 @@ describe('The distributed deployment (separate processes over NATS, PostgreSQL, 
     await d.restart(worker);
   });
 
-  it('notices a sandbox instance killed mid-command through its lease within 15 s: the call ends as an error, the turn goes on', async () => {
+  it('notices a sandbox instance killed mid-command through its lease within 15 s: the call ends as an error, the turn goes on, and a follow-up finds every file of the last completed step', async () => {
     const marker = `lost-call-${Date.now()}-${process.pid}`;
     // Longer than this suite's TOOL_TIMEOUT_MS (20 s): only the lease can end it in time.
     model.script(
-      { toolCalls: [{ name: 'shell', arguments: { command: `sleep 60; echo finished # ${marker}` } }] },
+      { toolCalls: [{ name: 'shell', arguments: { command: `mkdir -p kept && echo "${marker}" > kept/file.txt && chmod 700 kept` } }] },
+      { toolCalls: [{ name: 'shell', arguments: { command: `echo unrecorded > lost.txt; sleep 60; echo finished # ${marker}` } }] },
       { text: 'Carried on.' },
     );
     const id = (await api(1, '/api/v1/tasks', { method: 'POST', json: { message: 'slow command' } })).body.data.id;
@@ -204,10 +205,11 @@ describe('The distributed deployment (separate processes over NATS, PostgreSQL, 
       expect(Date.now() - killedAt).toBeLessThanOrEqual(15_000);
       expectGapless(blocks);
       const results = blocks.filter((b) => b.event === 'tool_result');
-      expect(results).toHaveLength(1);
+      expect(results).toHaveLength(2);
+      expect(results[0].data.changes).toEqual([{ path: 'kept/file.txt', change: 'created', size: marker.length + 1 }]);
       // The reply died with its instance: the call ends as an error saying why, never as the
       // command's output, and the turn goes on.
-      expect(results[0].data).toMatchObject({
+      expect(results[1].data).toMatchObject({
         status: 'error',
         output: 'The tool could not be run: the sandbox instance running it was lost (it stopped renewing its hold on the task)',
       });
@@ -219,13 +221,18 @@ describe('The distributed deployment (separate processes over NATS, PostgreSQL, 
 
       // A follow-up's call runs on the surviving instance once the dead holder's lease runs out.
       const followMarker = `follow-up-${Date.now()}-${process.pid}`;
-      const followCommand = `sleep 1; echo followed up # ${followMarker}`;
+      // On the survivor the workspace comes back from the last checkpoint: the first step's files,
+      // not what the killed command wrote after it.
+      const followCommand = `sleep 1; cat kept/file.txt; stat -c %a kept; ls lost.txt 2>&1 | grep -c 'No such'; echo followed up # ${followMarker}`;
       model.script({ toolCalls: [{ name: 'shell', arguments: { command: followCommand } }] }, { text: 'Followed up.' });
       const lastId = blocks.at(-1)!.id;
       expect((await api(0, `/api/v1/tasks/${id}/messages`, { method: 'POST', json: { message: 'again' } })).status).toBe(201);
       expect(await until('the follow-up to run', async () => sandboxRunning(followMarker), 60_000)).toBe(survivor);
       const followUp = await history(0, id, lastId);
-      expect(followUp.find((b) => b.event === 'tool_result')!.data).toMatchObject({ status: 'success', output: 'followed up\n' });
+      expect(followUp.find((b) => b.event === 'tool_result')!.data).toMatchObject({
+        status: 'success',
+        output: `${marker}\n700\n1\nfollowed up\n`,
+      });
       expect(followUp.at(-1)!.data.status).toBe('completed');
     } finally {
       await d.restart(holder);
