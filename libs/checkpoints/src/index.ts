@@ -1,1 +1,2 @@
 export * from './checkpoint.types';
+export * from './tar/pax-tar-stream';
