@@ -47,6 +47,18 @@ describe('The TypeScript client', () => {
     expect(download.contentType).toMatch(/^text\/markdown/);
     expect(download.size).toBe(5);
     expect(new TextDecoder().decode(download.body)).toBe('# Hi\n');
+
+    // Time travel: the step's changes, and the workspace as of the tool_result and before it.
+    const result = events.find((e) => e.type === 'tool_result')!;
+    expect(result.type === 'tool_result' && result.data.changes).toEqual([{ path: 'downloads/résumé 1.md', change: 'created', size: 5 }]);
+    expect(await ats.files.list(created.id, { at: result.id - 1 })).toEqual({ at: result.id - 1, files: [], nextCursor: null });
+    const all = [];
+    for await (const f of ats.files.listAll(created.id, { at: result.id, limit: 1 })) all.push(f);
+    expect(all).toEqual([{ path: 'downloads/résumé 1.md', size: 5, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) }]);
+    const asThen = await ats.files.download(created.id, 'downloads/résumé 1.md', { at: result.id });
+    expect(asThen.fileName).toBe('résumé 1.md');
+    expect(new TextDecoder().decode(asThen.body)).toBe('# Hi\n');
+    await expect(ats.files.list(created.id, { at: 10_000 })).rejects.toMatchObject({ code: 'NOT_FOUND', status: 404 });
   });
 
   it('uploads files with a create (multipart), text fields typed as in JSON', async () => {

@@ -186,6 +186,12 @@ describe('The distributed deployment (separate processes over NATS, PostgreSQL, 
 
   it('notices a sandbox instance killed mid-command through its lease within 15 s: the call ends as an error, the turn goes on, and a follow-up finds every file of the last completed step', async () => {
     const marker = `lost-call-${Date.now()}-${process.pid}`;
+    // Each sandbox instance gets a disk of its own, as instances without a shared workspace volume
+    // have: what the survivor finds of the task then comes from the checkpoints in MinIO alone.
+    for (const [n, sandbox] of instancesOf('sandbox').entries()) {
+      await sandbox.process.stop();
+      await d.restart(sandbox, { DATA_DIR: join(d.sandboxVolume, '..', `own-disk-${n}`) });
+    }
     // Longer than this suite's TOOL_TIMEOUT_MS (20 s): only the lease can end it in time.
     model.script(
       { toolCalls: [{ name: 'shell', arguments: { command: `mkdir -p kept && echo "${marker}" > kept/file.txt && chmod 700 kept` } }] },
@@ -236,6 +242,8 @@ describe('The distributed deployment (separate processes over NATS, PostgreSQL, 
       expect(followUp.at(-1)!.data.status).toBe('completed');
     } finally {
       await d.restart(holder);
+      await survivor.process.stop();
+      await d.restart(survivor);
     }
   });
 

@@ -47,14 +47,20 @@ describe('checkpoint tree nodes', () => {
   it('splits a big folder into buckets, so one more name rewrites one small leaf and the buckets above it', () => {
     const names = Array.from({ length: 1000 }, (_, i) => `file-${i}.txt`);
     const before = nodeStore();
-    const top = encodeFolder(names.map((n) => file(n)), before.store);
+    const top = encodeFolder(
+      names.map((n) => file(n)),
+      before.store,
+    );
     expect(decodeNode(top.bytes).kind).toBe('buckets');
     for (const node of before.stored.values()) {
       const decoded = decodeNode(node.bytes);
       if (decoded.kind === 'leaf') expect(decoded.entries.length).toBeLessThanOrEqual(MAX_LEAF_ENTRIES);
     }
     const after = nodeStore();
-    const grown = encodeFolder([...names, 'new.txt'].map((n) => file(n)), after.store);
+    const grown = encodeFolder(
+      [...names, 'new.txt'].map((n) => file(n)),
+      after.store,
+    );
     expect(grown.sha256).not.toBe(top.sha256);
     const fresh = [...after.stored.keys()].filter((sha) => !before.stored.has(sha));
     // One leaf, and at most the buckets between it and the top (a few levels for 1,000 names).

@@ -28,7 +28,10 @@ export interface EncodedNode {
 /** What a stored node holds: the entries of a leaf, or the occupied buckets of a trie node. */
 export type DecodedNode =
   | { readonly kind: 'leaf'; readonly entries: readonly TreeEntry[] }
-  | { readonly kind: 'buckets'; readonly buckets: readonly { readonly index: number; readonly sha256: string; readonly at: PieceLocation }[] };
+  | {
+      readonly kind: 'buckets';
+      readonly buckets: readonly { readonly index: number; readonly sha256: string; readonly at: PieceLocation }[];
+    };
 
 type EntryRow = [string, number, number, number, number, string, string?, number?, number?, string?];
 type BucketRow = [number, string, string, number, number];

@@ -21,6 +21,8 @@ import type {
   TaskStreamEvent,
   ToolCallDecision,
   WebhookDelivery,
+  WorkspaceFile,
+  WorkspaceFilePage,
 } from './types';
 import type { ArtifactDownload, UploadFile } from './multipart';
 import { createTaskForm, readDownload } from './multipart';
@@ -64,6 +66,7 @@ export interface TaskEventsOptions {
 export class AtsClient {
   readonly tasks: TasksApi;
   readonly artifacts: ArtifactsApi;
+  readonly files: WorkspaceFilesApi;
   readonly webhookDeliveries: WebhookDeliveriesApi;
   private readonly api: ReturnType<typeof createOpenApiClient<paths>>;
 
@@ -78,6 +81,7 @@ export class AtsClient {
     this.api = createOpenApiClient<paths>({ baseUrl: transport.url(''), fetch: (request) => transport.send(request) });
     this.tasks = new TasksApi(this.api, transport);
     this.artifacts = new ArtifactsApi(this.api);
+    this.files = new WorkspaceFilesApi(this.api);
     this.webhookDeliveries = new WebhookDeliveriesApi(this.api);
   }
 
@@ -187,6 +191,59 @@ export class ArtifactsApi {
   async downloadStream(taskId: string, path: string): Promise<ArtifactDownload<ReadableStream<Uint8Array>>> {
     const { response, error } = await this.api.GET('/api/v1/tasks/{id}/artifacts/download', {
       params: { path: { id: taskId }, query: { path } },
+      parseAs: 'stream',
+    });
+    if (!response.ok) throw errorFromResponse(response, error);
+    return readDownload(response);
+  }
+}
+
+export interface WorkspaceFilesOptions {
+  /** An event id: the workspace as it was right after that event (default: after the last one). */
+  readonly at?: number;
+  /** Page size (1–1000, default 200). */
+  readonly limit?: number;
+  /** The nextCursor of the previous page. */
+  readonly cursor?: string;
+}
+
+/** The workspace as of any event of the task (time travel), read from its checkpoints. */
+export class WorkspaceFilesApi {
+  constructor(private readonly api: Api) {}
+
+  /** One page of the workspace's files as of `at`. */
+  async list(taskId: string, options: WorkspaceFilesOptions = {}): Promise<WorkspaceFilePage> {
+    const query = {
+      ...(options.at === undefined ? {} : { at: String(options.at) }),
+      ...(options.limit === undefined ? {} : { limit: options.limit }),
+      ...(options.cursor === undefined ? {} : { cursor: options.cursor }),
+    };
+    return data(await this.api.GET('/api/v1/tasks/{id}/files', { params: { path: { id: taskId }, query } }));
+  }
+
+  /** Every file as of `at`, page after page. */
+  async *listAll(taskId: string, options: Omit<WorkspaceFilesOptions, 'cursor'> = {}): AsyncGenerator<WorkspaceFile> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.list(taskId, { ...options, cursor });
+      yield* page.files;
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+  }
+
+  /** One file's bytes as of `at`, read whole; `downloadStream` for large files. */
+  async download(taskId: string, path: string, options: { readonly at?: number } = {}): Promise<ArtifactDownload<Uint8Array>> {
+    const file = await this.downloadStream(taskId, path, options);
+    return { ...file, body: new Uint8Array(await new Response(file.body).arrayBuffer()) };
+  }
+
+  async downloadStream(
+    taskId: string,
+    path: string,
+    options: { readonly at?: number } = {},
+  ): Promise<ArtifactDownload<ReadableStream<Uint8Array>>> {
+    const { response, error } = await this.api.GET('/api/v1/tasks/{id}/files/download', {
+      params: { path: { id: taskId }, query: { path, ...(options.at === undefined ? {} : { at: String(options.at) }) } },
       parseAs: 'stream',
     });
     if (!response.ok) throw errorFromResponse(response, error);

@@ -17,6 +17,9 @@ export type CancelledTask = Schemas['CancelledTask'];
 export type ApprovalOutcome = Schemas['ApproveToolCallRequestDto']['outcome'];
 export type ToolCallDecision = Schemas['ToolCallDecision'];
 export type ArtifactFile = Schemas['ArtifactFile'];
+export type WorkspaceFile = Schemas['WorkspaceFile'];
+export type WorkspaceFilePage = Schemas['WorkspaceFilePage'];
+export type WorkspaceChange = NonNullable<Extract<TaskEvent, { type: 'tool_result' }>['data']['changes']>[number];
 export type WebhookDelivery = Schemas['WebhookDelivery'];
 export type WebhookAttempt = Schemas['WebhookAttempt'];
 

@@ -89,9 +89,28 @@ describe('time travel: changes per step, files as of any event', () => {
     expect((await h.api(`/api/v1/tasks/${id}/files`, { key: OTHER_API_KEY })).status).toBe(404);
   });
 
+  it('masks a secret in a path wherever it shows (changes, the list), and downloads the file by its masked path', async () => {
+    const secret = 'sekrit-value-4711';
+    h.model.script({ toolCalls: [{ name: 'shell', arguments: { command: 'echo hidden > "f-$TOKEN.txt"' } }] }, { text: 'done' });
+    const { id } = await ats.tasks.create({ message: 'name a file after a secret', secrets: { TOKEN: secret } });
+    const events = await followTurn(id);
+    const result = events.find((e) => e.type === 'tool_result')!;
+    const masked = 'f-[REDACTED:TOKEN].txt';
+    expect(result.type === 'tool_result' && result.data.changes).toEqual([{ path: masked, change: 'created', size: 7 }]);
+    const listed = await filesAt(id);
+    expect(JSON.stringify(listed.body)).not.toContain(secret);
+    expect(listed.body.data.files.map((f: { path: string }) => f.path)).toEqual([masked]);
+    expect(await download(id, masked)).toMatchObject({ status: 200, text: 'hidden\n' });
+    expect((await download(id, `f-${secret}.txt`)).status).toBe(404);
+  });
+
   it('pages through many files with an opaque cursor, each file once', async () => {
     h.model.script(
-      { toolCalls: [{ name: 'shell', arguments: { command: 'mkdir -p p/q && for i in $(seq 1 25); do echo $i > p/f$i; echo $i > p/q/g$i; done' } }] },
+      {
+        toolCalls: [
+          { name: 'shell', arguments: { command: 'mkdir -p p/q && for i in $(seq 1 25); do echo $i > p/f$i; echo $i > p/q/g$i; done' } },
+        ],
+      },
       { text: 'done' },
     );
     const { id } = await ats.tasks.create({ message: 'many files' });
@@ -117,7 +136,7 @@ describe('time travel: changes per step, files as of any event', () => {
     const { id } = await ats.tasks.create({ message: 'write then idle' });
     await followTurn(id);
     const expired = async () => (await ats.tasks.get(id)).sandbox === 'expired';
-    for (const until = Date.now() + 15_000; !(await expired()); ) {
+    for (const until = Date.now() + 15_000; !(await expired());) {
       if (Date.now() > until) throw new Error('the sandbox did not expire');
       await new Promise((r) => setTimeout(r, 100));
     }

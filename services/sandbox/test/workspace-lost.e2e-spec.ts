@@ -31,7 +31,10 @@ describe('a lost workspace comes back from its last checkpoint', () => {
         toolCalls: [
           {
             name: 'shell',
-            arguments: { command: 'mkdir -p src/deep && echo kept > src/deep/file.txt && printf "#!/bin/sh\\necho ran\\n" > run.sh && chmod 755 run.sh && ln -s src/deep/file.txt link' },
+            arguments: {
+              command:
+                'mkdir -p src/deep && echo kept > src/deep/file.txt && printf "#!/bin/sh\\necho ran\\n" > run.sh && chmod 755 run.sh && ln -s src/deep/file.txt link',
+            },
           },
         ],
       },

@@ -255,6 +255,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tasks/{id}/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the workspace files as they were right after an event (default: now), a page at a time. */
+        get: operations["listWorkspaceFiles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/{id}/files/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One workspace file as it was right after an event (default: now): raw bytes, as an attachment. */
+        get: operations["downloadWorkspaceFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -486,6 +520,22 @@ export interface components {
         ArtifactList: {
             files: components["schemas"]["ArtifactFile"][];
         };
+        WorkspaceFile: {
+            /** @description workspace-relative, `/`-separated */
+            path: string;
+            /** @description bytes */
+            size: number;
+            /** @description hex */
+            sha256: string;
+        };
+        WorkspaceFilePage: {
+            /** @description the event id the listing is as of (the last event when `at` was not given) */
+            at: number;
+            /** @description folder by folder, names in byte order */
+            files: components["schemas"]["WorkspaceFile"][];
+            /** @description the `cursor` of the next page; null on the last */
+            nextCursor: string | null;
+        };
         Health: {
             /** @enum {string} */
             status: "ok";
@@ -648,6 +698,20 @@ export interface components {
                 /** @description shell only */
                 exitCode?: number;
                 durationMs: number;
+                /** @description what the call changed in the workspace (files and links), by path; absent when it changed nothing */
+                changes?: {
+                    path: string;
+                    /** @enum {string} */
+                    change: "created" | "modified" | "deleted";
+                    size: number;
+                }[];
+                /**
+                 * @description more changed than `changes` lists (1,000 paths or 256 KiB of them)
+                 * @enum {boolean}
+                 */
+                changesTruncated?: true;
+                /** @description why the workspace could not be checkpointed after the call; the task went on */
+                checkpointSkipped?: string;
             };
         };
         ArtifactEvent: {
@@ -959,6 +1023,20 @@ export interface components {
                 /** @description shell only */
                 exitCode?: number;
                 durationMs: number;
+                /** @description what the call changed in the workspace (files and links), by path; absent when it changed nothing */
+                changes?: {
+                    path: string;
+                    /** @enum {string} */
+                    change: "created" | "modified" | "deleted";
+                    size: number;
+                }[];
+                /**
+                 * @description more changed than `changes` lists (1,000 paths or 256 KiB of them)
+                 * @enum {boolean}
+                 */
+                changesTruncated?: true;
+                /** @description why the workspace could not be checkpointed after the call; the task went on */
+                checkpointSkipped?: string;
             };
             /**
              * Format: date-time
@@ -1808,6 +1886,86 @@ export interface operations {
                     /** @description the size in bytes */
                     "Content-Length"?: number;
                     /** @description nosniff: a browser takes the Content-Type as sent, never guesses one from the bytes */
+                    "X-Content-Type-Options"?: "nosniff";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listWorkspaceFiles: {
+        parameters: {
+            query?: {
+                /** @description the nextCursor of the previous page */
+                cursor?: string;
+                /** @description page size */
+                limit?: number;
+                /** @description an event id: the workspace as it was right after that event (default: after the last one) */
+                at?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The workspace files as they were right after event `at` (default: now). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["WorkspaceFilePage"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    downloadWorkspaceFile: {
+        parameters: {
+            query: {
+                /** @description a `path` from the files list */
+                path: string;
+                /** @description an event id: the workspace as it was right after that event (default: after the last one) */
+                at?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file's bytes as they were right after event `at` (default: now). */
+            200: {
+                headers: {
+                    /** @description attachment; filename="<ASCII name>"; filename*=UTF-8''<the exact name, percent-encoded> */
+                    "Content-Disposition"?: string;
+                    /** @description the size in bytes */
+                    "Content-Length"?: number;
+                    /** @description nosniff */
                     "X-Content-Type-Options"?: "nosniff";
                     [name: string]: unknown;
                 };

@@ -76,8 +76,25 @@ export const EVENT_PAYLOADS: Record<string, Schema> = {
       output: { type: 'string', description: 'secrets redacted' },
       exitCode: { type: 'integer', description: 'shell only' },
       durationMs: int,
+      changes: {
+        type: 'array',
+        maxItems: 1000,
+        description: 'what the call changed in the workspace (files and links), by path; absent when it changed nothing',
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['path', 'change', 'size'],
+          properties: { path: str, change: oneOf('created', 'modified', 'deleted'), size: int },
+        },
+      },
+      changesTruncated: {
+        type: 'boolean',
+        enum: [true],
+        description: 'more changed than `changes` lists (1,000 paths or 256 KiB of them)',
+      },
+      checkpointSkipped: { type: 'string', description: 'why the workspace could not be checkpointed after the call; the task went on' },
     },
-    ['exitCode'],
+    ['exitCode', 'changes', 'changesTruncated', 'checkpointSkipped'],
   ),
   artifact: either(
     payload({

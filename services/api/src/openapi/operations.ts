@@ -210,6 +210,33 @@ export const OPERATIONS: Record<string, OperationAnswers> = {
       ...OF_A_TASK,
     },
   },
+  'GET /api/v1/tasks/{id}/files': {
+    operationId: 'listWorkspaceFiles',
+    responses: {
+      '200': json(envelope('WorkspaceFilePage'), 'The workspace files as they were right after event `at` (default: now).'),
+      '400': refTo('BadRequest'),
+      ...OF_A_TASK,
+    },
+  },
+  'GET /api/v1/tasks/{id}/files/download': {
+    operationId: 'downloadWorkspaceFile',
+    responses: {
+      '200': {
+        description: "The file's bytes as they were right after event `at` (default: now).",
+        headers: {
+          'Content-Disposition': {
+            description: 'attachment; filename="<ASCII name>"; filename*=UTF-8\'\'<the exact name, percent-encoded>',
+            schema: { type: 'string' },
+          },
+          'Content-Length': { description: 'the size in bytes', schema: { type: 'integer', minimum: 0 } },
+          'X-Content-Type-Options': { description: 'nosniff', schema: { type: 'string', enum: ['nosniff'] } },
+        },
+        content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+      },
+      '400': refTo('BadRequest'),
+      ...OF_A_TASK,
+    },
+  },
   'GET /healthz': {
     operationId: 'getHealth',
     // A constant answer: nothing it calls can fail, so no 500.

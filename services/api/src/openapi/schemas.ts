@@ -159,6 +159,15 @@ const TaskSchemas: Record<string, Schema> = {
     ['events'],
   ),
   ArtifactList: object({ files: { type: 'array', items: ref('ArtifactFile') } }),
+  WorkspaceFile: object({ path: string('workspace-relative, `/`-separated'), size: integer('bytes'), sha256: string('hex') }),
+  WorkspaceFilePage: object(
+    {
+      at: integer('the event id the listing is as of (the last event when `at` was not given)'),
+      files: { type: 'array', items: ref('WorkspaceFile'), description: 'folder by folder, names in byte order' },
+      nextCursor: { type: 'string', nullable: true, description: 'the `cursor` of the next page; null on the last' },
+    },
+    ['at', 'files', 'nextCursor'],
+  ),
   Health: object({ status: { type: 'string', enum: ['ok'] } }),
   Readiness: object({
     status: { type: 'string', enum: ['ready', 'unavailable'] },

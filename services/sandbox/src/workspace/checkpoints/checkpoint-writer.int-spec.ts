@@ -1,6 +1,17 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -28,7 +39,13 @@ describe('writeCheckpoint (a real workspace folder, the local object store)', ()
   let seq: number;
 
   const step = async (maxAddedBytes = 1024 ** 3, onSkipped?: (path: string, why: string) => void) => {
-    const written = await writeCheckpoint(objects, ws, baseline, { taskId: 'task_a', lineage: 'task_a', seq: ++seq, maxAddedBytes, onSkipped });
+    const written = await writeCheckpoint(objects, ws, baseline, {
+      taskId: 'task_a',
+      lineage: 'task_a',
+      seq: ++seq,
+      maxAddedBytes,
+      onSkipped,
+    });
     baseline = written.baseline;
     return written;
   };

@@ -62,7 +62,7 @@ export class SyncNoFollowDir {
       if (!sameInode(fstatSync(fd, { bigint: true }), seen)) return false;
       const size = Number(seen.size);
       const buffer = Buffer.allocUnsafe(Math.min(chunkBytes, Math.max(size, 1)));
-      for (let done = 0; done < size; ) {
+      for (let done = 0; done < size;) {
         const n = readSync(fd, buffer, 0, Math.min(buffer.length, size - done), done);
         if (n === 0) return false; // shrank since the lstat
         read(Buffer.from(buffer.subarray(0, n)));
