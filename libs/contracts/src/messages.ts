@@ -69,6 +69,12 @@ export interface PrepareWorkspaceRequest {
   readonly files: readonly UploadRef[];
 }
 
+export interface PrepareWorkspaceReply {
+  readonly files: number;
+  /** The workspace with the uploads placed, recorded with the task (absent: not taken). */
+  readonly checkpoint?: CheckpointRef;
+}
+
 export interface ArtifactFile {
   readonly name: string;
   readonly path: string;

@@ -76,6 +76,8 @@ export type TaskCreated = Event<
      * create field as given. Absent: SANDBOX_EGRESS_ALLOW, as the sandbox has it when a command runs.
      */
     readonly network?: TaskNetwork;
+    /** The workspace with the uploads placed (internal, never shown); absent: no uploads. */
+    readonly checkpoint?: CheckpointRef;
   }
 >;
 

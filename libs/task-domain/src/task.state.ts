@@ -129,6 +129,7 @@ export function evolve(state: TaskState, event: TaskEvent): TaskState {
       ...(d.sealedSecrets ? { sealedSecrets: d.sealedSecrets } : {}),
       ...(d.maxTokens !== undefined ? { maxTokens: d.maxTokens } : {}),
       ...(d.network !== undefined ? { network: d.network } : {}),
+      ...(d.checkpoint ? { lastCheckpoint: d.checkpoint } : {}),
     };
   }
   if (!state.exists) return state;

@@ -104,6 +104,18 @@ describe('time travel: changes per step, files as of any event', () => {
     expect((await download(id, `f-${secret}.txt`)).status).toBe(404);
   });
 
+  it('checkpoints the uploads with the task: they are the files of event 1, and no step reports them as its own', async () => {
+    h.model.script({ toolCalls: [{ name: 'shell', arguments: { command: 'printf "c,d\\n" >> data.csv' } }] }, { text: 'done' });
+    const { id } = await ats.tasks.create({ message: 'double the data', files: [{ name: 'data.csv', content: 'a,b\n' }] });
+    const events = await followTurn(id);
+    expect(((await filesAt(id, 1)).body.data.files as { path: string }[]).map((f) => [f.path, (f as { size?: number }).size])).toEqual([
+      ['data.csv', 4],
+    ]);
+    const result = events.find((e) => e.type === 'tool_result')!;
+    expect(result.type === 'tool_result' && result.data.changes).toEqual([{ path: 'data.csv', change: 'modified', size: 8 }]);
+    expect((await download(id, 'data.csv', 1)).text).toBe('a,b\n');
+  });
+
   it('pages through many files with an opaque cursor, each file once', async () => {
     h.model.script(
       {

@@ -23,6 +23,7 @@ export const TASK_EVENT_FIELDS = {
     'webhookUrl',
     'webhookUrlIsDefault',
     'network',
+    'checkpoint',
   ],
   UserMessageAdded: ['messageId', 'text', 'queued', 'maxTokens'],
   TurnStarted: ['turn', 'messageId'],

@@ -14,8 +14,8 @@ export interface WorkspaceAt {
 }
 
 /**
- * Finds the checkpoint that was the workspace right after event `at` of a task: the last one a
- * tool_result at or before it recorded. The history is the only truth, so it is read from there.
+ * Finds the checkpoint that was the workspace right after event `at` of a task: the last one
+ * recorded at or before it (the uploads', or a tool_result's). The history is the only truth, so it is read from there.
  */
 @Injectable()
 export class WorkspaceAtEvent {
@@ -31,7 +31,9 @@ export class WorkspaceAtEvent {
       for (const stored of page) {
         last = stored.revision;
         const event = toTaskEvent(stored);
-        if (event.type === 'ToolCallFinished' && event.data.checkpoint) checkpoint = event.data.checkpoint;
+        // The uploads' checkpoint rides on TaskCreated, each step's on its tool_result.
+        if ((event.type === 'TaskCreated' || event.type === 'ToolCallFinished') && event.data.checkpoint)
+          checkpoint = event.data.checkpoint;
       }
       if (page.length < maxCount) break;
     }

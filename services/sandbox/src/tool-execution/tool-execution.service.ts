@@ -4,6 +4,7 @@ import {
   ExecuteToolReply,
   ExecuteToolRequest,
   ListToolsRequest,
+  PrepareWorkspaceReply,
   PrepareWorkspaceRequest,
   SUBJECTS,
   ToolCancelledNotice,
@@ -318,25 +319,27 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Places the uploads at the workspace root (ZIPs extracted), all or nothing, on the instance holding the task. */
-  async prepare(req: PrepareWorkspaceRequest): Promise<{ files: number }> {
+  async prepare(req: PrepareWorkspaceRequest): Promise<PrepareWorkspaceReply> {
     return this.placement.route(
       req.taskId,
       () => this.prepareHere(req),
       (holder) =>
-        this.bus.request<PrepareWorkspaceRequest, { files: number }>(SUBJECTS.sandboxInstancePrepareWorkspace(holder), req, {
+        this.bus.request<PrepareWorkspaceRequest, PrepareWorkspaceReply>(SUBJECTS.sandboxInstancePrepareWorkspace(holder), req, {
           timeoutMs: this.forwardTimeoutMs(),
         }),
     );
   }
 
-  private async prepareHere(req: PrepareWorkspaceRequest): Promise<{ files: number }> {
-    await this.sessions.use(req.taskId, (root) => {
+  private async prepareHere(req: PrepareWorkspaceRequest): Promise<PrepareWorkspaceReply> {
+    // The task is recorded only after this answers: its first checkpoint (the uploads) goes with it.
+    const step = await this.sessions.use(req.taskId, async (root) => {
       this.requests.assertAccepting(`the uploads of ${req.taskId}`);
-      return this.uploads.use(req.taskId, req.files, (local) =>
+      await this.uploads.use(req.taskId, req.files, (local) =>
         placeUploads(local, root, this.settings.uploads, this.provider.fileOwner(req.taskId)),
       );
+      return this.checkpoints.afterStep(req.taskId, root, undefined);
     });
-    return { files: req.files.length };
+    return { files: req.files.length, ...('checkpoint' in step && step.checkpoint ? { checkpoint: step.checkpoint } : {}) };
   }
 
   /** The task's sandbox went to another instance: nothing of it may keep running here. */

@@ -2,7 +2,7 @@ import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { TaskSecrets, ValidationError, newId } from '@app/common';
 import { MESSAGE_BUS, MessageBus, requestUntilDelivered } from '@app/bus';
-import { PrepareWorkspaceRequest, SUBJECTS, UploadRef } from '@app/contracts';
+import { PrepareWorkspaceReply, PrepareWorkspaceRequest, SUBJECTS, UploadRef } from '@app/contracts';
 import { OBJECT_STORE, ObjectStore } from '@app/object-store';
 import { TaskViewsStore } from '@app/read-models';
 import { TaskCommandExecutor } from '@app/task-commands';
@@ -31,7 +31,7 @@ export class CreateTaskHandler implements ICommandHandler<CreateTaskCommand, Cre
    * Hands the uploads to whichever sandbox instance prepares the workspace, through the object
    * store (the bus carries keys, never bytes). The objects are only a hand-over: removed after.
    */
-  private async prepareWorkspace(taskId: string, files: readonly StagedUpload[]): Promise<void> {
+  private async prepareWorkspace(taskId: string, files: readonly StagedUpload[]): Promise<PrepareWorkspaceReply> {
     const refs: UploadRef[] = [];
     try {
       for (const [i, file] of files.entries()) {
@@ -41,7 +41,7 @@ export class CreateTaskHandler implements ICommandHandler<CreateTaskCommand, Cre
         refs[i] = { ...refs[i], size };
       }
       // Only an undelivered request is resent, so the workspace is never prepared twice.
-      await requestUntilDelivered<PrepareWorkspaceRequest, unknown>(
+      return await requestUntilDelivered<PrepareWorkspaceRequest, PrepareWorkspaceReply>(
         this.bus,
         SUBJECTS.sandboxPrepareWorkspace,
         { taskId, files: refs },
@@ -71,7 +71,7 @@ export class CreateTaskHandler implements ICommandHandler<CreateTaskCommand, Cre
     }
     // Only the envelope is stored; every process that needs the values opens it with its own key.
     const sealedSecrets = hasSecrets ? this.secrets.seal(taskId, secrets) : undefined;
-    if (files.length > 0) await this.prepareWorkspace(taskId, files);
+    const prepared = files.length > 0 ? await this.prepareWorkspace(taskId, files) : undefined;
     const uploaded = await Promise.all(files.map(async (f) => ({ name: f.name, size: (await stat(f.stagedPath)).size })));
     // This process (all-in-one: also the orchestrator and sandbox) need not open what it sealed.
     this.secrets.vault.put(taskId, secrets);
@@ -93,6 +93,7 @@ export class CreateTaskHandler implements ICommandHandler<CreateTaskCommand, Cre
         ...(Object.keys(mcpServers).length > 0 ? { mcpServers } : {}),
         ...(maxTokens === undefined ? {} : { maxTokens }),
         ...(webhookUrl === undefined ? {} : { webhookUrl }),
+        ...(prepared?.checkpoint ? { checkpoint: prepared.checkpoint } : {}),
         ...(webhookUrlIsDefault ? { webhookUrlIsDefault } : {}),
         ...(request.network ? { network: { allow: [...request.network.allow] } } : {}),
       },
