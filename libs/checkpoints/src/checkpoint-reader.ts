@@ -33,12 +33,14 @@ export class CheckpointReader {
     private readonly cachedFolders = DEFAULT_CACHED_FOLDERS,
   ) {}
 
-  /** The entries of the folder stored at `at` (named `sha256` by its parent), in byte order of names. */
-  async folder(at: PieceLocation, sha256: string): Promise<readonly TreeEntry[]> {
-    const cached = this.folders.get(sha256);
+  /** The entries of the folder stored at `at`, in byte order of names. */
+  async folder(at: PieceLocation): Promise<readonly TreeEntry[]> {
+    // By where it is stored: two copies of one folder name different pieces (see objectKeys).
+    const stored = `${at.key}@${at.offset}`;
+    const cached = this.folders.get(stored);
     if (cached) return cached;
     const entries = await this.entriesOfNode(at);
-    this.folders.set(sha256, entries);
+    this.folders.set(stored, entries);
     // Oldest first out: a Map keeps insertion order.
     if (this.folders.size > this.cachedFolders) this.folders.delete(this.folders.keys().next().value as string);
     return entries;
@@ -65,9 +67,29 @@ export class CheckpointReader {
     let current: TreeEntry | undefined = root;
     for (const name of path.split('/')) {
       if (current?.kind !== 'dir' || !current.at || name === '' || name === '.' || name === '..') return undefined;
-      current = (await this.folder(current.at, current.sha256)).find((e) => e.name === name);
+      current = (await this.folder(current.at)).find((e) => e.name === name);
     }
     return current;
+  }
+
+  /**
+   * Every object a checkpoint's tree has a piece in (its packs and big files), folder nodes and a
+   * big folder's inner trie nodes included: what garbage collection must keep for it. Adds to `into`.
+   */
+  async objectKeys(root: TreeEntry, into = new Set<string>(), seenFolders = new Set<string>()): Promise<Set<string>> {
+    // A stored folder node met before (in this tree or another checkpoint's) holds nothing new:
+    // checkpoints share most of their folders, so each is read once per collection, not once per
+    // checkpoint. By where it is stored, not by its hash: the same folder stored twice names
+    // different pieces, and both must be kept.
+    const stored = root.at && `${root.at.key}@${root.at.offset}`;
+    if (!stored || seenFolders.has(stored)) return into;
+    seenFolders.add(stored);
+    await this.nodeKeys(root.at, into);
+    for (const entry of await this.folder(root.at)) {
+      if (entry.kind === 'dir') await this.objectKeys(entry, into, seenFolders);
+      else if (entry.at) into.add(entry.at.key);
+    }
+    return into;
   }
 
   /** A file's bytes, streamed from its pack. */
@@ -78,7 +100,7 @@ export class CheckpointReader {
 
   private async *walkFolder(folder: TreeEntry, prefix: string, after: string[] | undefined): AsyncGenerator<WalkedEntry> {
     if (!folder.at) return;
-    for (const entry of await this.folder(folder.at, folder.sha256)) {
+    for (const entry of await this.folder(folder.at)) {
       const order = after ? compareNames(entry.name, after[0]) : 1;
       if (order < 0) continue;
       const path = `${prefix}${entry.name}`;
@@ -86,6 +108,12 @@ export class CheckpointReader {
       if (order > 0) yield { path, entry };
       if (entry.kind === 'dir') yield* this.walkFolder(entry, `${path}/`, order === 0 && after!.length > 1 ? after!.slice(1) : undefined);
     }
+  }
+
+  private async nodeKeys(at: PieceLocation, into: Set<string>): Promise<void> {
+    into.add(at.key);
+    const node = decodeNode(await this.piece(at));
+    if (node.kind === 'buckets') for (const bucket of node.buckets) await this.nodeKeys(bucket.at, into);
   }
 
   private async entriesOfNode(at: PieceLocation): Promise<TreeEntry[]> {

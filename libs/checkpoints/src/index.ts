@@ -3,3 +3,7 @@ export * from './checkpoint-archive';
 export * from './pack-builder';
 export * from './tree-node';
 export * from './tar/pax-tar-stream';
+export * from './lineage-collector';
+export * from './recorded-checkpoints';
+export * from './retention/checkpoint-retention';
+export * from './checkpoints.config';

@@ -1,9 +1,10 @@
 import { Module } from '@nestjs/common';
-import { CheckpointReader } from '@app/checkpoints';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { CheckpointReader, checkpointSettingsFromEnv } from '@app/checkpoints';
 import { TaskSecrets, dataDirFromEnv } from '@app/common';
 import { createCoordinationStore } from '@app/coordination';
+import { EVENT_STORE, EventStore } from '@app/event-store';
 import { SANDBOX_LEASES_BUCKET } from '@app/contracts';
 import { OBJECT_STORE, ObjectStore } from '@app/object-store';
 import { ServiceMetrics } from '@app/metrics';
@@ -11,6 +12,7 @@ import { ObjectStoreReadiness, RUNTIME_ENV } from '@app/runtime';
 import { TaskCommandExecutor } from '@app/task-commands';
 import { ArtifactScanner, DEFAULT_SCAN_LIMITS } from './artifacts/artifact-scanner';
 import { TaskCheckpoints } from './workspace/checkpoints/task-checkpoints';
+import { CheckpointCollector } from './workspace/checkpoints/checkpoint-collector';
 import { SANDBOX_SETTINGS, SandboxSettings, sandboxSettingsFromEnv } from './config/sandbox-settings';
 import { createSandboxProvider } from './provider/create-sandbox-provider';
 import { SANDBOX_PROVIDER, SandboxProvider } from './provider/sandbox-provider.port';
@@ -95,6 +97,12 @@ function redactOpening(secrets: TaskSecrets, commands: TaskCommandExecutor, task
       inject: [OBJECT_STORE, SANDBOX_SETTINGS],
       useFactory: (objects: ObjectStore, settings: SandboxSettings) =>
         new TaskCheckpoints(objects, new CheckpointReader(objects), settings.sessions.snapshotMaxBytes),
+    },
+    {
+      provide: CheckpointCollector,
+      inject: [OBJECT_STORE, EVENT_STORE, TaskCommandExecutor, RUNTIME_ENV],
+      useFactory: (objects: ObjectStore, store: EventStore, commands: TaskCommandExecutor, env: NodeJS.ProcessEnv) =>
+        new CheckpointCollector({ objects, reader: new CheckpointReader(objects), store }, commands, checkpointSettingsFromEnv(env)),
     },
     {
       provide: ArtifactScanner,

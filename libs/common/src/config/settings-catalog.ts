@@ -227,6 +227,19 @@ export const SETTINGS_CATALOG: readonly CatalogedSetting[] = [
     defaults: ['`4`'],
   },
   {
+    group: 'sandbox',
+    names: ['CHECKPOINT_RETENTION'],
+    meaning:
+      'which checkpoints of each task stay (files as of an event, forks; docs/api.md "Time travel"): `all`, `last:N` or `age:N` with a unit `s`, `m`, `h` or `d`; the last one always stays. The sandbox removes what no kept checkpoint names when a task\'s sandbox expires',
+    defaults: ['`all`'],
+  },
+  {
+    group: 'sandbox',
+    names: ['CHECKPOINT_GC_GRACE_MS'],
+    meaning: 'checkpoint objects younger than this are never removed (a checkpoint stored whose event is not appended yet)',
+    defaults: ['`3600000`'],
+  },
+  {
     group: 'object-store',
     names: ['OBJECT_STORE'],
     meaning: '`local` (files under `DATA_DIR/objects`) or `minio`',

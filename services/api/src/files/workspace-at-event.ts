@@ -1,11 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { NotFoundError, taskStreamId } from '@app/common';
+import { NotFoundError } from '@app/common';
+import type { CheckpointSettings } from '@app/checkpoints';
+import { checkpointSettingsFromEnv, recordedCheckpoints, retainedCheckpoints } from '@app/checkpoints';
 import { EVENT_STORE, EventStore } from '@app/event-store';
+import { RUNTIME_ENV } from '@app/runtime';
 import type { CheckpointRef } from '@app/task-domain';
-import { toTaskEvent } from '@app/task-domain';
-
-/** Events read per page while looking for a checkpoint. */
-const READ_PAGE = 500;
 
 /** The workspace as of an event: which event, and the checkpoint it then stood at (none: nothing recorded yet). */
 export interface WorkspaceAt {
@@ -15,29 +14,31 @@ export interface WorkspaceAt {
 
 /**
  * Finds the checkpoint that was the workspace right after event `at` of a task: the last one
- * recorded at or before it (the uploads', or a tool_result's). The history is the only truth, so it is read from there.
+ * recorded at or before it (the uploads', or a tool_result's). The history is the only truth, so
+ * it is read from there; CHECKPOINT_RETENTION says whether that checkpoint is still kept.
  */
 @Injectable()
 export class WorkspaceAtEvent {
-  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+  private readonly settings: CheckpointSettings;
 
-  /** NotFoundError when the task has no event `at`. */
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(RUNTIME_ENV) env: NodeJS.ProcessEnv,
+  ) {
+    this.settings = checkpointSettingsFromEnv(env);
+  }
+
+  /** NotFoundError when the task has no event `at`, or its files then are no longer kept. */
   async find(taskId: string, at?: number): Promise<WorkspaceAt> {
-    let checkpoint: CheckpointRef | undefined;
-    let last = 0;
-    for (let from = 1; at === undefined || from <= at; from += READ_PAGE) {
-      const maxCount = at === undefined ? READ_PAGE : Math.min(READ_PAGE, at - from + 1);
-      const page = await this.store.readStream(taskStreamId(taskId), { fromRevision: from, maxCount });
-      for (const stored of page) {
-        last = stored.revision;
-        const event = toTaskEvent(stored);
-        // The uploads' checkpoint rides on TaskCreated, each step's on its tool_result.
-        if ((event.type === 'TaskCreated' || event.type === 'ToolCallFinished') && event.data.checkpoint)
-          checkpoint = event.data.checkpoint;
-      }
-      if (page.length < maxCount) break;
+    const { checkpoints, lastEventId } = await recordedCheckpoints(this.store, taskId, at);
+    if (at !== undefined && lastEventId < at) throw new NotFoundError(`event ${at} of this task`);
+    const then = checkpoints.at(-1);
+    if (!then) return { at: at ?? lastEventId };
+    // Judged over the whole history: "the last N" are the task's last N, not those up to `at`.
+    const all = at === undefined ? checkpoints : (await recordedCheckpoints(this.store, taskId)).checkpoints;
+    if (!retainedCheckpoints(all, this.settings.retention, Date.now()).some((c) => c.eventId === then.eventId)) {
+      throw new NotFoundError(`the files as of event ${at ?? lastEventId} (CHECKPOINT_RETENTION keeps them no longer)`);
     }
-    if (at !== undefined && last < at) throw new NotFoundError(`event ${at} of this task`);
-    return { at: at ?? last, ...(checkpoint ? { checkpoint } : {}) };
+    return { at: at ?? lastEventId, checkpoint: then.ref };
   }
 }

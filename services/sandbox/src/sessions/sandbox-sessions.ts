@@ -205,7 +205,9 @@ export class SandboxSessions {
     } catch (error) {
       throw new SandboxRestoreError(`the workspace could not be restored from its last checkpoint: ${messageOf(error)}`);
     }
-    this.logger.log(`workspace of ${taskId} restored from its checkpoint ${last.seq} (${last.files} files) in ${Date.now() - startedAt} ms`);
+    this.logger.log(
+      `workspace of ${taskId} restored from its checkpoint ${last.seq} (${last.files} files) in ${Date.now() - startedAt} ms`,
+    );
   }
 
   private async expire(taskId: string, idleMs: number, signal: AbortSignal): Promise<boolean> {

@@ -17,6 +17,7 @@ import { ToolDefinition } from '@app/model-provider';
 import { TaskCommandExecutor } from '@app/task-commands';
 import { ExistingTask } from '@app/task-domain';
 import { ArtifactScanner } from '../artifacts/artifact-scanner';
+import { CheckpointCollector } from '../workspace/checkpoints/checkpoint-collector';
 import type { StepCheckpoint } from '../workspace/checkpoints/task-checkpoints';
 import { TaskCheckpoints } from '../workspace/checkpoints/task-checkpoints';
 import { fitReply } from './fit-reply';
@@ -80,6 +81,7 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
     private readonly placement: TaskPlacement,
     private readonly scanner: ArtifactScanner,
     private readonly checkpoints: TaskCheckpoints,
+    private readonly collector: CheckpointCollector,
     private readonly vault: SecretVault,
     private readonly secrets: TaskSecrets,
     private readonly commands: TaskCommandExecutor,
@@ -374,6 +376,7 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
   private sweep(): Promise<unknown> {
     this.sweeping ??= this.sessions
       .expireIdle()
+      .then((expired) => this.collector.afterExpiry(expired))
       .catch((error: unknown) => this.logger.error(`idle sandbox sweep failed: ${error instanceof Error ? error.message : String(error)}`))
       .finally(() => (this.sweeping = undefined));
     return this.sweeping;

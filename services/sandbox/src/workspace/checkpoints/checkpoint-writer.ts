@@ -51,7 +51,9 @@ export async function writeCheckpoint(
   previous: Baseline | undefined,
   target: CheckpointTarget,
 ): Promise<WrittenCheckpoint> {
-  const suffix = randomBytes(4).toString('hex');
+  // Every key says when it was written: garbage collection spares what is younger than its grace
+  // time (a checkpoint stored, its event not yet appended).
+  const suffix = `${Date.now()}-${randomBytes(4).toString('hex')}`;
   const prefix = `checkpoints/${target.lineage}`;
   const pack = new PackBuilder(objects, (n) => `${prefix}/${target.taskId}/${target.seq}-${suffix}-${n}.pack`);
   const walk = new CheckpointWalk(objects, pack, previous, target, `${prefix}/blobs`);
@@ -260,7 +262,7 @@ class CheckpointWalk {
       this.assertRoom(base.size);
       const handle = await dir.openFile(name, stats);
       if (!handle) return undefined;
-      const key = `${this.blobPrefix}/${sha256}`;
+      const key = `${this.blobPrefix}/${sha256}-${Date.now()}`;
       try {
         const put = await this.objects.put(key, handle.createReadStream({ start: 0, end: base.size - 1, autoClose: false }));
         // Changed between the two reads: nothing may name content it does not hold.

@@ -49,11 +49,12 @@ export class TaskCheckpoints {
         maxAddedBytes: this.maxAddedBytes,
         onSkipped,
       });
-      // Kept even when nothing changed: it knows each file's disk state, the one from the store does not.
-      // (What it stored again, such as a big folder's inner nodes a stored baseline does not know,
-      // is named by it: garbage collection must spare packs younger than a running task's baseline.)
-      this.baselines.set(taskId, written.baseline);
       const unchanged = last ? written.ref.root.sha256 === last.root.sha256 : written.baseline.files.size === 0;
+      // Kept when it names only what the history names (or is about to): it knows each file's disk
+      // state, the one read from the store does not. One that stored pieces no event will name (a
+      // big folder's inner nodes a stored baseline did not know) is dropped: garbage collection
+      // may take those pieces, and the next checkpoint must not refer to them.
+      if (!unchanged || written.packs.length === 0) this.baselines.set(taskId, written.baseline);
       if (unchanged) return { changes: [], changesTruncated: false };
       return { checkpoint: written.ref, changes: written.changes, changesTruncated: written.changesTruncated };
     } catch (error) {

@@ -1,0 +1,35 @@
+import { taskStreamId } from '@app/common';
+import type { EventStore } from '@app/event-store';
+import type { CheckpointRef } from '@app/task-domain';
+import { toTaskEvent } from '@app/task-domain';
+import type { RecordedCheckpoint } from './retention/checkpoint-retention';
+
+/** Events read per page. */
+const READ_PAGE = 500;
+
+/**
+ * Every checkpoint a task's history names, in order, up to event `upTo` (default: all): the
+ * uploads' (on TaskCreated) and each step's (on its tool_result). A fork's copied history names
+ * its source's, which it shares.
+ */
+export async function recordedCheckpoints(
+  store: EventStore,
+  taskId: string,
+  upTo?: number,
+): Promise<{ checkpoints: RecordedCheckpoint<CheckpointRef>[]; lastEventId: number }> {
+  const checkpoints: RecordedCheckpoint<CheckpointRef>[] = [];
+  let lastEventId = 0;
+  for (let from = 1; upTo === undefined || from <= upTo; from += READ_PAGE) {
+    const maxCount = upTo === undefined ? READ_PAGE : Math.min(READ_PAGE, upTo - from + 1);
+    const page = await store.readStream(taskStreamId(taskId), { fromRevision: from, maxCount });
+    for (const stored of page) {
+      lastEventId = stored.revision;
+      const event = toTaskEvent(stored);
+      if ((event.type === 'TaskCreated' || event.type === 'ToolCallFinished') && event.data.checkpoint) {
+        checkpoints.push({ eventId: stored.revision, recordedAt: stored.recordedAt, ref: event.data.checkpoint });
+      }
+    }
+    if (page.length < maxCount) break;
+  }
+  return { checkpoints, lastEventId };
+}
