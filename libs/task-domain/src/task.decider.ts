@@ -5,12 +5,14 @@
 import { NotFoundError, ValidationError } from '@app/common/errors/app-error';
 import { findMatchingRule, ruleFor } from './approvals/approval-rules';
 import { diffArtifacts } from './artifacts/artifact-diff';
+import { forkPrefix } from './fork/fork-point';
 import type {
   ApprovalOutcome,
   ArtifactRecord,
   EgressRecord,
   McpServerUnavailable,
   SandboxExpired,
+  SealedSecrets,
   SandboxSnapshotFailed,
   TaskCreated,
   TaskEvent,
@@ -31,7 +33,7 @@ import {
   TurnNotRunningError,
 } from './task.errors';
 import type { ExistingTask, TaskState } from './task.state';
-import { isTurnActive, isTurnRunning, openCallsOf } from './task.state';
+import { evolve, initialTaskState, isTurnActive, isTurnRunning, openCallsOf } from './task.state';
 
 // ─── Commands ────────────────────────────────────────────────────────────────────────────────
 // Pure business rules: decide(command, state) → events, or a typed error (task.errors.ts). Ids and the clock
@@ -49,6 +51,26 @@ export interface RequestedToolCall {
 }
 
 export type CreateTask = Command<'CreateTask', TaskCreated['data']>;
+/**
+ * Starts a new task as a copy of another's events 1..`afterEventId` (docs/api.md
+ * "POST /api/v1/tasks/{id}/fork"). The whole history comes with the command: the decider checks
+ * the fork point and writes the new stream in one append.
+ */
+export type ForkTask = Command<
+  'ForkTask',
+  {
+    /** The fork's id. */
+    readonly taskId: string;
+    readonly source: { readonly taskId: string; readonly events: readonly TaskEvent[] };
+    readonly afterEventId: number;
+    /** Absent: the source's, as it was at the fork point. */
+    readonly autoExecute?: boolean;
+    /** The source's secrets sealed again for the fork's id (the envelope is bound to its task); absent when it has none. */
+    readonly sealedSecrets?: SealedSecrets;
+    /** Starts a turn in a fork taken at rest, as a follow-up would. */
+    readonly message?: { readonly messageId: string; readonly text: string };
+  }
+>;
 export type AddUserMessage = Command<
   'AddUserMessage',
   {
@@ -106,6 +128,7 @@ export type CancelTask = Command<'CancelTask', Record<string, never>>;
 
 export type TaskCommand =
   | CreateTask
+  | ForkTask
   | AddUserMessage
   | StartTurn
   | RecordModelResponse
@@ -145,6 +168,10 @@ export function decide(command: TaskCommand, state: TaskState, policy: DecidePol
     if (command.data.text.trim() === '') throw new ValidationError('message must be a non-empty string');
     if (command.data.maxTokens !== undefined) assertTokenBudget(command.data.maxTokens);
     return [{ type: 'TaskCreated', data: command.data }];
+  }
+  if (command.type === 'ForkTask') {
+    if (state.exists) throw new TaskAlreadyExistsError(command.data.taskId);
+    return forkTask(command.data, policy);
   }
   if (!state.exists) throw new NotFoundError('task');
   const s = state;
@@ -214,6 +241,30 @@ export function decide(command: TaskCommand, state: TaskState, policy: DecidePol
       return _exhaustive;
     }
   }
+}
+
+/**
+ * The source's events up to the fork point with the same kinds and data, except that the fork's
+ * TaskCreated names the fork (every reader then sees the fork as itself) and carries its own
+ * envelope; then TaskForked, and the follow-up that starts a turn when one was given.
+ */
+function forkTask(data: ForkTask['data'], policy: DecidePolicy): TaskEvent[] {
+  const [created, ...rest] = forkPrefix(data.source.events, data.afterEventId, data.message !== undefined);
+  if (created.type !== 'TaskCreated') throw new Error(`task ${data.source.taskId} does not begin with TaskCreated`);
+  const { sealedSecrets: _boundToSource, ...createdData } = created.data;
+  const copy: TaskEvent = {
+    type: 'TaskCreated',
+    data: { ...createdData, taskId: data.taskId, ...(data.sealedSecrets ? { sealedSecrets: data.sealedSecrets } : {}) },
+  };
+  const copied = [copy, ...rest];
+  const atForkPoint = copied.reduce(evolve, initialTaskState()) as ExistingTask;
+  const forked: TaskEvent = {
+    type: 'TaskForked',
+    data: { taskId: data.source.taskId, eventId: data.afterEventId, autoExecute: data.autoExecute ?? atForkPoint.autoExecute },
+  };
+  const events = [...copied, forked];
+  if (!data.message) return events;
+  return [...events, ...addUserMessage(data.message, evolve(atForkPoint, forked) as ExistingTask, policy)];
 }
 
 function addUserMessage(data: AddUserMessage['data'], s: ExistingTask, policy: DecidePolicy): TaskEvent[] {

@@ -241,6 +241,24 @@ export type ArtifactLinksChanged = Event<'ArtifactLinksChanged', { readonly call
  */
 export type McpServerUnavailable = Event<'McpServerUnavailable', { readonly server: string; readonly reason: string }>;
 
+/**
+ * Closes the copy of another task's events 1..`eventId` that begins a fork (docs/api.md
+ * "POST /api/v1/tasks/{id}/fork"): the task goes on from there as the source stood after that
+ * event. Calls of the open step that had started but not finished by then run again; the fork's
+ * TaskCreated is the source's with the fork's own id (and secrets sealed for it).
+ */
+export type TaskForked = Event<
+  'TaskForked',
+  {
+    /** The source task. */
+    readonly taskId: string;
+    /** The source's event (public id, its stream revision) the fork was taken after. */
+    readonly eventId: number;
+    /** The fork's autoExecute from now on: the request's, else the source's. */
+    readonly autoExecute: boolean;
+  }
+>;
+
 export type TurnCompleted = Event<'TurnCompleted', { readonly turn: number }>;
 export type TaskFailed = Event<'TaskFailed', { readonly turn: number; readonly error: string }>;
 export type TaskCancelled = Event<'TaskCancelled', { readonly turn: number; readonly droppedMessageIds: readonly string[] }>;
@@ -267,7 +285,8 @@ export type TaskEvent =
   | SecretsUnavailable
   | McpServerUnavailable
   | ArtifactLinksChanged
-  | EgressRecorded;
+  | EgressRecorded
+  | TaskForked;
 
 export type TaskEventType = TaskEvent['type'];
 export type TaskEventData<T extends TaskEventType> = Extract<TaskEvent, { type: T }>['data'];
@@ -295,4 +314,5 @@ export const TASK_EVENT_SCHEMA_VERSIONS: Record<TaskEventType, number> = {
   McpServerUnavailable: 1,
   ArtifactLinksChanged: 1,
   EgressRecorded: 1,
+  TaskForked: 1,
 };

@@ -70,6 +70,13 @@ export interface ExistingTask {
   readonly escapingLinks: readonly string[];
   /** The last reason reported for each MCP server that could not be used. */
   readonly mcpUnavailable: Readonly<Record<string, string>>;
+  /** Set on a fork: the task and event it was taken after. */
+  readonly forkedFrom?: ForkOrigin;
+}
+
+export interface ForkOrigin {
+  readonly taskId: string;
+  readonly eventId: number;
 }
 
 export type TaskState = { readonly exists: false } | ExistingTask;
@@ -210,6 +217,13 @@ export function evolve(state: TaskState, event: TaskEvent): TaskState {
       return { ...s, mcpUnavailable: { ...s.mcpUnavailable, [event.data.server]: event.data.reason } };
     case 'EgressRecorded':
       return s; // a record of what happened; nothing the decider checks depends on it
+    case 'TaskForked': {
+      // A call started but unfinished at the fork point never finishes in the fork: it runs again,
+      // as if just approved ("re-run from this step"), instead of being reported as interrupted.
+      const calls = s.calls.map((c) => (c.phase === 'running' ? { ...c, phase: 'approved' as const } : c));
+      const { taskId, eventId, autoExecute } = event.data;
+      return { ...withCalls(s, calls), autoExecute, forkedFrom: { taskId, eventId } };
+    }
     default: {
       const _exhaustive: never = event;
       return _exhaustive;
