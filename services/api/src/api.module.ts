@@ -25,6 +25,8 @@ import { CancelTaskHandler } from './tasks/cancel-task/cancel-task.handler';
 import { CancelTaskHttpController } from './tasks/cancel-task/cancel-task.http.controller';
 import { CreateTaskHandler } from './tasks/create-task/create-task.handler';
 import { CreateTaskHttpController } from './tasks/create-task/create-task.http.controller';
+import { ForkTaskHandler } from './tasks/fork-task/fork-task.handler';
+import { ForkTaskHttpController } from './tasks/fork-task/fork-task.http.controller';
 import { GetTaskHttpController } from './tasks/get-task/get-task.http.controller';
 import { ListTaskEventsHttpController } from './tasks/list-task-events/list-task-events.http.controller';
 import { ListTasksHttpController } from './tasks/list-tasks/list-tasks.http.controller';
@@ -44,6 +46,7 @@ import { RedeliverWebhookHttpController } from './tasks/redeliver-webhook/redeli
     ListWebhookDeliveriesHttpController,
     RedeliverWebhookHttpController,
     CancelTaskHttpController,
+    ForkTaskHttpController,
     SendFollowUpHttpController,
     ApproveToolCallHttpController,
     TaskStreamHttpController,
@@ -66,6 +69,7 @@ import { RedeliverWebhookHttpController } from './tasks/redeliver-webhook/redeli
     OpenStreams,
     CreateTaskHandler,
     CancelTaskHandler,
+    ForkTaskHandler,
     SendFollowUpHandler,
     ApproveToolCallHandler,
     TaskStatusMetrics,
