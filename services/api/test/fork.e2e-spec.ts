@@ -177,6 +177,27 @@ describe('Forking a task after one of its events', () => {
     expect(await history(source.id)).toEqual(source.events);
   });
 
+  it('forks a task of over a thousand events in one quick append', async () => {
+    // One step asking for 333 calls: with their starts and results, over a thousand events.
+    const toolCalls = Array.from({ length: 333 }, () => ({ name: 'list_files', arguments: { path: '.' } }));
+    h.model.script({ toolCalls }, { text: 'Listed.' });
+    const { id } = await ats.tasks.create({ message: 'List a lot' });
+    await waitFor(async () => ((await ats.tasks.get(id)).status === 'completed' ? true : undefined), 120_000, 'the long task');
+    const events = await history(id);
+    expect(events.length).toBeGreaterThan(1000);
+
+    const startedAt = performance.now();
+    const answer = await fork(id, { afterEventId: events.length });
+    const elapsedMs = performance.now() - startedAt;
+    expect(answer.status).toBe(201);
+    const copy = await history(answer.body.data.id);
+    expect(copy).toHaveLength(events.length + 1);
+    expect(seen(copy.slice(0, events.length))).toEqual(seen(events));
+    // ~110 ms all-in-one on a quiet machine (the target is 200); the bound leaves room for a loaded
+    // test machine and the distributed mode's extra hops.
+    expect(elapsedMs).toBeLessThan(1000);
+  }, 180_000);
+
   it("keeps the source's secrets: the fork's commands get their values, sealed for the fork", async () => {
     const TOKEN = 'fork-canary-51c0e2';
     h.model.script({ text: 'Noted.' });
