@@ -119,6 +119,7 @@ const EVERY_EVENT: Record<string, unknown>[] = [
   { type: 'TaskFailed', data: { turn: 1, error: 'Token budget reached' } },
   { type: 'TaskCancelled', data: { turn: 1, droppedMessageIds: [] } },
   { type: 'TaskForked', data: { taskId: 'task_source', eventId: 7, autoExecute: false } },
+  { type: 'TurnResumed', data: { turn: 1, messageId: 'msg_1' } },
 ];
 
 const sseExamples = (): unknown[] =>

@@ -85,6 +85,8 @@ export type AddUserMessage = Command<
  * (MAX_RUNNING_TASKS_PER_TENANT); when another one waits first by now, the command conflicts.
  */
 export type StartTurn = Command<'StartTurn', { readonly messageId?: string }>;
+/** Lets a fork's turn that was running at its fork point go on, once the agent loop admitted it (TaskForked `resumes`). */
+export type ResumeTurn = Command<'ResumeTurn', { readonly messageId: string }>;
 export type RecordModelResponse = Command<
   'RecordModelResponse',
   {
@@ -131,6 +133,7 @@ export type TaskCommand =
   | ForkTask
   | AddUserMessage
   | StartTurn
+  | ResumeTurn
   | RecordModelResponse
   | DecideToolCall
   | ExpireApproval
@@ -179,11 +182,16 @@ export function decide(command: TaskCommand, state: TaskState, policy: DecidePol
     case 'AddUserMessage':
       return addUserMessage(command.data, s, policy);
     case 'StartTurn':
-      if (s.status !== 'pending' || s.queued.length === 0) throw new NoTurnWaitingError();
+      // A fork's suspended turn goes on (ResumeTurn) before any message queued behind it starts one.
+      if (s.status !== 'pending' || s.queued.length === 0 || s.resuming) throw new NoTurnWaitingError();
       if (command.data.messageId !== undefined && command.data.messageId !== s.queued[0].messageId) {
         throw new MessageNotNextError(command.data.messageId);
       }
       return [{ type: 'TurnStarted', data: { turn: s.turn + 1, messageId: s.queued[0].messageId } }];
+    case 'ResumeTurn':
+      if (s.status !== 'pending' || !s.resuming) throw new NoTurnWaitingError();
+      if (command.data.messageId !== s.resuming.messageId) throw new MessageNotNextError(command.data.messageId);
+      return [{ type: 'TurnResumed', data: s.resuming }];
     case 'RecordModelResponse':
       return recordModelResponse(command.data, s, policy);
     case 'DecideToolCall':
@@ -258,13 +266,29 @@ function forkTask(data: ForkTask['data'], policy: DecidePolicy): TaskEvent[] {
   };
   const copied = [copy, ...rest];
   const atForkPoint = copied.reduce(evolve, initialTaskState()) as ExistingTask;
+  // A turn running at the fork point is a turn the fork runs: where turns wait for admission, it waits too.
+  const running = isTurnRunning(atForkPoint.status) && policy.turnsWaitForAdmission ? runningTurnOf(copied) : undefined;
   const forked: TaskEvent = {
     type: 'TaskForked',
-    data: { taskId: data.source.taskId, eventId: data.afterEventId, autoExecute: data.autoExecute ?? atForkPoint.autoExecute },
+    data: {
+      taskId: data.source.taskId,
+      eventId: data.afterEventId,
+      autoExecute: data.autoExecute ?? atForkPoint.autoExecute,
+      ...(running ? { resumes: running } : {}),
+    },
   };
   const events = [...copied, forked];
   if (!data.message) return events;
   return [...events, ...addUserMessage(data.message, evolve(atForkPoint, forked) as ExistingTask, policy)];
+}
+
+/** The turn and message of the last TurnStarted: the turn running at the end of `events`. */
+function runningTurnOf(events: readonly TaskEvent[]): { turn: number; messageId: string } | undefined {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i];
+    if (event.type === 'TurnStarted') return { turn: event.data.turn, messageId: event.data.messageId };
+  }
+  return undefined;
 }
 
 function addUserMessage(data: AddUserMessage['data'], s: ExistingTask, policy: DecidePolicy): TaskEvent[] {

@@ -256,8 +256,23 @@ export type TaskForked = Event<
     readonly eventId: number;
     /** The fork's autoExecute from now on: the request's, else the source's. */
     readonly autoExecute: boolean;
+    /**
+     * The turn that was running at the fork point, when turns wait for admission
+     * (MAX_RUNNING_TASKS_PER_TENANT): the fork waits `pending` until TurnResumed, like any turn to
+     * start. Absent: nothing was running, or it goes on at once.
+     */
+    readonly resumes?: ResumedTurn;
   }
 >;
+
+export interface ResumedTurn {
+  readonly turn: number;
+  /** The message the turn answers: its place in the tenant's line is the fork's copy of it. */
+  readonly messageId: string;
+}
+
+/** A fork's turn that was running at its fork point was admitted and goes on (see TaskForked `resumes`). */
+export type TurnResumed = Event<'TurnResumed', ResumedTurn>;
 
 export type TurnCompleted = Event<'TurnCompleted', { readonly turn: number }>;
 export type TaskFailed = Event<'TaskFailed', { readonly turn: number; readonly error: string }>;
@@ -286,7 +301,8 @@ export type TaskEvent =
   | McpServerUnavailable
   | ArtifactLinksChanged
   | EgressRecorded
-  | TaskForked;
+  | TaskForked
+  | TurnResumed;
 
 export type TaskEventType = TaskEvent['type'];
 export type TaskEventData<T extends TaskEventType> = Extract<TaskEvent, { type: T }>['data'];
@@ -315,4 +331,5 @@ export const TASK_EVENT_SCHEMA_VERSIONS: Record<TaskEventType, number> = {
   ArtifactLinksChanged: 1,
   EgressRecorded: 1,
   TaskForked: 1,
+  TurnResumed: 1,
 };

@@ -224,3 +224,48 @@ describe('Forking a task after one of its events', () => {
     expect(output).not.toContain(TOKEN);
   });
 });
+
+describe('A fork of a running turn, where turns wait for admission (MAX_RUNNING_TASKS_PER_TENANT=1)', () => {
+  let h: Harness;
+  beforeAll(async () => (h = await startHarness({ MAX_RUNNING_TASKS_PER_TENANT: '1' })));
+  afterAll(async () => h.close());
+
+  const statusOf = async (id: string) => (await h.client().tasks.get(id)).status;
+  const until = (id: string, status: string) =>
+    waitFor(async () => ((await statusOf(id)) === status ? true : undefined), 15_000, `${id} ${status}`);
+  const history = async (id: string): Promise<TaskEventRecord[]> => {
+    const events: TaskEventRecord[] = [];
+    for await (const event of h.client().tasks.history(id)) events.push(event);
+    return events;
+  };
+
+  it('waits pending while another turn of the tenant runs, then goes on with its turn', async () => {
+    const ats = h.client();
+    h.model.script({ toolCalls: [{ name: 'list_files', arguments: {} }] }, { text: 'Listed.' });
+    const source = (await ats.tasks.create({ message: 'List the files' })).id;
+    await until(source, 'completed');
+    const N = (await history(source)).find((e) => e.type === 'tool_result')!.id;
+
+    // Another task's turn holds the tenant's one running slot while its call waits for approval.
+    h.model.script({ toolCalls: [{ name: 'list_files', arguments: {} }] });
+    const holder = (await ats.tasks.create({ message: 'Hold the slot', autoExecute: false })).id;
+    await until(holder, 'awaiting_approval');
+
+    const before = h.model.requests.length;
+    const { status, body } = await h.api(`/api/v1/tasks/${source}/fork`, { method: 'POST', json: { afterEventId: N } });
+    expect(status).toBe(201);
+    expect(body.data.status).toBe('pending');
+    const fork: string = body.data.id;
+    await new Promise((r) => setTimeout(r, 600));
+    expect(await statusOf(fork)).toBe('pending');
+    expect(h.model.requests).toHaveLength(before);
+
+    h.model.script({ text: 'Forked.' });
+    await ats.tasks.cancel(holder);
+    await until(fork, 'completed');
+    const after = (await history(fork)).slice(N);
+    expect(after.map((e) => e.type)).toEqual(['forked', 'status', 'usage', 'content', 'done']);
+    expect(after[1].data).toMatchObject({ status: 'running', turn: 1 });
+    expect(h.model.requests).toHaveLength(before + 1);
+  });
+});

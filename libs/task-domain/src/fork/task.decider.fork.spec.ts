@@ -1,13 +1,15 @@
 import { NotFoundError, ValidationError } from '@app/common';
 import type { ForkTask } from '../task.decider';
 import { decide } from '../task.decider';
-import { NotAForkPointError, TaskAlreadyExistsError } from '../task.errors';
+import { MessageNotNextError, NoTurnWaitingError, NotAForkPointError, TaskAlreadyExistsError } from '../task.errors';
 import type { SealedSecrets, TaskEvent } from '../task.events';
 import type { ExistingTask } from '../task.state';
 import { evolve, initialTaskState } from '../task.state';
 import { toPublicEvent } from '../projections/public-event.projection';
 import type { TaskView } from '../projections/task-view.projection';
 import { projectTaskView } from '../projections/task-view.projection';
+import type { TurnQueueEntry } from '../projections/turn-queue.projection';
+import { outOfLine, projectTurnQueue, turnQueuePlace } from '../projections/turn-queue.projection';
 import { forkPrefix, nearestForkPoints } from './fork-point';
 
 const usage = { inputTokens: 1, outputTokens: 2, totalTokens: 3 };
@@ -175,6 +177,66 @@ describe('ForkTask', () => {
 
   it('refuses an id that already has a stream', () => {
     expect(() => decide(fork(7), stateOf(SOURCE))).toThrow(TaskAlreadyExistsError);
+  });
+});
+
+describe('ForkTask where turns wait for admission (MAX_RUNNING_TASKS_PER_TENANT)', () => {
+  const admitted = { turnsWaitForAdmission: true };
+
+  it('leaves a turn running at the fork point waiting, pending, until ResumeTurn', () => {
+    const events = decide(fork(9), initialTaskState(), admitted);
+    expect(events.at(-1)).toEqual({
+      type: 'TaskForked',
+      data: { taskId: 'source', eventId: 9, autoExecute: true, resumes: { turn: 1, messageId: 'm1' } },
+    });
+    const waiting = stateOf(events);
+    expect(waiting.status).toBe('pending');
+    // The message queued behind the turn does not overtake it.
+    expect(() => decide({ type: 'StartTurn', data: {} }, waiting, admitted)).toThrow(NoTurnWaitingError);
+    expect(() => decide({ type: 'ResumeTurn', data: { messageId: 'm2' } }, waiting, admitted)).toThrow(MessageNotNextError);
+    expect(() => decide({ type: 'StartToolCall', data: { callId: 'c2' } }, waiting, admitted)).toThrow();
+
+    const resumed = decide({ type: 'ResumeTurn', data: { messageId: 'm1' } }, waiting, admitted);
+    expect(resumed).toEqual([{ type: 'TurnResumed', data: { turn: 1, messageId: 'm1' } }]);
+    const running = stateOf([...events, ...resumed]);
+    expect(running.status).toBe('running');
+    expect(running.resuming).toBeUndefined();
+    expect(() => decide({ type: 'ResumeTurn', data: { messageId: 'm1' } }, running, admitted)).toThrow(NoTurnWaitingError);
+    expect(toPublicEvent(resumed[0])).toEqual({ kind: 'status', data: { status: 'running', turn: 1, messageId: 'm1' } });
+  });
+
+  it('has nothing to resume after a done, and goes on at once where turns start at once', () => {
+    expect(decide(fork(11), initialTaskState(), admitted).at(-1)).toEqual({
+      type: 'TaskForked',
+      data: { taskId: 'source', eventId: 11, autoExecute: true },
+    });
+    expect(stateOf(decide(fork(7), initialTaskState())).status).toBe('running');
+  });
+
+  it("queues the fork's turn at the end of its tenant's line, at the fork's copy of its message", () => {
+    const events = decide(fork(7), initialTaskState(), admitted);
+    const positions = events.map((_, i) => 1000 + i);
+    const line = events.reduce<TurnQueueEntry>((entry, event, i) => projectTurnQueue(entry, event, positions[i]), outOfLine('fork', 'ten'));
+    expect(line).toEqual({ taskId: 'fork', tenantId: 'ten', waiting: [{ messageId: 'm1', position: 1000 }] });
+    const running = projectTurnQueue(line, { type: 'TurnResumed', data: { turn: 1, messageId: 'm1' } }, 2000);
+    expect(running).toEqual({ taskId: 'fork', tenantId: 'ten', running: 1000, waiting: [] });
+    expect(turnQueuePlace(running)).toBe(1000);
+  });
+
+  it('shows the fork pending while it waits, then running', () => {
+    const events = decide(fork(7), initialTaskState(), admitted);
+    const at = '2026-01-01T00:00:00.000Z';
+    const view = events.reduce<TaskView | undefined>(
+      (v, event, i) => projectTaskView(v, { event, revision: i + 1, recordedAt: at }),
+      undefined,
+    );
+    expect(view?.status).toBe('pending');
+    const resumed = projectTaskView(view, {
+      event: { type: 'TurnResumed', data: { turn: 1, messageId: 'm1' } },
+      revision: events.length + 1,
+      recordedAt: at,
+    });
+    expect(resumed?.status).toBe('running');
   });
 });
 

@@ -193,8 +193,13 @@ export function projectTaskView(view: TaskView | undefined, { event, revision, r
       return { ...v, escapingLinks: event.data.links };
     case 'EgressRecorded':
       return v; // the history and the stream hold each connection; the task view has no tally of them
-    case 'TaskForked':
-      return { ...v, autoExecute: event.data.autoExecute, forkedFrom: { taskId: event.data.taskId, eventId: event.data.eventId } };
+    case 'TaskForked': {
+      const forked = { ...v, autoExecute: event.data.autoExecute, forkedFrom: { taskId: event.data.taskId, eventId: event.data.eventId } };
+      // Its running turn waits to be admitted again (MAX_RUNNING_TASKS_PER_TENANT).
+      return event.data.resumes ? { ...forked, status: 'pending' } : forked;
+    }
+    case 'TurnResumed':
+      return { ...v, status: activeStatus(v.pendingApprovals) };
     default: {
       const _exhaustive: never = event;
       return _exhaustive;

@@ -80,6 +80,11 @@ export class AgentStep {
         if (this.admission && !(await this.admission.mayStart(state.tenantId, taskId, messageId))) return 'idle';
         return this.record(taskId, { type: 'StartTurn', data: { messageId } });
       }
+      case 'resume_turn': {
+        if (!state.exists) return 'idle';
+        if (this.admission && !(await this.admission.mayStart(state.tenantId, taskId, action.messageId))) return 'idle';
+        return this.record(taskId, { type: 'ResumeTurn', data: { messageId: action.messageId } });
+      }
       case 'interrupt_tool':
         return this.record(taskId, {
           type: 'FinishToolCall',
