@@ -47,4 +47,19 @@ describe('recordTaskEvents', () => {
       ['expired', 3600, 1],
     ]);
   });
+
+  it("counts nothing of a fork's copy of its source's history, only the turn it starts after it", async () => {
+    const copy = [
+      event('TaskCreated', {}),
+      event('TurnStarted', { turn: 1 }),
+      event('ToolCallRequested', { callId: 'c1' }),
+      event('ToolCallDecided', { callId: 'c1', outcome: 'proceed_once' }),
+      event('TurnCompleted', { turn: 1 }),
+      event('TaskForked', { taskId: 'source', eventId: 5, autoExecute: true }),
+    ];
+    recordTaskEvents(metrics, [], [...copy, event('UserMessageAdded', {}), event('TurnStarted', { turn: 2 })]);
+    expect(await counter('ats_turns_started_total')).toEqual({ '': 1 });
+    expect((await families()).ats_turns_finished_total.data).toEqual([]);
+    expect(((await families()).ats_approval_wait_seconds.data as PromHistogramData[]).every((d) => d.count === 0)).toBe(true);
+  });
 });

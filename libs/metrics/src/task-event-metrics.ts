@@ -9,6 +9,13 @@ const TURN_EVENTS = new Set(['TurnStarted', 'TurnCompleted', 'TaskFailed', 'Task
  * nothing is counted twice. `history` is the stream as it was before the append.
  */
 export function recordTaskEvents(metrics: ServiceMetrics, history: readonly StoredEvent[], appended: readonly StoredEvent[]): void {
+  // A fork's first append copies its source's history, whose turns and approvals were counted
+  // when they happened: only what follows its TaskForked is new.
+  const forked = appended.findIndex((e) => e.type === 'TaskForked');
+  if (forked >= 0) {
+    recordTaskEvents(metrics, [...history, ...appended.slice(0, forked + 1)], appended.slice(forked + 1));
+    return;
+  }
   for (const event of appended) {
     switch (event.type) {
       case 'TurnStarted':
