@@ -51,6 +51,7 @@ describe('recordTaskEvents', () => {
   it("counts nothing of a fork's copy of its source's history, only the turn it starts after it", async () => {
     const copy = [
       event('TaskCreated', {}),
+      event('TaskForked', { taskId: 'grand-source', eventId: 1, autoExecute: true }),
       event('TurnStarted', { turn: 1 }),
       event('ToolCallRequested', { callId: 'c1' }),
       event('ToolCallDecided', { callId: 'c1', outcome: 'proceed_once' }),

@@ -10,8 +10,10 @@ const TURN_EVENTS = new Set(['TurnStarted', 'TurnCompleted', 'TaskFailed', 'Task
  */
 export function recordTaskEvents(metrics: ServiceMetrics, history: readonly StoredEvent[], appended: readonly StoredEvent[]): void {
   // A fork's first append copies its source's history, whose turns and approvals were counted
-  // when they happened: only what follows its TaskForked is new.
-  const forked = appended.findIndex((e) => e.type === 'TaskForked');
+  // when they happened: only what follows its TaskForked is new (the last one: a fork of a fork
+  // copies the first fork's own TaskForked too).
+  let forked = appended.length - 1;
+  while (forked >= 0 && appended[forked].type !== 'TaskForked') forked--;
   if (forked >= 0) {
     recordTaskEvents(metrics, [...history, ...appended.slice(0, forked + 1)], appended.slice(forked + 1));
     return;

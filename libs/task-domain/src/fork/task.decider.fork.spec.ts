@@ -175,6 +175,25 @@ describe('ForkTask', () => {
     expect(created.type === 'TaskCreated' && created.data.sealedSecrets).toBeUndefined();
   });
 
+  it('forks a fork: its forked event is copied like any other, is not a fork point, and the latest names where it came from', () => {
+    const first: TaskEvent[] = [
+      ...decide(fork(7), initialTaskState()),
+      /* 9 */ { type: 'ToolCallStarted', data: { callId: 'c2', toolName: 'shell' } },
+      /* 10 */ { type: 'ToolCallFinished', data: { callId: 'c2', toolName: 'shell', status: 'success', output: 'b', durationMs: 1 } },
+    ];
+    const again = (afterEventId: number): ForkTask => ({
+      type: 'ForkTask',
+      data: { taskId: 'fork-of-fork', source: { taskId: 'fork', events: first }, afterEventId },
+    });
+    expect(() => decide(again(8), initialTaskState())).toThrow(NotAForkPointError);
+    const events = decide(again(10), initialTaskState());
+    expect(events.slice(1, 10)).toEqual(first.slice(1, 10));
+    expect(events[10]).toEqual({ type: 'TaskForked', data: { taskId: 'fork', eventId: 10, autoExecute: true } });
+    const state = stateOf(events);
+    expect(state.forkedFrom).toEqual({ taskId: 'fork', eventId: 10 });
+    expect(state.calls.every((c) => c.phase === 'finished')).toBe(true);
+  });
+
   it('refuses an id that already has a stream', () => {
     expect(() => decide(fork(7), stateOf(SOURCE))).toThrow(TaskAlreadyExistsError);
   });
