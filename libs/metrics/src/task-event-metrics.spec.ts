@@ -63,4 +63,15 @@ describe('recordTaskEvents', () => {
     expect((await families()).ats_turns_finished_total.data).toEqual([]);
     expect(((await families()).ats_approval_wait_seconds.data as PromHistogramData[]).every((d) => d.count === 0)).toBe(true);
   });
+
+  it("counts a fork's running turn as started once: at the fork, or when it is resumed", async () => {
+    const running = [event('TaskCreated', {}), event('TurnStarted', { turn: 1 })];
+    recordTaskEvents(metrics, [], [...running, event('TaskForked', { taskId: 'source', eventId: 2, autoExecute: true })]);
+    expect(await counter('ats_turns_started_total')).toEqual({ '': 1 });
+    const waiting = event('TaskForked', { taskId: 'source', eventId: 2, autoExecute: true, resumes: { turn: 1, messageId: 'm1' } });
+    recordTaskEvents(metrics, [], [...running, waiting]);
+    expect(await counter('ats_turns_started_total')).toEqual({ '': 1 });
+    recordTaskEvents(metrics, [...running, waiting], [event('TurnResumed', { turn: 1, messageId: 'm1' })]);
+    expect(await counter('ats_turns_started_total')).toEqual({ '': 2 });
+  });
 });

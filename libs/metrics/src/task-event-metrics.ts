@@ -15,12 +15,17 @@ export function recordTaskEvents(metrics: ServiceMetrics, history: readonly Stor
   let forked = appended.length - 1;
   while (forked >= 0 && appended[forked].type !== 'TaskForked') forked--;
   if (forked >= 0) {
-    recordTaskEvents(metrics, [...history, ...appended.slice(0, forked + 1)], appended.slice(forked + 1));
+    const copy = [...history, ...appended.slice(0, forked + 1)];
+    // Its running turn is the fork's now: started here, or when it is resumed (TurnResumed).
+    const resumes = (appended[forked].data as { resumes?: unknown }).resumes;
+    if (resumes === undefined && turnWasRunning(copy)) metrics.turnsStarted.inc();
+    recordTaskEvents(metrics, copy, appended.slice(forked + 1));
     return;
   }
   for (const event of appended) {
     switch (event.type) {
       case 'TurnStarted':
+      case 'TurnResumed':
         metrics.turnsStarted.inc();
         break;
       case 'TurnCompleted':

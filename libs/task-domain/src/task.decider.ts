@@ -383,7 +383,8 @@ function cancelTask(s: ExistingTask): TaskEvent[] {
       type: 'ToolCallFinished',
       data: { callId: c.callId, toolName: c.toolName, status: 'cancelled', output: 'The task was cancelled.', durationMs: 0 },
     }));
-  const dropped = s.queued.map((m) => m.messageId);
+  // A fork's turn waiting to resume holds a place in its tenant's line by its message: dropped too.
+  const dropped = [...(s.resuming ? [s.resuming.messageId] : []), ...s.queued.map((m) => m.messageId)];
   return [...closing, { type: 'TaskCancelled', data: { turn: s.turn, droppedMessageIds: dropped } }];
 }
 

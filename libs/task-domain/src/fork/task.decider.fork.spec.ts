@@ -224,6 +224,19 @@ describe('ForkTask where turns wait for admission (MAX_RUNNING_TASKS_PER_TENANT)
     expect(toPublicEvent(resumed[0])).toEqual({ kind: 'status', data: { status: 'running', turn: 1, messageId: 'm1' } });
   });
 
+  it("drops a cancelled fork's waiting turn from its tenant's line", () => {
+    const events = decide(fork(9), initialTaskState(), admitted);
+    const cancelled = decide({ type: 'CancelTask', data: {} }, stateOf(events), admitted);
+    expect(cancelled.at(-1)).toEqual({ type: 'TaskCancelled', data: { turn: 1, droppedMessageIds: ['m1', 'm2'] } });
+    const line = [...events, ...cancelled].reduce<TurnQueueEntry>(
+      (entry, event, i) => projectTurnQueue(entry, event, i + 1),
+      outOfLine('fork', 'ten'),
+    );
+    expect(turnQueuePlace(line)).toBeUndefined();
+    expect(stateOf([...events, ...cancelled])).toMatchObject({ status: 'cancelled', queued: [] });
+    expect(stateOf([...events, ...cancelled]).resuming).toBeUndefined();
+  });
+
   it('has nothing to resume after a done, and goes on at once where turns start at once', () => {
     expect(decide(fork(11), initialTaskState(), admitted).at(-1)).toEqual({
       type: 'TaskForked',
