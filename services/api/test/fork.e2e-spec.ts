@@ -156,10 +156,10 @@ describe('Forking a task after one of its events', () => {
 
     for (const afterEventId of [0, source.events.length + 1]) {
       const missing = await fork(source.id, { afterEventId });
-      expect({ afterEventId, status: missing.status, code: missing.body.error?.code }).toEqual({
+      expect({ afterEventId, status: missing.status, error: missing.body.error }).toEqual({
         afterEventId,
         status: 404,
-        code: 'NOT_FOUND',
+        error: { code: 'NOT_FOUND', message: `event ${afterEventId} not found` },
       });
     }
     const otherTenant = await fork(source.id, { afterEventId: idOf(source.events, 'done') }, OTHER_API_KEY);

@@ -19,7 +19,8 @@ export const isForkPoint = (event: TaskEvent): boolean => FORK_POINT_KINDS.has(t
  * start the fork with is only for a fork taken at rest (after a `done`).
  */
 export function forkPrefix(events: readonly TaskEvent[], afterEventId: number, withMessage: boolean): TaskEvent[] {
-  if (!Number.isSafeInteger(afterEventId) || afterEventId < 1 || afterEventId > events.length) throw new NotFoundError('event');
+  if (!Number.isSafeInteger(afterEventId) || afterEventId < 1 || afterEventId > events.length)
+    throw new NotFoundError(`event ${afterEventId}`);
   const event = events[afterEventId - 1];
   if (!isForkPoint(event)) {
     const { before, after } = nearestForkPoints(events, afterEventId);
