@@ -151,6 +151,20 @@ describe('The TypeScript client', () => {
     expect((await ats.tasks.get(id)).status).toBe('cancelled');
   });
 
+  it('forks a task after its done: a new task with forkedFrom, at rest; a tool_call is a CONFLICT', async () => {
+    h.model.script({ toolCalls: [{ name: 'list_files', arguments: {} }] }, { text: 'Listed.' });
+    const { id } = await ats.tasks.create({ message: 'list' });
+    for await (const event of ats.tasks.stream(id)) if (event.type === 'done') break;
+    const events: TaskEventRecord[] = [];
+    for await (const event of ats.tasks.history(id)) events.push(event);
+    const done = events.find((e) => e.type === 'done')!.id;
+    const fork = await ats.tasks.fork(id, { afterEventId: done });
+    expect(fork).toEqual({ id: expect.stringMatching(/^task_/), status: 'completed', forkedFrom: { taskId: id, eventId: done } });
+    expect((await ats.tasks.get(fork.id)).forkedFrom).toEqual({ taskId: id, eventId: done });
+    const call = events.find((e) => e.type === 'tool_call')!.id;
+    await expect(ats.tasks.fork(id, { afterEventId: call })).rejects.toMatchObject({ code: 'CONFLICT', status: 409 });
+  });
+
   it("lists every task across pages, newest first, and only the caller's", async () => {
     const other = h.client(OTHER_API_KEY);
     const mine: string[] = [];

@@ -99,6 +99,7 @@ const TASK: Task = {
   sandbox: 'active',
   turn: 1,
   lastEventId: EVENTS.length,
+  forkedFrom: null,
 };
 
 const sse = (events: TaskEvent[]): string =>

@@ -118,6 +118,8 @@ const EVERY_EVENT: Record<string, unknown>[] = [
   { type: 'TurnCompleted', data: { turn: 1 } },
   { type: 'TaskFailed', data: { turn: 1, error: 'Token budget reached' } },
   { type: 'TaskCancelled', data: { turn: 1, droppedMessageIds: [] } },
+  { type: 'TaskForked', data: { taskId: 'task_source', eventId: 7, autoExecute: false } },
+  { type: 'TurnResumed', data: { turn: 1, messageId: 'msg_1' } },
 ];
 
 const sseExamples = (): unknown[] =>
@@ -174,5 +176,9 @@ describe('the OpenAPI schemas', () => {
     const failed = projectTaskView(view, { event: turnFailed, revision: 9, recordedAt: AT });
     expectValid(envelope('Task'), ok(presentTask(failed!)));
     expectValid(envelope('TaskPage'), ok({ tasks: [presentTask(failed!)], nextCursor: null }));
+    const forked = EVERY_EVENT.find((e) => e.type === 'TaskForked') as unknown as TaskEvent;
+    const fork = projectTaskView(failed, { event: forked, revision: 10, recordedAt: AT });
+    expect(presentTask(fork!).forkedFrom).toEqual({ taskId: 'task_source', eventId: 7 });
+    expectValid(envelope('Task'), ok(presentTask(fork!)));
   });
 });

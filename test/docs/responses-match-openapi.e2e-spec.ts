@@ -9,6 +9,7 @@ import { startWebhookReceiver } from '@app/webhooks/testing/webhook-receiver';
 import { ApproveToolCallHandler } from '../../services/api/src/approvals/approve-tool-call/approve-tool-call.handler';
 import { SendFollowUpHandler } from '../../services/api/src/messages/send-follow-up/send-follow-up.handler';
 import { CancelTaskHandler } from '../../services/api/src/tasks/cancel-task/cancel-task.handler';
+import { ForkTaskHandler } from '../../services/api/src/tasks/fork-task/fork-task.handler';
 import { CreateTaskHandler } from '../../services/api/src/tasks/create-task/create-task.handler';
 import { TaskAccess } from '../../services/api/src/tasks/task-access';
 import type { ObservedAnswer } from '../support/openapi-response-validator';
@@ -35,6 +36,7 @@ const STREAM = '/api/v1/tasks/{id}/stream';
 const EVENTS = '/api/v1/tasks/{id}/events';
 const MESSAGES = '/api/v1/tasks/{id}/messages';
 const CANCEL = '/api/v1/tasks/{id}/cancel';
+const FORK = '/api/v1/tasks/{id}/fork';
 const APPROVE = '/api/v1/tasks/{id}/tools/{callId}/approve';
 const ARTIFACTS = '/api/v1/tasks/{id}/artifacts';
 const DOWNLOAD = '/api/v1/tasks/{id}/artifacts/download';
@@ -181,6 +183,15 @@ describe('Every answer of the running service matches docs/openapi.json', () => 
     h.model.script({ text: 'Still 42.' });
     expect((await expectAnswer('POST', MESSAGES, 201, { json: { message: 'Check it again' } })).data.messageId).toMatch(/^msg_/);
     expect((await settled(ids.id)).turn).toBe(2);
+
+    // A fork after the first turn's done, at rest; one after a tool_call is refused, naming where it could be taken.
+    const events = (await expectAnswer('GET', EVENTS, 200)).data.events as { id: number; type: string }[];
+    const done = events.find((e) => e.type === 'done')!.id;
+    const fork = await expectAnswer('POST', FORK, 201, { json: { afterEventId: done } });
+    expect(fork.data).toEqual({ id: expect.stringMatching(/^task_/), status: 'completed', forkedFrom: { taskId: ids.id, eventId: done } });
+    expect((await expectAnswer('GET', TASK, 200, { params: { id: fork.data.id } })).data.forkedFrom).toEqual(fork.data.forkedFrom);
+    const call = events.find((e) => e.type === 'tool_call')!.id;
+    expect((await expectAnswer('POST', FORK, 409, { json: { afterEventId: call } })).error.message).toMatch(/before it and \d+ after it/);
   });
 
   it('answers a redelivery 202, and 409 while its new round is pending', async () => {
@@ -288,6 +299,7 @@ describe('Every answer of the running service matches docs/openapi.json', () => 
     await expectAnswer('GET', EVENTS, 400, { query: '?limit=1001' });
     await expectAnswer('POST', MESSAGES, 400, { json: { message: '' } });
     await expectAnswer('POST', CANCEL, 400, { body: '{', headers: { 'content-type': 'application/json' } });
+    await expectAnswer('POST', FORK, 400, { json: { afterEventId: 'x' } });
     await expectAnswer('GET', ARTIFACTS, 400, { params: { id: '%E0%A4%A' } });
     await expectAnswer('GET', DELIVERIES, 400, { params: { id: '%E0%A4%A' } });
     await expectAnswer('POST', REDELIVER, 400, { params: { id: '%E0%A4%A' } });
@@ -316,6 +328,8 @@ describe('Every answer of the running service matches docs/openapi.json', () => 
     await expectAnswer('GET', EVENTS, 404, { key: OTHER_API_KEY });
     await expectAnswer('POST', MESSAGES, 404, { ...unknown, json: { message: 'hello?' } });
     await expectAnswer('POST', CANCEL, 404, unknown);
+    await expectAnswer('POST', FORK, 404, { ...unknown, json: { afterEventId: 1 } });
+    await expectAnswer('POST', FORK, 404, { json: { afterEventId: 10_000 } });
     await expectAnswer('POST', APPROVE, 404, { params: { callId: 'call_unknown' }, json: { outcome: 'cancel' } });
     await expectAnswer('GET', ARTIFACTS, 404, unknown);
     await expectAnswer('GET', DELIVERIES, 404, unknown);
@@ -335,6 +349,7 @@ describe('Every answer of the running service matches docs/openapi.json', () => 
     await expectAnswer('POST', TASKS, 413, { body: form });
     await expectAnswer('POST', MESSAGES, 413, { json: big });
     await expectAnswer('POST', CANCEL, 413, { json: big });
+    await expectAnswer('POST', FORK, 413, { json: { afterEventId: 1, ...big } });
     await expectAnswer('POST', APPROVE, 413, { json: { outcome: 'cancel', padding: big.message } });
 
     const extension = `;${'e'.repeat(17_000)}`;
@@ -352,6 +367,7 @@ describe('Every answer of the running service matches docs/openapi.json', () => 
     expect((await expectAnswer('POST', TASKS, 429, { key: OTHER_API_KEY, json: { message: 'one more' } })).error.code).toBe('RATE_LIMITED');
     // The limit is checked before the task is looked up.
     await expectAnswer('POST', MESSAGES, 429, { key: OTHER_API_KEY, params: { id: UNKNOWN_TASK }, json: { message: 'one more' } });
+    await expectAnswer('POST', FORK, 429, { key: OTHER_API_KEY, params: { id: UNKNOWN_TASK }, json: { afterEventId: 1 } });
   });
 
   it('answers 431 on every operation to headers over 16 KiB', async () => {
@@ -399,6 +415,7 @@ describe('Every answer of the running service matches docs/openapi.json', () => 
       ['GET', EVENTS, () => inject(access, 'find')],
       ['POST', MESSAGES, () => inject(h.app.get(SendFollowUpHandler), 'execute'), { json: { message: 'x' } }],
       ['POST', CANCEL, () => inject(h.app.get(CancelTaskHandler), 'execute')],
+      ['POST', FORK, () => inject(h.app.get(ForkTaskHandler), 'execute'), { json: { afterEventId: 1 } }],
       ['POST', APPROVE, () => inject(h.app.get(ApproveToolCallHandler), 'execute'), { json: { outcome: 'cancel' } }],
       ['GET', ARTIFACTS, () => inject(access, 'find')],
       ['GET', DELIVERIES, () => inject(access, 'find')],

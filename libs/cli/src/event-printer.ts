@@ -74,6 +74,8 @@ export class EventPrinter {
         return this.term.line(c.yellow(`! ${safeLine(event.data.message)}`));
       case 'egress':
         return this.term.line(egressLine(event.data, c));
+      case 'forked':
+        return this.term.line(c.dim(`forked from ${safeLine(event.data.taskId)} after event ${event.data.eventId}`));
       case 'done':
         return this.printDone(event.data);
       default: {

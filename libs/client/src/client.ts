@@ -13,6 +13,8 @@ import type {
   CreateTaskRequest,
   CreatedTask,
   FollowUpAccepted,
+  ForkTaskRequest,
+  ForkedTask,
   SendMessageRequest,
   Task,
   TaskEventPage,
@@ -134,6 +136,14 @@ export class TasksApi {
 
   async cancel(taskId: string): Promise<CancelledTask> {
     return data(await this.api.POST('/api/v1/tasks/{id}/cancel', { params: { path: { id: taskId } } }));
+  }
+
+  /**
+   * A new task with the task's events up to `afterEventId` (a `message`, `tool_result` or `done`),
+   * going on from there; `message` starts a turn in a fork taken after a `done`. The source is unchanged.
+   */
+  async fork(taskId: string, request: ForkTaskRequest): Promise<ForkedTask> {
+    return data(await this.api.POST('/api/v1/tasks/{id}/fork', { params: { path: { id: taskId } }, body: request }));
   }
 
   /** Decides a tool call of a task created with autoExecute: false. A call already decided is a CONFLICT. */

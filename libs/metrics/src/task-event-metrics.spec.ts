@@ -47,4 +47,31 @@ describe('recordTaskEvents', () => {
       ['expired', 3600, 1],
     ]);
   });
+
+  it("counts nothing of a fork's copy of its source's history, only the turn it starts after it", async () => {
+    const copy = [
+      event('TaskCreated', {}),
+      event('TaskForked', { taskId: 'grand-source', eventId: 1, autoExecute: true }),
+      event('TurnStarted', { turn: 1 }),
+      event('ToolCallRequested', { callId: 'c1' }),
+      event('ToolCallDecided', { callId: 'c1', outcome: 'proceed_once' }),
+      event('TurnCompleted', { turn: 1 }),
+      event('TaskForked', { taskId: 'source', eventId: 5, autoExecute: true }),
+    ];
+    recordTaskEvents(metrics, [], [...copy, event('UserMessageAdded', {}), event('TurnStarted', { turn: 2 })]);
+    expect(await counter('ats_turns_started_total')).toEqual({ '': 1 });
+    expect((await families()).ats_turns_finished_total.data).toEqual([]);
+    expect(((await families()).ats_approval_wait_seconds.data as PromHistogramData[]).every((d) => d.count === 0)).toBe(true);
+  });
+
+  it("counts a fork's running turn as started once: at the fork, or when it is resumed", async () => {
+    const running = [event('TaskCreated', {}), event('TurnStarted', { turn: 1 })];
+    recordTaskEvents(metrics, [], [...running, event('TaskForked', { taskId: 'source', eventId: 2, autoExecute: true })]);
+    expect(await counter('ats_turns_started_total')).toEqual({ '': 1 });
+    const waiting = event('TaskForked', { taskId: 'source', eventId: 2, autoExecute: true, resumes: { turn: 1, messageId: 'm1' } });
+    recordTaskEvents(metrics, [], [...running, waiting]);
+    expect(await counter('ats_turns_started_total')).toEqual({ '': 1 });
+    recordTaskEvents(metrics, [...running, waiting], [event('TurnResumed', { turn: 1, messageId: 'm1' })]);
+    expect(await counter('ats_turns_started_total')).toEqual({ '': 2 });
+  });
 });

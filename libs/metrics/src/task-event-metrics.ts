@@ -9,9 +9,23 @@ const TURN_EVENTS = new Set(['TurnStarted', 'TurnCompleted', 'TaskFailed', 'Task
  * nothing is counted twice. `history` is the stream as it was before the append.
  */
 export function recordTaskEvents(metrics: ServiceMetrics, history: readonly StoredEvent[], appended: readonly StoredEvent[]): void {
+  // A fork's first append copies its source's history, whose turns and approvals were counted
+  // when they happened: only what follows its TaskForked is new (the last one: a fork of a fork
+  // copies the first fork's own TaskForked too).
+  let forked = appended.length - 1;
+  while (forked >= 0 && appended[forked].type !== 'TaskForked') forked--;
+  if (forked >= 0) {
+    const copy = [...history, ...appended.slice(0, forked + 1)];
+    // Its running turn is the fork's now: started here, or when it is resumed (TurnResumed).
+    const resumes = (appended[forked].data as { resumes?: unknown }).resumes;
+    if (resumes === undefined && turnWasRunning(copy)) metrics.turnsStarted.inc();
+    recordTaskEvents(metrics, copy, appended.slice(forked + 1));
+    return;
+  }
   for (const event of appended) {
     switch (event.type) {
       case 'TurnStarted':
+      case 'TurnResumed':
         metrics.turnsStarted.inc();
         break;
       case 'TurnCompleted':

@@ -48,6 +48,8 @@ const SAMPLES: { readonly [T in TaskEventType]: TaskEventData<T> } = {
   SandboxSnapshotFailed: { reason: 'snapshot exceeds 10 bytes (SANDBOX_SNAPSHOT_MAX_BYTES)', attempts: 4, kept: 'workspace' },
   SecretsUnavailable: { names: ['TOKEN'], reason: 'no key' },
   McpServerUnavailable: { server: 'docs', reason: 'refused' },
+  TaskForked: { taskId: 'source', eventId: 7, autoExecute: false, resumes: { turn: 1, messageId: 'm1' } },
+  TurnResumed: { turn: 1, messageId: 'm1' },
   ArtifactLinksChanged: { callId: 'c1', links: ['downloads/out'] },
   EgressRecorded: { callId: 'c1', host: 'pypi.org', port: 443, allowed: true, bytesOut: 512, bytesIn: 4096, durationMs: 80 },
 };

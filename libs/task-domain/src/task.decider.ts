@@ -5,12 +5,14 @@
 import { NotFoundError, ValidationError } from '@app/common/errors/app-error';
 import { findMatchingRule, ruleFor } from './approvals/approval-rules';
 import { diffArtifacts } from './artifacts/artifact-diff';
+import { forkPrefix } from './fork/fork-point';
 import type {
   ApprovalOutcome,
   ArtifactRecord,
   EgressRecord,
   McpServerUnavailable,
   SandboxExpired,
+  SealedSecrets,
   SandboxSnapshotFailed,
   TaskCreated,
   TaskEvent,
@@ -32,7 +34,7 @@ import {
   TurnNotRunningError,
 } from './task.errors';
 import type { ExistingTask, TaskState } from './task.state';
-import { isTurnActive, isTurnRunning, openCallsOf } from './task.state';
+import { evolve, initialTaskState, isTurnActive, isTurnRunning, openCallsOf } from './task.state';
 
 // ─── Commands ────────────────────────────────────────────────────────────────────────────────
 // Pure business rules: decide(command, state) → events, or a typed error (task.errors.ts). Ids and the clock
@@ -50,6 +52,26 @@ export interface RequestedToolCall {
 }
 
 export type CreateTask = Command<'CreateTask', TaskCreated['data']>;
+/**
+ * Starts a new task as a copy of another's events 1..`afterEventId` (docs/api.md
+ * "POST /api/v1/tasks/{id}/fork"). The whole history comes with the command: the decider checks
+ * the fork point and writes the new stream in one append.
+ */
+export type ForkTask = Command<
+  'ForkTask',
+  {
+    /** The fork's id. */
+    readonly taskId: string;
+    readonly source: { readonly taskId: string; readonly events: readonly TaskEvent[] };
+    readonly afterEventId: number;
+    /** Absent: the source's, as it was at the fork point. */
+    readonly autoExecute?: boolean;
+    /** The source's secrets sealed again for the fork's id (the envelope is bound to its task); absent when it has none. */
+    readonly sealedSecrets?: SealedSecrets;
+    /** Starts a turn in a fork taken at rest, as a follow-up would. */
+    readonly message?: { readonly messageId: string; readonly text: string };
+  }
+>;
 export type AddUserMessage = Command<
   'AddUserMessage',
   {
@@ -64,6 +86,8 @@ export type AddUserMessage = Command<
  * (MAX_RUNNING_TASKS_PER_TENANT); when another one waits first by now, the command conflicts.
  */
 export type StartTurn = Command<'StartTurn', { readonly messageId?: string }>;
+/** Lets a fork's turn that was running at its fork point go on, once the agent loop admitted it (TaskForked `resumes`). */
+export type ResumeTurn = Command<'ResumeTurn', { readonly messageId: string }>;
 export type RecordModelResponse = Command<
   'RecordModelResponse',
   {
@@ -107,8 +131,10 @@ export type CancelTask = Command<'CancelTask', Record<string, never>>;
 
 export type TaskCommand =
   | CreateTask
+  | ForkTask
   | AddUserMessage
   | StartTurn
+  | ResumeTurn
   | RecordModelResponse
   | DecideToolCall
   | ExpireApproval
@@ -147,17 +173,26 @@ export function decide(command: TaskCommand, state: TaskState, policy: DecidePol
     if (command.data.maxTokens !== undefined) assertTokenBudget(command.data.maxTokens);
     return [{ type: 'TaskCreated', data: command.data }];
   }
+  if (command.type === 'ForkTask') {
+    if (state.exists) throw new TaskAlreadyExistsError(command.data.taskId);
+    return forkTask(command.data, policy);
+  }
   if (!state.exists) throw new NotFoundError('task');
   const s = state;
   switch (command.type) {
     case 'AddUserMessage':
       return addUserMessage(command.data, s, policy);
     case 'StartTurn':
-      if (s.status !== 'pending' || s.queued.length === 0) throw new NoTurnWaitingError();
+      // A fork's suspended turn goes on (ResumeTurn) before any message queued behind it starts one.
+      if (s.status !== 'pending' || s.queued.length === 0 || s.resuming) throw new NoTurnWaitingError();
       if (command.data.messageId !== undefined && command.data.messageId !== s.queued[0].messageId) {
         throw new MessageNotNextError(command.data.messageId);
       }
       return [{ type: 'TurnStarted', data: { turn: s.turn + 1, messageId: s.queued[0].messageId } }];
+    case 'ResumeTurn':
+      if (s.status !== 'pending' || !s.resuming) throw new NoTurnWaitingError();
+      if (command.data.messageId !== s.resuming.messageId) throw new MessageNotNextError(command.data.messageId);
+      return [{ type: 'TurnResumed', data: s.resuming }];
     case 'RecordModelResponse':
       return recordModelResponse(command.data, s, policy);
     case 'DecideToolCall':
@@ -215,6 +250,46 @@ export function decide(command: TaskCommand, state: TaskState, policy: DecidePol
       return _exhaustive;
     }
   }
+}
+
+/**
+ * The source's events up to the fork point with the same kinds and data, except that the fork's
+ * TaskCreated names the fork (every reader then sees the fork as itself) and carries its own
+ * envelope; then TaskForked, and the follow-up that starts a turn when one was given.
+ */
+function forkTask(data: ForkTask['data'], policy: DecidePolicy): TaskEvent[] {
+  const [created, ...rest] = forkPrefix(data.source.events, data.afterEventId, data.message !== undefined);
+  if (created.type !== 'TaskCreated') throw new Error(`task ${data.source.taskId} does not begin with TaskCreated`);
+  const { sealedSecrets: _boundToSource, ...createdData } = created.data;
+  const copy: TaskEvent = {
+    type: 'TaskCreated',
+    data: { ...createdData, taskId: data.taskId, ...(data.sealedSecrets ? { sealedSecrets: data.sealedSecrets } : {}) },
+  };
+  const copied = [copy, ...rest];
+  const atForkPoint = copied.reduce(evolve, initialTaskState()) as ExistingTask;
+  // A turn running at the fork point is a turn the fork runs: where turns wait for admission, it waits too.
+  const running = isTurnRunning(atForkPoint.status) && policy.turnsWaitForAdmission ? runningTurnOf(copied) : undefined;
+  const forked: TaskEvent = {
+    type: 'TaskForked',
+    data: {
+      taskId: data.source.taskId,
+      eventId: data.afterEventId,
+      autoExecute: data.autoExecute ?? atForkPoint.autoExecute,
+      ...(running ? { resumes: running } : {}),
+    },
+  };
+  const events = [...copied, forked];
+  if (!data.message) return events;
+  return [...events, ...addUserMessage(data.message, evolve(atForkPoint, forked) as ExistingTask, policy)];
+}
+
+/** The turn and message of the last TurnStarted: the turn running at the end of `events`. */
+function runningTurnOf(events: readonly TaskEvent[]): { turn: number; messageId: string } | undefined {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i];
+    if (event.type === 'TurnStarted') return { turn: event.data.turn, messageId: event.data.messageId };
+  }
+  return undefined;
 }
 
 function addUserMessage(data: AddUserMessage['data'], s: ExistingTask, policy: DecidePolicy): TaskEvent[] {
@@ -309,7 +384,8 @@ function cancelTask(s: ExistingTask): TaskEvent[] {
       type: 'ToolCallFinished',
       data: { callId: c.callId, toolName: c.toolName, status: 'cancelled', output: 'The task was cancelled.', durationMs: 0 },
     }));
-  const dropped = s.queued.map((m) => m.messageId);
+  // A fork's turn waiting to resume holds a place in its tenant's line by its message: dropped too.
+  const dropped = [...(s.resuming ? [s.resuming.messageId] : []), ...s.queued.map((m) => m.messageId)];
   return [...closing, { type: 'TaskCancelled', data: { turn: s.turn, droppedMessageIds: dropped } }];
 }
 

@@ -16,6 +16,7 @@ export const TASK_ERROR_CODES = {
   CALL_NOT_RUNNING: 'TASK.CALL_NOT_RUNNING',
   SANDBOX_ALREADY_EXPIRED: 'TASK.SANDBOX_ALREADY_EXPIRED',
   SANDBOX_NOT_IN_SNAPSHOT: 'TASK.SANDBOX_NOT_IN_SNAPSHOT',
+  NOT_A_FORK_POINT: 'TASK.NOT_A_FORK_POINT',
   UNREADABLE_EVENT: 'TASK.UNREADABLE_EVENT',
 } as const;
 
@@ -106,6 +107,26 @@ export class SandboxNotInSnapshotError extends TaskConflictError {
   readonly code = TASK_ERROR_CODES.SANDBOX_NOT_IN_SNAPSHOT;
   constructor(readonly snapshotKey: string) {
     super(`the sandbox is not waiting in snapshot ${snapshotKey}`);
+  }
+}
+
+/** A fork asked for after an event that is not a `message`, a `tool_result` or a `done`: the message names where it could be taken. */
+export class NotAForkPointError extends TaskConflictError {
+  readonly code = TASK_ERROR_CODES.NOT_A_FORK_POINT;
+  constructor(
+    readonly eventId: number,
+    readonly kind: string,
+    readonly before: number | undefined,
+    readonly after: number | undefined,
+  ) {
+    const nearest = [
+      before === undefined ? 'none before it' : `${before} before it`,
+      after === undefined ? 'none after it' : `${after} after it`,
+    ];
+    super(
+      `event ${eventId} is a ${kind} event: a task can be forked only after a message, a tool_result or a done event; ` +
+        `the nearest such events are ${nearest.join(' and ')}`,
+    );
   }
 }
 

@@ -252,6 +252,39 @@ export type ArtifactLinksChanged = Event<'ArtifactLinksChanged', { readonly call
  */
 export type McpServerUnavailable = Event<'McpServerUnavailable', { readonly server: string; readonly reason: string }>;
 
+/**
+ * Closes the copy of another task's events 1..`eventId` that begins a fork (docs/api.md
+ * "POST /api/v1/tasks/{id}/fork"): the task goes on from there as the source stood after that
+ * event. Calls of the open step that had started but not finished by then run again; the fork's
+ * TaskCreated is the source's with the fork's own id (and secrets sealed for it).
+ */
+export type TaskForked = Event<
+  'TaskForked',
+  {
+    /** The source task. */
+    readonly taskId: string;
+    /** The source's event (public id, its stream revision) the fork was taken after. */
+    readonly eventId: number;
+    /** The fork's autoExecute from now on: the request's, else the source's. */
+    readonly autoExecute: boolean;
+    /**
+     * The turn that was running at the fork point, when turns wait for admission
+     * (MAX_RUNNING_TASKS_PER_TENANT): the fork waits `pending` until TurnResumed, like any turn to
+     * start. Absent: nothing was running, or it goes on at once.
+     */
+    readonly resumes?: ResumedTurn;
+  }
+>;
+
+export interface ResumedTurn {
+  readonly turn: number;
+  /** The message the turn answers: its place in the tenant's line is the fork's copy of it. */
+  readonly messageId: string;
+}
+
+/** A fork's turn that was running at its fork point was admitted and goes on (see TaskForked `resumes`). */
+export type TurnResumed = Event<'TurnResumed', ResumedTurn>;
+
 export type TurnCompleted = Event<'TurnCompleted', { readonly turn: number }>;
 export type TaskFailed = Event<'TaskFailed', { readonly turn: number; readonly error: string }>;
 export type TaskCancelled = Event<'TaskCancelled', { readonly turn: number; readonly droppedMessageIds: readonly string[] }>;
@@ -278,7 +311,9 @@ export type TaskEvent =
   | SecretsUnavailable
   | McpServerUnavailable
   | ArtifactLinksChanged
-  | EgressRecorded;
+  | EgressRecorded
+  | TaskForked
+  | TurnResumed;
 
 export type TaskEventType = TaskEvent['type'];
 export type TaskEventData<T extends TaskEventType> = Extract<TaskEvent, { type: T }>['data'];
@@ -306,4 +341,6 @@ export const TASK_EVENT_SCHEMA_VERSIONS: Record<TaskEventType, number> = {
   McpServerUnavailable: 1,
   ArtifactLinksChanged: 1,
   EgressRecorded: 1,
+  TaskForked: 1,
+  TurnResumed: 1,
 };

@@ -1,6 +1,7 @@
 import type {
   ApprovalRule,
   ArtifactRecord,
+  ResumedTurn,
   SealedSecrets,
   TaskEvent,
   TaskMcpServer,
@@ -73,6 +74,15 @@ export interface ExistingTask {
   readonly escapingLinks: readonly string[];
   /** The last reason reported for each MCP server that could not be used. */
   readonly mcpUnavailable: Readonly<Record<string, string>>;
+  /** Set on a fork: the task and event it was taken after. */
+  readonly forkedFrom?: ForkOrigin;
+  /** A fork's turn that was running at its fork point and waits (`pending`) to be admitted again. */
+  readonly resuming?: ResumedTurn;
+}
+
+export interface ForkOrigin {
+  readonly taskId: string;
+  readonly eventId: number;
 }
 
 export type TaskState = { readonly exists: false } | ExistingTask;
@@ -189,7 +199,8 @@ export function evolve(state: TaskState, event: TaskEvent): TaskState {
       return { ...s, status: idleStatus(s, 'failed') };
     case 'TaskCancelled': {
       const dropped = new Set(event.data.droppedMessageIds);
-      return { ...s, status: 'cancelled', queued: s.queued.filter((m) => !dropped.has(m.messageId)) };
+      const { resuming: _dropped, ...rest } = s;
+      return { ...rest, status: 'cancelled', queued: s.queued.filter((m) => !dropped.has(m.messageId)) };
     }
     case 'ArtifactRecorded': {
       const { callId: _call, ...record } = event.data;
@@ -215,6 +226,18 @@ export function evolve(state: TaskState, event: TaskEvent): TaskState {
       return { ...s, mcpUnavailable: { ...s.mcpUnavailable, [event.data.server]: event.data.reason } };
     case 'EgressRecorded':
       return s; // a record of what happened; nothing the decider checks depends on it
+    case 'TaskForked': {
+      // A call started but unfinished at the fork point never finishes in the fork: it runs again,
+      // as if just approved ("re-run from this step"), instead of being reported as interrupted.
+      const calls = s.calls.map((c) => (c.phase === 'running' ? { ...c, phase: 'approved' as const } : c));
+      const { taskId, eventId, autoExecute, resumes } = event.data;
+      const forked = { ...withCalls(s, calls), autoExecute, forkedFrom: { taskId, eventId } };
+      return resumes ? { ...forked, status: 'pending', resuming: resumes } : forked;
+    }
+    case 'TurnResumed': {
+      const { resuming: _admitted, ...rest } = s;
+      return { ...rest, status: statusOfOpenTurn(openCallsOf(s)) };
+    }
     default: {
       const _exhaustive: never = event;
       return _exhaustive;

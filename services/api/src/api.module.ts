@@ -27,6 +27,8 @@ import { CancelTaskHandler } from './tasks/cancel-task/cancel-task.handler';
 import { CancelTaskHttpController } from './tasks/cancel-task/cancel-task.http.controller';
 import { CreateTaskHandler } from './tasks/create-task/create-task.handler';
 import { CreateTaskHttpController } from './tasks/create-task/create-task.http.controller';
+import { ForkTaskHandler } from './tasks/fork-task/fork-task.handler';
+import { ForkTaskHttpController } from './tasks/fork-task/fork-task.http.controller';
 import { GetTaskHttpController } from './tasks/get-task/get-task.http.controller';
 import { ListTaskEventsHttpController } from './tasks/list-task-events/list-task-events.http.controller';
 import { ListTasksHttpController } from './tasks/list-tasks/list-tasks.http.controller';
@@ -46,6 +48,7 @@ import { RedeliverWebhookHttpController } from './tasks/redeliver-webhook/redeli
     ListWebhookDeliveriesHttpController,
     RedeliverWebhookHttpController,
     CancelTaskHttpController,
+    ForkTaskHttpController,
     SendFollowUpHttpController,
     ApproveToolCallHttpController,
     TaskStreamHttpController,
@@ -70,6 +73,7 @@ import { RedeliverWebhookHttpController } from './tasks/redeliver-webhook/redeli
     OpenStreams,
     CreateTaskHandler,
     CancelTaskHandler,
+    ForkTaskHandler,
     SendFollowUpHandler,
     ApproveToolCallHandler,
     TaskStatusMetrics,

@@ -164,6 +164,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tasks/{id}/fork": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Fork a task after one of its events: a new task with the source's events up to there, which goes on from that point; the source is unchanged. */
+        post: operations["forkTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tasks/{id}/messages": {
         parameters: {
             query?: never;
@@ -358,6 +375,20 @@ export interface components {
              */
             network?: components["schemas"]["TaskNetworkDto"];
         };
+        ForkTaskRequestDto: {
+            /**
+             * @description The id of the event to fork after (as GET /tasks/{id}/events and the stream number them): a `message`, a `tool_result` or a `done`. An id the task does not have: 404; another kind of event: 409, naming the nearest ids that can be forked from.
+             * @example 12
+             */
+            afterEventId: number;
+            /**
+             * @description Only for a fork after a `done`: starts a turn with this message, as a follow-up would (recorded in the fork).
+             * @example Try it with the other data set.
+             */
+            message?: string;
+            /** @description The fork's autoExecute; absent: the source's (as it was at afterEventId). */
+            autoExecute?: boolean;
+        };
         SendFollowUpRequestDto: {
             /** @example Now add a chart of the totals. */
             message: string;
@@ -435,6 +466,19 @@ export interface components {
             turn: number;
             /** @description id of the task's latest SSE event */
             lastEventId: number;
+            /** @description where the task was forked from (POST /tasks/{id}/fork); null: it was created, not forked */
+            forkedFrom: {
+                /** @description the source task */
+                taskId: string;
+                /** @description the source's event (its id on the stream) the fork was taken after */
+                eventId: number;
+            } | null;
+        };
+        ForkOrigin: {
+            /** @description the source task */
+            taskId: string;
+            /** @description the source's event (its id on the stream) the fork was taken after */
+            eventId: number;
         };
         TaskPage: {
             tasks: components["schemas"]["Task"][];
@@ -456,6 +500,16 @@ export interface components {
              * @enum {string}
              */
             status: "pending" | "running" | "awaiting_approval" | "completed" | "failed" | "cancelled";
+        };
+        ForkedTask: {
+            /** @description the new task: task_ + 32 hex digits */
+            id: string;
+            /**
+             * @description the fork's status: the source's at afterEventId, or `running`/`pending` when a message starts a turn
+             * @enum {string}
+             */
+            status: "pending" | "running" | "awaiting_approval" | "completed" | "failed" | "cancelled";
+            forkedFrom: components["schemas"]["ForkOrigin"];
         };
         CancelledTask: {
             id: string;
@@ -835,6 +889,19 @@ export interface components {
                 durationMs: number;
             };
         };
+        ForkedEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "forked";
+            data: {
+                /** @description the task this one was forked from */
+                taskId: string;
+                /** @description the source's event the fork was taken after; the events before this one are its copy */
+                eventId: number;
+            };
+        };
         DoneEvent: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -849,7 +916,7 @@ export interface components {
             };
         };
         /** @description The JSON of one SSE block's `data:` line; the block's `event:` is the same kind and its `id:` the event id (1, 2, 3, …). */
-        TaskEvent: components["schemas"]["MessageEvent"] | components["schemas"]["StatusEvent"] | components["schemas"]["UsageEvent"] | components["schemas"]["ContentEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["ToolDecisionEvent"] | components["schemas"]["ToolStartedEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["ArtifactEvent"] | components["schemas"]["ArtifactLinksEvent"] | components["schemas"]["SandboxEvent"] | components["schemas"]["NoticeEvent"] | components["schemas"]["EgressEvent"] | components["schemas"]["DoneEvent"];
+        TaskEvent: components["schemas"]["MessageEvent"] | components["schemas"]["StatusEvent"] | components["schemas"]["UsageEvent"] | components["schemas"]["ContentEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["ToolDecisionEvent"] | components["schemas"]["ToolStartedEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["ArtifactEvent"] | components["schemas"]["ArtifactLinksEvent"] | components["schemas"]["SandboxEvent"] | components["schemas"]["NoticeEvent"] | components["schemas"]["EgressEvent"] | components["schemas"]["ForkedEvent"] | components["schemas"]["DoneEvent"];
         MessageEventRecord: {
             /** @description the event id, as on the stream */
             id: number;
@@ -1200,6 +1267,26 @@ export interface components {
              */
             at: string;
         };
+        ForkedEventRecord: {
+            /** @description the event id, as on the stream */
+            id: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "forked";
+            data: {
+                /** @description the task this one was forked from */
+                taskId: string;
+                /** @description the source's event the fork was taken after; the events before this one are its copy */
+                eventId: number;
+            };
+            /**
+             * Format: date-time
+             * @description when the service recorded the event
+             */
+            at: string;
+        };
         DoneEventRecord: {
             /** @description the event id, as on the stream */
             id: number;
@@ -1221,7 +1308,7 @@ export interface components {
             at: string;
         };
         /** @description An event of the task as the stream sends it (`type`, `data`), with its `id` and the time it was recorded (`at`). */
-        TaskEventRecord: components["schemas"]["MessageEventRecord"] | components["schemas"]["StatusEventRecord"] | components["schemas"]["UsageEventRecord"] | components["schemas"]["ContentEventRecord"] | components["schemas"]["ToolCallEventRecord"] | components["schemas"]["ToolDecisionEventRecord"] | components["schemas"]["ToolStartedEventRecord"] | components["schemas"]["ToolResultEventRecord"] | components["schemas"]["ArtifactEventRecord"] | components["schemas"]["ArtifactLinksEventRecord"] | components["schemas"]["SandboxEventRecord"] | components["schemas"]["NoticeEventRecord"] | components["schemas"]["EgressEventRecord"] | components["schemas"]["DoneEventRecord"];
+        TaskEventRecord: components["schemas"]["MessageEventRecord"] | components["schemas"]["StatusEventRecord"] | components["schemas"]["UsageEventRecord"] | components["schemas"]["ContentEventRecord"] | components["schemas"]["ToolCallEventRecord"] | components["schemas"]["ToolDecisionEventRecord"] | components["schemas"]["ToolStartedEventRecord"] | components["schemas"]["ToolResultEventRecord"] | components["schemas"]["ArtifactEventRecord"] | components["schemas"]["ArtifactLinksEventRecord"] | components["schemas"]["SandboxEventRecord"] | components["schemas"]["NoticeEventRecord"] | components["schemas"]["EgressEventRecord"] | components["schemas"]["ForkedEventRecord"] | components["schemas"]["DoneEventRecord"];
     };
     responses: {
         /** @description VALIDATION_ERROR: a request value is invalid (the message names the field), a body that is not JSON, a malformed URL or request */
@@ -1260,7 +1347,7 @@ export interface components {
                 };
             };
         };
-        /** @description NOT_FOUND: unknown task (or another tenant's), tool call, artifact or webhook delivery; an id longer than 100 characters */
+        /** @description NOT_FOUND: unknown task (or another tenant's), tool call, artifact, webhook delivery or event to fork after; an id longer than 100 characters */
         NotFound: {
             headers: {
                 [name: string]: unknown;
@@ -1278,7 +1365,7 @@ export interface components {
                 };
             };
         };
-        /** @description CONFLICT: the tool call is no longer awaiting approval (decided, expired, task cancelled), the webhook delivery is still pending or was redelivered 10 times already, or a concurrent change won: retry */
+        /** @description CONFLICT: the tool call is no longer awaiting approval (decided, expired, task cancelled), the webhook delivery is still pending or was redelivered 10 times already, the event to fork after is not a message, tool_result or done (the message names the nearest that are), or a concurrent change won: retry */
         Conflict: {
             headers: {
                 [name: string]: unknown;
@@ -1332,7 +1419,7 @@ export interface components {
                 };
             };
         };
-        /** @description RATE_LIMITED: more creates and follow-ups than RATE_LIMIT_PER_MINUTE for the tenant */
+        /** @description RATE_LIMITED: more creates, forks and follow-ups than RATE_LIMIT_PER_MINUTE for the tenant */
         RateLimited: {
             headers: {
                 /** @description Whole seconds until one more request fits. */
@@ -1719,6 +1806,45 @@ export interface operations {
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    forkTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ForkTaskRequestDto"];
+            };
+        };
+        responses: {
+            /** @description The fork is created with the source's events up to afterEventId; it goes on from there. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ForkedTask"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["Internal"];
         };

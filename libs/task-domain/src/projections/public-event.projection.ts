@@ -76,6 +76,12 @@ export function toPublicEvent(event: TaskEvent): PublicEvent {
       return { kind: 'notice', data: { code: 'MCP_SERVER_UNAVAILABLE', server: event.data.server, message: mcpNotice(event.data) } };
     case 'EgressRecorded':
       return { kind: 'egress', data: { ...event.data } };
+    case 'TurnResumed':
+      // For the caller, as when it started: the turn runs (again).
+      return { kind: 'status', data: { status: 'running', turn: event.data.turn, messageId: event.data.messageId } };
+    case 'TaskForked':
+      // The fork's autoExecute is the task's own (GET shows it), not part of where it came from.
+      return { kind: 'forked', data: { taskId: event.data.taskId, eventId: event.data.eventId } };
     default: {
       const _exhaustive: never = event;
       return _exhaustive;

@@ -1,5 +1,5 @@
 import type { ArtifactRecord, TaskEvent, TaskNetwork, TokenUsage, UploadedFile } from '../task.events';
-import type { TaskStatus } from '../task.state';
+import type { ForkOrigin, TaskStatus } from '../task.state';
 import { mcpNotice } from './public-event.projection';
 
 // The task as GET /tasks/{id} and the task list show it. Idempotent: an event whose revision the
@@ -61,6 +61,8 @@ export interface TaskView {
   readonly waitingMessageIds: readonly string[];
   /** Revision of the last event applied: the id of the task's latest SSE event. */
   readonly lastEventId: number;
+  /** Set on a fork: the task and event (public id) it was taken after. */
+  readonly forkedFrom?: ForkOrigin;
 }
 
 export interface ProjectedEvent {
@@ -191,6 +193,13 @@ export function projectTaskView(view: TaskView | undefined, { event, revision, r
       return { ...v, escapingLinks: event.data.links };
     case 'EgressRecorded':
       return v; // the history and the stream hold each connection; the task view has no tally of them
+    case 'TaskForked': {
+      const forked = { ...v, autoExecute: event.data.autoExecute, forkedFrom: { taskId: event.data.taskId, eventId: event.data.eventId } };
+      // Its running turn waits to be admitted again (MAX_RUNNING_TASKS_PER_TENANT).
+      return event.data.resumes ? { ...forked, status: 'pending' } : forked;
+    }
+    case 'TurnResumed':
+      return { ...v, status: activeStatus(v.pendingApprovals) };
     default: {
       const _exhaustive: never = event;
       return _exhaustive;

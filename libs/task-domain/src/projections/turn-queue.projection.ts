@@ -33,6 +33,17 @@ export function projectTurnQueue(entry: TurnQueueEntry, event: TaskEvent, positi
       const asked = entry.waiting.find((m) => m.messageId === event.data.messageId);
       return { ...entry, running: asked?.position ?? position, waiting: entry.waiting.filter((m) => m !== asked) };
     }
+    case 'TaskForked': {
+      // A fork's running turn queues again at the fork's copy of its message, the end of the line.
+      const resumes = event.data.resumes;
+      if (!resumes || entry.running === undefined) return entry;
+      const { running, ...rest } = entry;
+      return { ...rest, waiting: [{ messageId: resumes.messageId, position: running }, ...entry.waiting] };
+    }
+    case 'TurnResumed': {
+      const asked = entry.waiting.find((m) => m.messageId === event.data.messageId);
+      return { ...entry, running: asked?.position ?? position, waiting: entry.waiting.filter((m) => m !== asked) };
+    }
     case 'TurnCompleted':
     case 'TaskFailed': {
       const { running: _ended, ...rest } = entry;

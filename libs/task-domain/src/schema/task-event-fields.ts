@@ -57,6 +57,8 @@ export const TASK_EVENT_FIELDS = {
   McpServerUnavailable: ['server', 'reason'],
   ArtifactLinksChanged: ['callId', 'links'],
   EgressRecorded: ['callId', 'host', 'port', 'allowed', 'reason', 'bytesOut', 'bytesIn', 'durationMs'],
+  TaskForked: ['taskId', 'eventId', 'autoExecute', 'resumes'],
+  TurnResumed: ['turn', 'messageId'],
 } as const satisfies FieldList;
 
 type Listed<T extends TaskEventType> = (typeof TASK_EVENT_FIELDS)[T][number];

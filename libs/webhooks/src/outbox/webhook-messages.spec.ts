@@ -79,4 +79,20 @@ describe('webhookMessagesOf', () => {
     expect(webhookMessagesOf(TASK, events)).toEqual(webhookMessagesOf(TASK, events));
     expect(webhookMessageId(TASK, 2)).toBe('wh_0123456789abcdef0123456789abcdef_2');
   });
+
+  it("makes none for a fork's copy of its source's history, only for what the fork does after it", () => {
+    const url = 'https://hooks.example.com/x';
+    const events = at([
+      created(url),
+      { type: 'TurnStarted', data: { turn: 1, messageId: 'msg_1' } },
+      asks('call_a'),
+      { type: 'ToolCallDecided', data: { callId: 'call_a', outcome: 'proceed_once', approved: true } },
+      { type: 'TurnCompleted', data: { turn: 1 } },
+      { type: 'TaskForked', data: { taskId: 'task_source', eventId: 5, autoExecute: false } },
+      { type: 'UserMessageAdded', data: { messageId: 'msg_2', text: 'again', queued: false } },
+      { type: 'TurnStarted', data: { turn: 2, messageId: 'msg_2' } },
+      { type: 'TurnCompleted', data: { turn: 2 } },
+    ]);
+    expect(webhookMessagesOf(TASK, events).map((m) => [m.triggerRevision, m.payload.type])).toEqual([[9, 'task.completed']]);
+  });
 });

@@ -90,6 +90,12 @@ export function webhookMessagesAfter(taskId: string, url: string, events: readon
       case 'TaskCancelled':
         message(revision, recordedAt, 'task.cancelled', { taskId, status: 'cancelled', turn: event.data.turn });
         break;
+      case 'TaskForked':
+        // What came before is a copy of the source's history: the source's own messages told of it,
+        // and the fork's destination hears only of what the fork itself does.
+        messages.length = 0;
+        approvalsByStep.clear();
+        break;
       default:
         break;
     }
@@ -105,6 +111,7 @@ export function mayMakeWebhookDue(event: TaskEvent): boolean {
     case 'TurnCompleted':
     case 'TaskFailed':
     case 'TaskCancelled':
+    case 'TaskForked': // unmakes those of the copied history before it
       return true;
     default:
       return false;

@@ -27,6 +27,7 @@ const TASK_ANSWERS: Record<TaskErrorCode, Answer> = {
   [TASK_ERROR_CODES.CALL_NOT_RUNNING]: CONFLICT,
   [TASK_ERROR_CODES.SANDBOX_ALREADY_EXPIRED]: CONFLICT,
   [TASK_ERROR_CODES.SANDBOX_NOT_IN_SNAPSHOT]: CONFLICT,
+  [TASK_ERROR_CODES.NOT_A_FORK_POINT]: CONFLICT,
   // The store holds an event this release cannot read: an internal failure (500), logged.
   [TASK_ERROR_CODES.UNREADABLE_EVENT]: undefined,
 };

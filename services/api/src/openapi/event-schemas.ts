@@ -126,6 +126,14 @@ export const EVENT_PAYLOADS: Record<string, Schema> = {
     payload({ code: oneOf('MCP_SERVER_UNAVAILABLE'), server: str, message: str }),
   ),
   egress: either(egressPayload(true), egressPayload(false)),
+  forked: payload({
+    taskId: { type: 'string', description: 'the task this one was forked from' },
+    eventId: {
+      type: 'integer',
+      minimum: 1,
+      description: "the source's event the fork was taken after; the events before this one are its copy",
+    },
+  }),
   done: payload({ status: oneOf('completed', 'failed', 'cancelled'), error: str, turn: int }, ['error']),
 };
 

@@ -57,11 +57,15 @@ const RETRY_AFTER = {
 export const ERROR_RESPONSES: Record<string, ResponseObject> = {
   BadRequest: error(400, 'a request value is invalid (the message names the field), a body that is not JSON, a malformed URL or request'),
   Unauthorized: error(401, 'no `Authorization: Bearer <key>` header, or a key the service does not know'),
-  NotFound: error(404, "unknown task (or another tenant's), tool call, artifact or webhook delivery; an id longer than 100 characters"),
+  NotFound: error(
+    404,
+    "unknown task (or another tenant's), tool call, artifact, webhook delivery or event to fork after; an id longer than 100 characters",
+  ),
   Conflict: error(
     409,
     'the tool call is no longer awaiting approval (decided, expired, task cancelled), the webhook delivery is still pending ' +
-      'or was redelivered 10 times already, or a concurrent change won: retry',
+      'or was redelivered 10 times already, the event to fork after is not a message, tool_result or done (the message names ' +
+      'the nearest that are), or a concurrent change won: retry',
   ),
   RequestTimeout: error(408, 'the request was not received in time (headers or body stalled)'),
   PayloadTooLarge: error(
@@ -69,7 +73,7 @@ export const ERROR_RESPONSES: Record<string, ResponseObject> = {
     'a body over UPLOAD_MAX_BYTES (any route that reads a body), more than UPLOAD_MAX_FILES files, an archive over its limits; ' +
       'on any route, chunk extensions of a chunked body over 16 KiB (the connection is closed)',
   ),
-  RateLimited: error(429, 'more creates and follow-ups than RATE_LIMIT_PER_MINUTE for the tenant', { headers: RETRY_AFTER }),
+  RateLimited: error(429, 'more creates, forks and follow-ups than RATE_LIMIT_PER_MINUTE for the tenant', { headers: RETRY_AFTER }),
   HeadersTooLarge: error(431, 'request headers over 16 KiB; the connection is closed'),
   Internal: error(500, 'an unexpected failure; the message is generic, never internals'),
 };
@@ -167,6 +171,16 @@ export const OPERATIONS: Record<string, OperationAnswers> = {
     responses: {
       '201': json(envelope('FollowUpAccepted'), 'The message is recorded: it starts the next turn, or waits behind the running one.'),
       '400': refTo('BadRequest'),
+      '429': refTo('RateLimited'),
+      ...OF_A_TASK,
+    },
+  },
+  'POST /api/v1/tasks/{id}/fork': {
+    operationId: 'forkTask',
+    responses: {
+      '201': json(envelope('ForkedTask'), "The fork is created with the source's events up to afterEventId; it goes on from there."),
+      '400': refTo('BadRequest'),
+      '409': refTo('Conflict'),
       '429': refTo('RateLimited'),
       ...OF_A_TASK,
     },

@@ -34,6 +34,12 @@ export const errorEnvelope = (codes: readonly string[]): Schema =>
 /** `{success: true, data}` around a component schema. */
 export const envelope = (name: string): Schema => object({ success: { type: 'boolean', enum: [true] }, data: ref(name) });
 
+/** Where a fork was taken: the source task and its event (Task.forkedFrom, the fork's answer). */
+const FORK_ORIGIN = object({
+  taskId: string('the source task'),
+  eventId: { type: 'integer', minimum: 1, description: "the source's event (its id on the stream) the fork was taken after" },
+});
+
 const TaskSchemas: Record<string, Schema> = {
   TokenUsage: object({ inputTokens: integer(), outputTokens: integer(), totalTokens: integer() }),
   TaskMessage: object({
@@ -79,6 +85,12 @@ const TaskSchemas: Record<string, Schema> = {
       sandbox: { type: 'string', enum: ['active', 'expired'] },
       turn: integer('number of the latest turn (0 until the first starts)'),
       lastEventId: integer("id of the task's latest SSE event"),
+      // Inline rather than a $ref to ForkOrigin: OpenAPI 3.0 ignores `nullable` beside a $ref.
+      forkedFrom: {
+        ...FORK_ORIGIN,
+        nullable: true,
+        description: 'where the task was forked from (POST /tasks/{id}/fork); null: it was created, not forked',
+      },
     },
     [
       'id',
@@ -100,8 +112,10 @@ const TaskSchemas: Record<string, Schema> = {
       'sandbox',
       'turn',
       'lastEventId',
+      'forkedFrom',
     ],
   ),
+  ForkOrigin: FORK_ORIGIN,
   TaskPage: object({
     tasks: { type: 'array', items: ref('Task') },
     nextCursor: { type: 'string', nullable: true, description: 'the cursor of the next page; null on the last page' },
@@ -116,6 +130,15 @@ const TaskSchemas: Record<string, Schema> = {
       description:
         "the task's status right after the message was recorded: `running`, `pending` (waiting for a running slot), or the current one when queued",
     },
+  }),
+  ForkedTask: object({
+    id: string('the new task: task_ + 32 hex digits'),
+    status: {
+      type: 'string',
+      enum: TASK_STATUSES,
+      description: "the fork's status: the source's at afterEventId, or `running`/`pending` when a message starts a turn",
+    },
+    forkedFrom: ref('ForkOrigin'),
   }),
   CancelledTask: object({ id: string(), status: { type: 'string', enum: TASK_STATUSES } }),
   ToolCallDecision: object({

@@ -23,5 +23,6 @@ export function presentTask(view: TaskView) {
     sandbox: view.sandbox,
     turn: view.turn,
     lastEventId: view.lastEventId,
+    forkedFrom: view.forkedFrom ?? null, // null: not a fork
   };
 }

@@ -51,6 +51,7 @@ type SuccessShape =
   | 'task'
   | 'follow-up'
   | 'cancel'
+  | 'fork'
   | 'approve'
   | 'sse'
   | 'events'
@@ -67,6 +68,7 @@ const ROUTES: readonly (readonly [string, RegExp, SuccessShape])[] = [
   ['GET', /^\/api\/v1\/tasks\/[^/]+$/, 'task'],
   ['POST', /^\/api\/v1\/tasks\/[^/]+\/messages$/, 'follow-up'],
   ['POST', /^\/api\/v1\/tasks\/[^/]+\/cancel$/, 'cancel'],
+  ['POST', /^\/api\/v1\/tasks\/[^/]+\/fork$/, 'fork'],
   ['POST', /^\/api\/v1\/tasks\/[^/]+\/tools\/[^/]+\/approve$/, 'approve'],
   ['GET', /^\/api\/v1\/tasks\/[^/]+\/stream$/, 'sse'],
   ['GET', /^\/api\/v1\/tasks\/[^/]+\/events$/, 'events'],
@@ -76,7 +78,8 @@ const ROUTES: readonly (readonly [string, RegExp, SuccessShape])[] = [
   ['POST', /^\/api\/v1\/tasks\/[^/]+\/webhook-deliveries\/[^/]+\/redeliver$/, 'redelivery'],
 ];
 const TASK_STATUSES = ['pending', 'running', 'awaiting_approval', 'completed', 'failed', 'cancelled'];
-const successStatus = (shape: SuccessShape) => (shape === 'created' || shape === 'follow-up' ? 201 : shape === 'redelivery' ? 202 : 200);
+const successStatus = (shape: SuccessShape) =>
+  shape === 'created' || shape === 'follow-up' || shape === 'fork' ? 201 : shape === 'redelivery' ? 202 : 200;
 
 /** The route a request line names, by the pathname and method the server routes on. */
 function routeOf(wire: WireRequest): { pathname: string; shape?: SuccessShape } {
@@ -167,17 +170,22 @@ function contractBreach(wire: WireRequest, res: RawResponse, first: boolean): st
             ? sameKeys(data, ['id', 'messageId', 'status']) && TASK_STATUSES.includes(String(data.status))
             : shape === 'cancel'
               ? sameKeys(data, ['id', 'status']) && TASK_STATUSES.includes(String(data.status))
-              : shape === 'events'
-                ? (sameKeys(data, ['events']) || sameKeys(data, ['events', 'nextAfter'])) &&
-                  Array.isArray(data.events) &&
-                  data.events.every((e) => isPlainObject(e) && sameKeys(e, ['id', 'type', 'data', 'at']))
-                : shape === 'deliveries'
-                  ? sameKeys(data, ['deliveries']) && Array.isArray(data.deliveries)
-                  : shape === 'redelivery'
-                    ? typeof data.id === 'string' && data.status === 'pending' && Array.isArray(data.attempts)
-                    : /* approve */ sameKeys(data, ['callId', 'outcome', 'approved']) &&
-                      ['proceed_once', 'proceed_always', 'cancel'].includes(String(data.outcome)) &&
-                      data.approved === (data.outcome !== 'cancel');
+              : shape === 'fork'
+                ? sameKeys(data, ['id', 'status', 'forkedFrom']) &&
+                  /^task_/.test(String(data.id)) &&
+                  TASK_STATUSES.includes(String(data.status)) &&
+                  isPlainObject(data.forkedFrom)
+                : shape === 'events'
+                  ? (sameKeys(data, ['events']) || sameKeys(data, ['events', 'nextAfter'])) &&
+                    Array.isArray(data.events) &&
+                    data.events.every((e) => isPlainObject(e) && sameKeys(e, ['id', 'type', 'data', 'at']))
+                  : shape === 'deliveries'
+                    ? sameKeys(data, ['deliveries']) && Array.isArray(data.deliveries)
+                    : shape === 'redelivery'
+                      ? typeof data.id === 'string' && data.status === 'pending' && Array.isArray(data.attempts)
+                      : /* approve */ sameKeys(data, ['callId', 'outcome', 'approved']) &&
+                        ['proceed_once', 'proceed_always', 'cancel'].includes(String(data.outcome)) &&
+                        data.approved === (data.outcome !== 'cancel');
   return ok ? undefined : `${shape} data of an unexpected shape: ${JSON.stringify(data).slice(0, 200)}`;
 }
 

@@ -175,6 +175,17 @@ const VALID: Record<string, Ask> = {
     content: json(goodMessage.map((m) => obj([['message', m]]))),
   },
   cancel: { endpoint: 'POST /tasks/{id}/cancel', method: 'POST', path: ownTask('cancel') },
+  // Event 1, the task's first message, is a fork point of every task.
+  fork: {
+    endpoint: 'POST /tasks/{id}/fork',
+    method: 'POST',
+    path: ownTask('fork'),
+    content: json(
+      fc
+        .option(fc.boolean(), { nil: undefined })
+        .map((a) => obj([['afterEventId', 1], ...(a === undefined ? [] : [['autoExecute', a] as const])])),
+    ),
+  },
   approve: {
     endpoint: 'POST /tasks/{id}/tools/{callId}/approve',
     method: 'POST',
@@ -303,6 +314,23 @@ const REFUSED: readonly fc.Arbitrary<HttpRequestSpec>[] = [
 
   ...taskDefects(valid.cancel),
 
+  ...taskDefects(valid.fork),
+  bodyDefect(valid.fork, 'a fork without afterEventId', obj([])),
+  bodyDefect(valid.fork, 'an afterEventId that is not an integer', obj([['afterEventId', '1']])),
+  bodyDefect(
+    valid.fork,
+    'a message with an event that is not a done',
+    obj([
+      ['afterEventId', 1],
+      ['message', 'FUZZ:plain again'],
+    ]),
+  ),
+  defect(valid.fork, 'NOT_FOUND', 'an event the task does not have', () => ({
+    body: { json: obj([['afterEventId', 100_000]]), encoding: 'utf8' },
+    contentType: 'application/json',
+  })),
+  oversized(valid.fork),
+
   ...taskDefects(valid.approve),
   defect(valid.approve, 'NOT_FOUND', 'a tool call the task does not have', (r) => ({ path: withCall(r.path, 'call_unknown') })),
   bodyDefect(valid.approve, 'an outcome outside the three', obj([['outcome', 'approve']])),
@@ -349,6 +377,7 @@ export const oracleRequest: fc.Arbitrary<HttpRequestSpec> = fc.oneof(
   { weight: 1, arbitrary: valid.read },
   { weight: 1, arbitrary: valid.followUp },
   { weight: 1, arbitrary: valid.cancel },
+  { weight: 1, arbitrary: valid.fork },
   { weight: 2, arbitrary: valid.approve },
   { weight: 1, arbitrary: valid.stream },
   { weight: 1, arbitrary: valid.events },

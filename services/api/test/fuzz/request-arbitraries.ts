@@ -279,6 +279,26 @@ const followUpJson: fc.Arbitrary<JsonSpec> = fc.oneof(
   },
 );
 
+/** A fork's body: an afterEventId (event 1, the first message, is a fork point of every task), perhaps a message and autoExecute. */
+const forkJson: fc.Arbitrary<JsonSpec> = fc
+  .record(
+    {
+      afterEventId: fc.oneof(fc.integer({ min: -2, max: 40 }), wrongType('object'), fc.constant<JsonSpec>(1.5)),
+      message: messageValue,
+      autoExecute: fc.oneof(fc.boolean(), wrongType('boolean')),
+      extra: fc.array(fc.tuple(hostileText, anyJson), { maxLength: 1 }),
+    },
+    { requiredKeys: [] },
+  )
+  .map(({ afterEventId, message, autoExecute, extra }) =>
+    obj([
+      ...(afterEventId === undefined ? [] : [['afterEventId', afterEventId] as const]),
+      ...(message === undefined ? [] : [['message', message] as const]),
+      ...(autoExecute === undefined ? [] : [['autoExecute', autoExecute] as const]),
+      ...(extra ?? []),
+    ]),
+  );
+
 export const OUTCOMES = ['proceed_once', 'proceed_always', 'cancel'];
 const approveJson: fc.Arbitrary<JsonSpec> = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom(...OUTCOMES).map((o) => obj([['outcome', o]])) },
@@ -548,6 +568,7 @@ export const ENDPOINTS = [
   'GET /tasks/{id}',
   'POST /tasks/{id}/messages',
   'POST /tasks/{id}/cancel',
+  'POST /tasks/{id}/fork',
   'POST /tasks/{id}/tools/{callId}/approve',
   'GET /tasks/{id}/stream',
   'GET /tasks/{id}/events',
@@ -956,6 +977,18 @@ const ENDPOINT_SHAPES: readonly (EndpointShape & { readonly weight: number })[] 
       { weight: 6, arbitrary: jsonBody(followUpJson) },
       { weight: 2, arbitrary: jsonBody(strayJson) },
       { weight: 1, arbitrary: multipartBody(true).map((multipart): BodySpec => ({ multipart })) },
+      { weight: 1, arbitrary: rawBody },
+    ),
+  },
+  {
+    endpoint: 'POST /tasks/{id}/fork',
+    method: 'POST',
+    weight: 5,
+    json: true,
+    path: task(['fork']),
+    body: fc.oneof(
+      { weight: 6, arbitrary: jsonBody(forkJson) },
+      { weight: 2, arbitrary: jsonBody(strayJson) },
       { weight: 1, arbitrary: rawBody },
     ),
   },

@@ -19,7 +19,7 @@ import { logTemporalThroughNest } from './temporal-logging';
 import { turnOf } from './turn-of';
 
 /** Events after which a task's loop may have new work. */
-const WAKING_EVENTS = new Set(['TaskCreated', 'TurnStarted', 'ToolCallDecided', 'UserMessageAdded']);
+const WAKING_EVENTS = new Set(['TaskCreated', 'TurnStarted', 'TurnResumed', 'ToolCallDecided', 'UserMessageAdded']);
 /** Events that end a task's turn for good: whatever still runs for it is aborted, its turn's loop ended. */
 const ENDING_EVENTS = new Set(['TaskCancelled']);
 /** Events that free a running slot of the tenant (MAX_RUNNING_TASKS_PER_TENANT): the next in line may start. */

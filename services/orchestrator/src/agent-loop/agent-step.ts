@@ -26,7 +26,11 @@ import { turnOf } from './turn-of';
  * between steps loses nothing, and a crash inside one is detected by the next.
  */
 export class AgentStep {
-  private readonly inFlight = new Set<string>();
+  /**
+   * Calls this process is running, by task: a fork copies its source's calls with their ids (and
+   * runs again those unfinished at its fork point), so a call id alone does not name one call.
+   */
+  private readonly inFlight = new Map<string, Set<string>>();
   private readonly logger = new Logger('AgentStep');
 
   constructor(
@@ -50,7 +54,7 @@ export class AgentStep {
     // A loop of an earlier turn (a per-turn runner) leaves the task to the loop of the turn it is on.
     if (turn !== undefined && turnOf(state) !== turn) return 'idle';
     if (state.exists) annotateLogContext({ turn: turnOf(state) });
-    const action = nextAction(state, this.inFlight);
+    const action = nextAction(state, this.inFlight.get(taskId) ?? new Set());
     if (action.kind !== 'idle') this.logger.debug(`next: ${describeAction(action)}`);
     if ((action.kind === 'call_model' || action.kind === 'execute_tool') && state.exists) {
       // Model text is redacted with the values and commands need them: opened from the task's
@@ -75,6 +79,11 @@ export class AgentStep {
         // Not admitted: the task stays pending; the end of one of its tenant's turns wakes it again.
         if (this.admission && !(await this.admission.mayStart(state.tenantId, taskId, messageId))) return 'idle';
         return this.record(taskId, { type: 'StartTurn', data: { messageId } });
+      }
+      case 'resume_turn': {
+        if (!state.exists) return 'idle';
+        if (this.admission && !(await this.admission.mayStart(state.tenantId, taskId, action.messageId))) return 'idle';
+        return this.record(taskId, { type: 'ResumeTurn', data: { messageId: action.messageId } });
       }
       case 'interrupt_tool':
         return this.record(taskId, {
@@ -164,7 +173,7 @@ export class AgentStep {
     // unfinished call and reports it as interrupted instead of running it twice.
     const started = await this.record(taskId, { type: 'StartToolCall', data: { callId } });
     if (started !== 'continue') return started;
-    this.inFlight.add(callId);
+    this.inFlight.set(taskId, (this.inFlight.get(taskId) ?? new Set()).add(callId));
     const startedAt = Date.now();
     // Cancel: tell whichever sandbox instance runs the call to kill it (the events already say cancelled).
     const onAbort = () => this.bus.publish<ToolCancelledNotice>(SUBJECTS.sandboxToolCancelled, { taskId, callId });
@@ -195,7 +204,9 @@ export class AgentStep {
     } finally {
       holder?.stop();
       signal.removeEventListener('abort', onAbort);
-      this.inFlight.delete(callId);
+      const running = this.inFlight.get(taskId);
+      running?.delete(callId);
+      if (running?.size === 0) this.inFlight.delete(taskId);
     }
     if (signal.aborted) return 'continue';
     // The sandbox instance could not open the secrets, so it ran nothing: the call and the turn end.

@@ -94,6 +94,8 @@ export function buildConversation(events: readonly TaskEvent[]): ChatMessage[] {
       case 'ArtifactRemoved':
       case 'ArtifactLinksChanged':
       case 'EgressRecorded': // the command's own output tells the model what its connections did
+      case 'TaskForked': // a fork goes on with the conversation it copied, as if it were its own
+      case 'TurnResumed':
       case 'SandboxExpired':
       case 'SandboxRestored':
       case 'SandboxSnapshotFailed':

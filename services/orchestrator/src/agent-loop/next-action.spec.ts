@@ -82,3 +82,24 @@ describe('nextAction and the token budget (maxTokens)', () => {
     });
   });
 });
+
+describe('nextAction for a fork whose running turn waits for admission', () => {
+  const forked: TaskEvent = {
+    type: 'TaskForked',
+    data: { taskId: 'source', eventId: 6, autoExecute: true, resumes: { turn: 1, messageId: 'm1' } },
+  };
+  const requested: TaskEvent = {
+    type: 'ToolCallRequested',
+    data: { turn: 1, step: 1, callId: 'c2', toolName: 'list_files', args: {}, status: 'approved' },
+  };
+  const history = [created(), started(1, 'm1'), responded(1, 1, 1), requested, ...call(1, 1, 'c1'), forked];
+
+  it('asks to resume the turn of its message, not to start one nor to run the waiting call', () => {
+    expect(nextAction(fold(history), none)).toEqual({ kind: 'resume_turn', messageId: 'm1' });
+  });
+
+  it('runs the waiting call once resumed', () => {
+    const resumed: TaskEvent = { type: 'TurnResumed', data: { turn: 1, messageId: 'm1' } };
+    expect(nextAction(fold([...history, resumed]), none)).toEqual({ kind: 'execute_tool', callId: 'c2' });
+  });
+});

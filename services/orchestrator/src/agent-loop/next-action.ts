@@ -8,6 +8,8 @@ import { openCallsOf } from '@app/task-domain';
 export type NextAction =
   | { readonly kind: 'idle' }
   | { readonly kind: 'start_turn' }
+  /** A fork's turn that was running at its fork point waits to be admitted again. */
+  | { readonly kind: 'resume_turn'; readonly messageId: string }
   | { readonly kind: 'call_model'; readonly turn: number; readonly step: number }
   /** The next step would call the model, but the task has spent its maxTokens: the turn fails, no call is made. */
   | { readonly kind: 'budget_reached'; readonly turn: number; readonly error: string }
@@ -20,6 +22,7 @@ export type NextAction =
 export function nextAction(state: TaskState, inFlightCallIds: ReadonlySet<string>): NextAction {
   if (!state.exists) return { kind: 'idle' };
   const s: ExistingTask = state;
+  if (s.status === 'pending' && s.resuming) return { kind: 'resume_turn', messageId: s.resuming.messageId };
   if (s.status === 'pending') return s.queued.length > 0 ? { kind: 'start_turn' } : { kind: 'idle' };
   if (s.status !== 'running' && s.status !== 'awaiting_approval') return { kind: 'idle' };
   const next = openCallsOf(s).find((c) => c.phase !== 'finished');

@@ -27,4 +27,11 @@ describe('turnOf', () => {
   it('stays on the last turn after it ended', () => expect(turnOf(fold([created, started(1, 'm1'), completed]))).toBe(1));
   it('moves to the follow-up turn when it starts', () =>
     expect(turnOf(fold([created, started(1, 'm1'), completed, started(2, 'm2')]))).toBe(2));
+  it("is a fork's suspended turn while it waits to be resumed", () => {
+    const forked: TaskEvent = {
+      type: 'TaskForked',
+      data: { taskId: 'source', eventId: 2, autoExecute: true, resumes: { turn: 1, messageId: 'm1' } },
+    };
+    expect(turnOf(fold([created, started(1, 'm1'), forked]))).toBe(1);
+  });
 });

@@ -7,5 +7,6 @@ import type { TaskState } from '@app/task-domain';
  */
 export function turnOf(state: TaskState): number {
   if (!state.exists) return 0;
-  return state.status === 'pending' ? state.turn + 1 : state.turn;
+  // A fork's suspended turn is the turn it is on, not a next one.
+  return state.status === 'pending' && !state.resuming ? state.turn + 1 : state.turn;
 }

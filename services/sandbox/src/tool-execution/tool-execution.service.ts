@@ -62,9 +62,9 @@ const TURN_ENDING_EVENTS = new Set(['TurnCompleted', 'TaskFailed', 'TaskCancelle
 export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('Sandbox');
   private readonly unsubscribes: Unsubscribe[] = [];
-  /** Calls running on this instance, so a cancelled (or lost) task's command can be killed. */
+  /** Calls running on this instance, by callKey, so a cancelled (or lost) task's command can be killed. */
   private readonly running = new Map<string, { readonly taskId: string; readonly controller: AbortController }>();
-  /** Each call runs once here however often it is delivered (a resend, a forward racing the original). */
+  /** Each call (by callKey) runs once here however often it is delivered (a resend, a forward racing the original). */
   private readonly calls = new Map<string, Promise<ExecuteToolReply>>();
   /** Every request from its arrival (a call may wait for its task's lock or restore before it runs): see onModuleDestroy. */
   private readonly requests = new RequestDrain();
@@ -132,7 +132,7 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
         scoped((req: PrepareWorkspaceRequest) => this.placement.onlyHere(req.taskId, () => this.prepareHere(req))),
       ),
       this.bus.subscribe(SUBJECTS.sandboxToolCancelled, (notice: ToolCancelledNotice) =>
-        this.running.get(notice.callId)?.controller.abort(),
+        this.running.get(callKey(notice))?.controller.abort(),
       ),
       this.store.onAppended((events) => this.closeEndedTurns(events)),
     );
@@ -241,7 +241,7 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
       // A resend of a call that already ran (or runs) here waits its turn, then gets that run's reply: each call runs once.
       return await this.sessions.use(
         req.taskId,
-        (workspaceRoot) => this.calls.get(req.callId) ?? this.runOnce(req, workspaceRoot, startedAt),
+        (workspaceRoot) => this.calls.get(callKey(req)) ?? this.runOnce(req, workspaceRoot, startedAt),
       );
     } catch (error) {
       if (!(error instanceof SandboxRestoreError)) throw error;
@@ -254,7 +254,7 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
     this.requests.assertAccepting(`call ${req.callId}`);
     // Registered before the task is read: a cancel published earlier is then already in the events.
     const controller = new AbortController();
-    this.running.set(req.callId, { taskId: req.taskId, controller });
+    this.running.set(callKey(req), { taskId: req.taskId, controller });
     try {
       const { state } = await this.commands.load(req.taskId);
       const call = state.exists ? state.calls.find((c) => c.callId === req.callId) : undefined;
@@ -264,15 +264,15 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
       }
       this.logger.debug(`running ${req.toolName} (${req.callId})`);
       const reply = this.runTool(req, state.exists ? state : undefined, workspaceRoot, controller.signal, startedAt);
-      this.calls.set(req.callId, reply);
+      this.calls.set(callKey(req), reply);
       // Kept long enough for any resend of the same delivery; a failure not at all.
       reply.then(
-        () => setTimeout(() => this.calls.delete(req.callId), RECENT_CALLS_MS).unref(),
-        () => this.calls.delete(req.callId),
+        () => setTimeout(() => this.calls.delete(callKey(req)), RECENT_CALLS_MS).unref(),
+        () => this.calls.delete(callKey(req)),
       );
       return await reply;
     } finally {
-      this.running.delete(req.callId);
+      this.running.delete(callKey(req));
     }
   }
 
@@ -382,3 +382,9 @@ export class ToolExecutionService implements OnModuleInit, OnModuleDestroy {
     return this.sweeping;
   }
 }
+
+/**
+ * Calls are told apart by task and id: a fork copies its source's calls with their ids, and runs
+ * again those unfinished at its fork point, so one id can be running, or just have run, in two tasks.
+ */
+const callKey = ({ taskId, callId }: { readonly taskId: string; readonly callId: string }): string => `${taskId}/${callId}`;
