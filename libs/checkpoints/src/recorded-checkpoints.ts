@@ -1,5 +1,5 @@
 import { taskStreamId } from '@app/common';
-import type { EventStore } from '@app/event-store';
+import type { EventStore, StoredEvent } from '@app/event-store';
 import type { CheckpointRef } from '@app/task-domain';
 import { toTaskEvent } from '@app/task-domain';
 import type { RecordedCheckpoint } from './retention/checkpoint-retention';
@@ -22,14 +22,21 @@ export async function recordedCheckpoints(
   for (let from = 1; upTo === undefined || from <= upTo; from += READ_PAGE) {
     const maxCount = upTo === undefined ? READ_PAGE : Math.min(READ_PAGE, upTo - from + 1);
     const page = await store.readStream(taskStreamId(taskId), { fromRevision: from, maxCount });
-    for (const stored of page) {
-      lastEventId = stored.revision;
-      const event = toTaskEvent(stored);
-      if ((event.type === 'TaskCreated' || event.type === 'ToolCallFinished') && event.data.checkpoint) {
-        checkpoints.push({ eventId: stored.revision, recordedAt: stored.recordedAt, ref: event.data.checkpoint });
-      }
-    }
+    checkpoints.push(...checkpointsIn(page));
+    lastEventId = page.at(-1)?.revision ?? lastEventId;
     if (page.length < maxCount) break;
   }
   return { checkpoints, lastEventId };
+}
+
+/** The checkpoints named by `events` (stored events of one task, in order). */
+export function checkpointsIn(events: readonly StoredEvent[]): RecordedCheckpoint<CheckpointRef>[] {
+  const checkpoints: RecordedCheckpoint<CheckpointRef>[] = [];
+  for (const stored of events) {
+    const event = toTaskEvent(stored);
+    if ((event.type === 'TaskCreated' || event.type === 'ToolCallFinished') && event.data.checkpoint) {
+      checkpoints.push({ eventId: stored.revision, recordedAt: stored.recordedAt, ref: event.data.checkpoint });
+    }
+  }
+  return checkpoints;
 }

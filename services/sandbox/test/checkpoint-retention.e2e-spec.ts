@@ -57,5 +57,14 @@ describe('checkpoint retention and garbage collection', () => {
       headers: { authorization: `Bearer test-key-tenant-a` },
     });
     expect(await download.text()).toBe('3\n');
+
+    // A fork needs the workspace of its fork point: refused where it is no longer kept.
+    const refused = await h.api(`/api/v1/tasks/${id}/fork`, { method: 'POST', json: { afterEventId: results[0] } });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.message).toContain('CHECKPOINT_RETENTION');
+    const forked = await h.api(`/api/v1/tasks/${id}/fork`, { method: 'POST', json: { afterEventId: results[2] } });
+    expect(forked.status).toBe(201);
+    // The fork joined its source's tree: a member marker, so a collection keeps what it names.
+    expect(await readdir(join(h.dataDir, 'objects', 'keys', 'checkpoints', id, 'members'))).toEqual([forked.body.data.id]);
   });
 });

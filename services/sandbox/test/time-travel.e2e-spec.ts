@@ -116,6 +116,50 @@ describe('time travel: changes per step, files as of any event', () => {
     expect((await download(id, 'data.csv', 1)).text).toBe('a,b\n');
   });
 
+  it('forks with the files of the fork point: after a tool_result and after a done; the source keeps its events and files', async () => {
+    h.model.script(
+      { toolCalls: [{ name: 'shell', arguments: { command: 'echo v1 > f.txt' } }] },
+      { toolCalls: [{ name: 'shell', arguments: { command: 'echo v2 > f.txt && echo new > g.txt' } }] },
+      { text: 'done' },
+    );
+    const { id } = await ats.tasks.create({ message: 'two versions' });
+    await followTurn(id);
+    const sourceEvents = (await h.api(`/api/v1/tasks/${id}/events?limit=1000`)).body.data.events as { id: number; type: string }[];
+    const [first] = sourceEvents.filter((e) => e.type === 'tool_result').map((e) => e.id);
+    const done = sourceEvents.at(-1)!.id;
+    const sourceFiles = (await filesAt(id)).body.data.files;
+
+    // After the first tool_result: the turn goes on, in the workspace as it was then.
+    h.model.script(
+      { toolCalls: [{ name: 'shell', arguments: { command: 'cat f.txt; test -e g.txt && echo has-g || echo no-g' } }] },
+      { text: 'forked' },
+    );
+    const early = await ats.tasks.fork(id, { afterEventId: first });
+    const earlyEvents = await followTurn(early.id, first);
+    const earlyResult = earlyEvents.find((e) => e.type === 'tool_result')?.data as { output: string; changes?: unknown };
+    expect(earlyResult.output).toBe('v1\nno-g\n');
+    expect(earlyResult.changes).toBeUndefined();
+    expect((await filesAt(early.id, first)).body.data.files).toEqual((await filesAt(id, first)).body.data.files);
+
+    // After the done, with a message: a new turn, in the workspace as the source's turn left it.
+    h.model.script({ toolCalls: [{ name: 'shell', arguments: { command: 'cat f.txt g.txt && echo third > h.txt' } }] }, { text: 'more' });
+    const late = await ats.tasks.fork(id, { afterEventId: done, message: 'go on' });
+    const lateEvents = await followTurn(late.id, done);
+    const lateResult = lateEvents.find((e) => e.type === 'tool_result')?.data as { output: string; changes?: unknown };
+    expect(lateResult.output).toBe('v2\nnew\n');
+    expect(lateResult.changes).toEqual([{ path: 'h.txt', change: 'created', size: 6 }]);
+    expect((await download(late.id, 'h.txt')).text).toBe('third\n');
+
+    // The source never changed: the same events (its idle sandbox may have expired meanwhile, as
+    // SANDBOX_IDLE_TTL_MS is short here: nothing else), the same files.
+    const after = (await h.api(`/api/v1/tasks/${id}/events?limit=1000`)).body.data.events as { id: number; type: string }[];
+    expect(after.filter((e) => e.type !== 'sandbox').map((e) => [e.id, e.type])).toEqual(
+      sourceEvents.filter((e) => e.type !== 'sandbox').map((e) => [e.id, e.type]),
+    );
+    expect((await filesAt(id)).body.data.files).toEqual(sourceFiles);
+    expect((await download(id, 'h.txt')).status).toBe(404);
+  });
+
   it('pages through many files with an opaque cursor, each file once', async () => {
     h.model.script(
       {

@@ -1,5 +1,11 @@
+import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { NotFoundError, SecretsUnavailableError, TaskSecrets, ValidationError, newId } from '@app/common';
+import type { CheckpointSettings } from '@app/checkpoints';
+import { checkpointSettingsFromEnv, checkpointsIn, lineageMemberKey, retainedCheckpoints } from '@app/checkpoints';
+import { ConflictError, NotFoundError, SecretsUnavailableError, TaskSecrets, ValidationError, newId } from '@app/common';
+import type { StoredEvent } from '@app/event-store';
+import { OBJECT_STORE, ObjectStore } from '@app/object-store';
+import { RUNTIME_ENV } from '@app/runtime';
 import { TaskViewsStore } from '@app/read-models';
 import { TaskCommandExecutor } from '@app/task-commands';
 import type { ExistingTask, SealedSecrets } from '@app/task-domain';
@@ -13,17 +19,24 @@ import { ForkTaskCommand, ForkedTask } from './fork-task.command';
  */
 @CommandHandler(ForkTaskCommand)
 export class ForkTaskHandler implements ICommandHandler<ForkTaskCommand, ForkedTask> {
+  private readonly checkpointSettings: CheckpointSettings;
+
   constructor(
     private readonly tasks: TaskAccess,
     private readonly commands: TaskCommandExecutor,
     private readonly views: TaskViewsStore,
     private readonly secrets: TaskSecrets,
-  ) {}
+    @Inject(OBJECT_STORE) private readonly objects: ObjectStore,
+    @Inject(RUNTIME_ENV) env: NodeJS.ProcessEnv,
+  ) {
+    this.checkpointSettings = checkpointSettingsFromEnv(env);
+  }
 
   async execute({ tenantId, sourceTaskId, taskId, request }: ForkTaskCommand): Promise<ForkedTask> {
     await this.tasks.find(tenantId, sourceTaskId);
     const source = await this.commands.load(sourceTaskId);
     if (!source.state.exists) throw new NotFoundError('task');
+    await this.joinLineage(source.events, request.afterEventId, taskId);
     const sealedSecrets = this.resealSecrets(sourceTaskId, taskId, source.state);
     const command = {
       type: 'ForkTask' as const,
@@ -43,6 +56,24 @@ export class ForkTaskHandler implements ICommandHandler<ForkTaskCommand, ForkedT
     if (position !== undefined) await this.views.waitForPosition(position);
     const fork = await this.tasks.find(tenantId, taskId);
     return { id: taskId, status: fork.status, forkedFrom: { taskId: sourceTaskId, eventId: request.afterEventId } };
+  }
+
+  /**
+   * The fork's workspace is its source's checkpoint at the fork point, which the fork's copied
+   * history names: it must still be kept (CHECKPOINT_RETENTION), and the fork joins the source's
+   * fork tree, so garbage collection keeps what the fork names after the source has moved on.
+   * Written before the fork is: a collection never sees the fork without its marker.
+   */
+  private async joinLineage(events: readonly StoredEvent[], afterEventId: number, taskId: string): Promise<void> {
+    const atFork = checkpointsIn(events.slice(0, afterEventId)).at(-1);
+    if (!atFork) return;
+    const kept = retainedCheckpoints(checkpointsIn(events), this.checkpointSettings.retention, Date.now());
+    if (!kept.some((c) => c.eventId === atFork.eventId)) {
+      throw new ConflictError(
+        `the workspace as of event ${afterEventId} is no longer kept (CHECKPOINT_RETENTION), so the task cannot be forked there`,
+      );
+    }
+    await this.objects.put(lineageMemberKey(atFork.ref.lineage, taskId), Buffer.alloc(0));
   }
 
   /**
