@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { benchApproveLatency } from './approve-latency';
+import { benchCheckpoints, benchFork } from './checkpoints';
 import { benchCreateLatency } from './create-latency';
 import { benchEgress } from './egress';
 import { benchFootprint } from './footprint';
@@ -22,7 +23,7 @@ import { benchWebhookLatency } from './webhook-latency';
 // table on stdout and in .bench/latest.md. Exit code 0, or 1 when a measurement failed.
 //
 // Environment: BENCH_RATE (create rate, default 500), BENCH_DURATION_S (measured seconds, 10),
-// BENCH_ONLY (comma list of create,sse,sse-compiled,replay,sandbox,approve,bounds,webhook,webhook-append,webhook-backlog,footprint,step,egress), BENCH_CPU_PROF (directory: profile the children of
+// BENCH_ONLY (comma list of create,sse,sse-compiled,replay,sandbox,approve,bounds,webhook,webhook-append,webhook-backlog,footprint,step,egress,checkpoints,fork), BENCH_CPU_PROF (directory: profile the children of
 // benchmarks 1, 8, 8c, 9 and 10 with --cpu-prof, and this process over benchmark 11's proxied downloads), BENCH_PACED=0 (skip the evenly paced supplementary run),
 // BENCH_CHILD_ENV (JSON object of extra variables for the child of benchmarks 1 and 8, for comparison runs),
 // BENCH_WEBHOOK_WARMUP (tasks in benchmark 8's warm-up round, 10), BENCH_WEBHOOK_WARMUP_ROUNDS (its warm-up rounds, 1),
@@ -51,7 +52,7 @@ async function main(): Promise<number> {
   const durationS = envNumber('BENCH_DURATION_S', 10);
   const only = (
     process.env.BENCH_ONLY ??
-    'create,sse,sse-compiled,replay,sandbox,approve,bounds,webhook,webhook-append,webhook-backlog,footprint,step,egress'
+    'create,sse,sse-compiled,replay,sandbox,approve,bounds,webhook,webhook-append,webhook-backlog,footprint,step,egress,checkpoints,fork'
   )
     .split(',')
     .map((s) => s.trim());
@@ -75,7 +76,7 @@ async function main(): Promise<number> {
     }
   } else results.skipped.push('1. create');
 
-  const inProcess = only.includes('sse') || only.includes('replay') || only.includes('approve');
+  const inProcess = only.includes('sse') || only.includes('replay') || only.includes('approve') || only.includes('fork');
   if (inProcess) {
     let service: InProcessService | undefined;
     try {
@@ -107,12 +108,27 @@ async function main(): Promise<number> {
           results.failures['6. approve → tool_result'] = describe(error);
         }
       } else results.skipped.push('6. approve → tool_result');
+      if (only.includes('fork')) {
+        try {
+          mutable.fork = await benchFork(service, { events: 1000, runs: 20, log });
+        } catch (error) {
+          results.failures['12c. fork'] = describe(error);
+        }
+      } else results.skipped.push('12c. fork');
     } catch (error) {
       results.failures['in-process service'] = describe(error);
     } finally {
       await service?.close();
     }
-  } else results.skipped.push('2. append → SSE', '3. replay', '6. approve → tool_result');
+  } else results.skipped.push('2. append → SSE', '3. replay', '6. approve → tool_result', '12c. fork');
+
+  if (only.includes('checkpoints')) {
+    try {
+      mutable.checkpoints = await benchCheckpoints({ log });
+    } catch (error) {
+      results.failures['12. checkpoints'] = describe(error);
+    }
+  } else results.skipped.push('12. checkpoints');
 
   if (only.includes('sse-compiled')) {
     try {

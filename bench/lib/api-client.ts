@@ -26,6 +26,12 @@ export class ApiClient {
     await this.call('POST', `/api/v1/tasks/${id}/messages`, { message });
   }
 
+  /** Forks `id` after event `afterEventId`; returns the new task's id. */
+  async fork(id: string, afterEventId: number): Promise<string> {
+    const body = await this.call('POST', `/api/v1/tasks/${id}/fork`, { afterEventId });
+    return (body.data as { id: string }).id;
+  }
+
   async cancel(id: string): Promise<string> {
     const body = await this.call('POST', `/api/v1/tasks/${id}/cancel`, {});
     return (body.data as { status: string }).status;

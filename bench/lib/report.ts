@@ -4,6 +4,7 @@ import type { SandboxFigures } from '../sandbox';
 import type { MovedBoundsFigures } from '../moved-bounds';
 import { MOVED_BOUND_TARGETS } from '../moved-bounds';
 import type { CreateLatencyFigures } from '../create-latency';
+import type { CheckpointFigures, ForkFigures } from '../checkpoints';
 import type { EgressFigures } from '../egress';
 import type { FootprintFigures, MemorySample } from '../footprint';
 import type { ReplayFigures } from '../replay';
@@ -32,6 +33,8 @@ export interface BenchResults {
   readonly footprint?: FootprintFigures;
   readonly step?: StepOverheadFigures;
   readonly egress?: EgressFigures;
+  readonly checkpoints?: CheckpointFigures;
+  readonly fork?: ForkFigures;
   /** Benchmark name → error message, for the ones that failed. */
   readonly failures: Record<string, string>;
   readonly skipped: string[];
@@ -336,6 +339,34 @@ export function renderReport(r: BenchResults): string {
     );
   }
   if (r.egress) rows.push(...egressRows(r.egress));
+  if (r.checkpoints) {
+    const c = r.checkpoints;
+    const many = `12. checkpoint per step, ${c.manyFiles.files} files, ${c.manyFiles.changedPerStep} changed, ${c.manyFiles.runs} steps`;
+    const big = `12b. checkpoint per step, 100 MB (${c.bigWorkspace.files} files), ${c.bigWorkspace.changedPerStep} changed, ${c.bigWorkspace.runs} steps`;
+    rows.push(
+      [many, 'p50 / p90', `${ms(c.manyFiles.stepMs.p50)} / ${ms(c.manyFiles.stepMs.p90)}`, '≤ 5 ms p50', met(c.manyFiles.stepMs.p50 <= 5)],
+      [
+        big,
+        'p50 / p90',
+        `${ms(c.bigWorkspace.stepMs.p50)} / ${ms(c.bigWorkspace.stepMs.p90)}`,
+        '≤ 20 ms',
+        met(c.bigWorkspace.stepMs.p50 <= 20),
+      ],
+      [big, 'first checkpoint stored', `${(c.firstCheckpointBytes / 1e6).toFixed(2)} MB`, '', ''],
+      [
+        big,
+        `stored by the ${c.bigWorkspace.runs} steps of 1 KiB`,
+        `${(c.hundredStepsBytes / 1e6).toFixed(3)} MB`,
+        '≤ 1 MB',
+        met(c.hundredStepsBytes <= 1e6),
+      ],
+    );
+  }
+  if (r.fork) {
+    const f = r.fork;
+    const name = `12c. fork of a task of ${f.sourceEvents} events, ${f.runs} runs`;
+    rows.push([name, 'POST /fork → 201 p50 / p99', `${ms(f.forkMs.p50)} / ${ms(f.forkMs.p99)}`, '≤ 200 ms', met(f.forkMs.p99 <= 200)]);
+  }
   for (const [bench, message] of Object.entries(r.failures))
     rows.push([bench, 'FAILED', message.replace(/\|/g, '\\|').replace(/\n/g, ' '), '', '**no**']);
   for (const bench of r.skipped) rows.push([bench, 'skipped (BENCH_ONLY)', '', '', '']);

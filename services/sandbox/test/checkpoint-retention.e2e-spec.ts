@@ -14,7 +14,12 @@ describe('checkpoint retention and garbage collection', () => {
   let h: Harness;
   let ats: AtsClient;
   beforeAll(async () => {
-    h = await startHarness({ CHECKPOINT_RETENTION: 'last:1', CHECKPOINT_GC_GRACE_MS: '0', SANDBOX_IDLE_TTL_MS: '400' });
+    h = await startHarness({
+      CHECKPOINT_RETENTION: 'last:1',
+      CHECKPOINT_GC_GRACE_MS: '0',
+      SANDBOX_IDLE_TTL_MS: '400',
+      SANDBOX_SNAPSHOT_MAX_BYTES: String(64 * 1024),
+    });
     ats = h.client();
   });
   afterAll(async () => h.close());
@@ -66,5 +71,26 @@ describe('checkpoint retention and garbage collection', () => {
     expect(forked.status).toBe(201);
     // The fork joined its source's tree: a member marker, so a collection keeps what it names.
     expect(await readdir(join(h.dataDir, 'objects', 'keys', 'checkpoints', id, 'members'))).toEqual([forked.body.data.id]);
+  });
+
+  it('goes on when a step is too large to checkpoint, saying so on its tool_result, and the next step compares with the last one taken', async () => {
+    h.model.script(
+      { toolCalls: [{ name: 'shell', arguments: { command: 'echo small > s.txt' } }] },
+      { toolCalls: [{ name: 'shell', arguments: { command: 'head -c 200000 /dev/urandom > big.bin' } }] },
+      { toolCalls: [{ name: 'shell', arguments: { command: 'rm big.bin && echo more >> s.txt' } }] },
+      { text: 'done' },
+    );
+    const { id } = await ats.tasks.create({ message: 'one step too big' });
+    const events: TaskStreamEvent[] = [];
+    for await (const event of ats.tasks.stream(id)) events.push(event);
+    const results = events.flatMap((e) =>
+      e.type === 'tool_result' ? [e.data as { status: string; changes?: unknown; checkpointSkipped?: string }] : [],
+    );
+    expect(results.map((r) => r.status)).toEqual(['success', 'success', 'success']);
+    expect(results[1].checkpointSkipped).toContain('SANDBOX_SNAPSHOT_MAX_BYTES');
+    expect(results[1].changes).toBeUndefined();
+    // Compared with the first step's checkpoint: big.bin never was in one.
+    expect(results[2].changes).toEqual([{ path: 's.txt', change: 'modified', size: 11 }]);
+    expect(events.at(-1)).toMatchObject({ type: 'done', data: { status: 'completed' } });
   });
 });
