@@ -77,6 +77,13 @@ describe('The all-in-one service across a crash (kill -9) and restart on the sam
       expect(events[9]).toMatchObject({ type: 'done', data: { status: 'completed' } });
       expect((await clientOf(second).tasks.get(id)).status).toBe('completed');
       expect((await clientOf(second).artifacts.list(id)).map((f) => f.path)).toEqual(['downloads/a.txt']);
+      // Time travel survives the crash: the files as of the tool_result, and a fork after the done.
+      const ats = clientOf(second);
+      expect((await ats.files.list(id, { at: 6 })).files.map((f) => f.path)).toEqual(['downloads/a.txt']);
+      expect(new TextDecoder().decode((await ats.files.download(id, 'downloads/a.txt', { at: 6 })).body)).toBe('before crash');
+      const fork = await ats.tasks.fork(id, { afterEventId: 10 });
+      expect(fork).toMatchObject({ status: 'completed', forkedFrom: { taskId: id, eventId: 10 } });
+      expect((await ats.files.list(fork.id)).files.map((f) => f.path)).toEqual(['downloads/a.txt']);
     } finally {
       await second.stop();
     }
