@@ -40,6 +40,8 @@ const FORK = '/api/v1/tasks/{id}/fork';
 const APPROVE = '/api/v1/tasks/{id}/tools/{callId}/approve';
 const ARTIFACTS = '/api/v1/tasks/{id}/artifacts';
 const DOWNLOAD = '/api/v1/tasks/{id}/artifacts/download';
+const FILES = '/api/v1/tasks/{id}/files';
+const FILE_DOWNLOAD = '/api/v1/tasks/{id}/files/download';
 const DELIVERIES = '/api/v1/tasks/{id}/webhook-deliveries';
 const REDELIVER = '/api/v1/tasks/{id}/webhook-deliveries/{deliveryId}/redeliver';
 const HEALTH = '/healthz';
@@ -123,7 +125,7 @@ describe('Every answer of the running service matches docs/openapi.json', () => 
     validator.operations().map(({ method, path }) => ({
       method,
       template: path,
-      target: `${pathOf(path)}${path === DOWNLOAD ? '?path=downloads/report.md' : ''}`,
+      target: `${pathOf(path)}${path === DOWNLOAD || path === FILE_DOWNLOAD ? '?path=downloads/report.md' : ''}`,
     }));
 
   const view = async (id: string) => bodyOf(await send('GET', TASK, { params: { id } })).data;
@@ -177,6 +179,11 @@ describe('Every answer of the running service matches docs/openapi.json', () => 
     expect((await expectAnswer('GET', ARTIFACTS, 200)).files.map((f: { path: string }) => f.path)).toEqual(['downloads/report.md']);
     const download = await send('GET', DOWNLOAD, { query: '?path=downloads/report.md' });
     expect(checked('GET', DOWNLOAD, 200, download).body.toString('utf8')).toBe('# Report\n\ntotal: 42\n');
+    // Time travel: the workspace now and as of event 1 (before any step), one file's bytes then.
+    expect((await expectAnswer('GET', FILES, 200)).data.files.map((f: { path: string }) => f.path)).toEqual(['downloads/report.md']);
+    expect((await expectAnswer('GET', FILES, 200, { query: '?at=1' })).data).toEqual({ at: 1, files: [], nextCursor: null });
+    const asThen = await send('GET', FILE_DOWNLOAD, { query: '?path=downloads/report.md' });
+    expect(checked('GET', FILE_DOWNLOAD, 200, asThen).body.toString('utf8')).toBe('# Report\n\ntotal: 42\n');
     // Without a webhook URL the task made no message; webhooks.e2e-spec.ts checks deliveries against the document too.
     expect((await expectAnswer('GET', DELIVERIES, 200)).data).toEqual({ deliveries: [] });
 
@@ -304,6 +311,8 @@ describe('Every answer of the running service matches docs/openapi.json', () => 
     await expectAnswer('GET', DELIVERIES, 400, { params: { id: '%E0%A4%A' } });
     await expectAnswer('POST', REDELIVER, 400, { params: { id: '%E0%A4%A' } });
     await expectAnswer('GET', DOWNLOAD, 400);
+    await expectAnswer('GET', FILES, 400, { query: '?at=0' });
+    await expectAnswer('GET', FILE_DOWNLOAD, 400);
     // Node would answer a request without Host by itself; the service does, in the envelope.
     for (const path of UNAUTHENTICATED) {
       checked('GET', path, 400, observed(await rawExchange(h.url, [`GET ${path} HTTP/1.1\r\n\r\n`], { waitForClose: false })));
@@ -338,6 +347,9 @@ describe('Every answer of the running service matches docs/openapi.json', () => 
     await expectAnswer('POST', REDELIVER, 404, { key: OTHER_API_KEY });
     await expectAnswer('POST', REDELIVER, 404, { params: { deliveryId: 'wh_unknown_1' } });
     await expectAnswer('GET', DOWNLOAD, 404, { query: '?path=downloads/missing.md' });
+    await expectAnswer('GET', FILES, 404, { query: '?at=100000' });
+    await expectAnswer('GET', FILES, 404, { key: OTHER_API_KEY });
+    await expectAnswer('GET', FILE_DOWNLOAD, 404, { query: '?path=downloads/missing.md' });
   });
 
   it('answers 413 to bodies over UPLOAD_MAX_BYTES, and on every operation to chunk extensions over 16 KiB', async () => {
@@ -421,6 +433,8 @@ describe('Every answer of the running service matches docs/openapi.json', () => 
       ['GET', DELIVERIES, () => inject(access, 'find')],
       ['POST', REDELIVER, () => inject(access, 'find')],
       ['GET', DOWNLOAD, () => inject(h.app.get<ObjectStore>(OBJECT_STORE), 'get'), { query: '?path=downloads/report.md' }],
+      ['GET', FILES, () => inject(access, 'find')],
+      ['GET', FILE_DOWNLOAD, () => inject(h.app.get<ObjectStore>(OBJECT_STORE), 'get'), { query: '?path=downloads/report.md' }],
     ];
     for (const [method, template, fault, call] of cases) {
       const spy = fault();
