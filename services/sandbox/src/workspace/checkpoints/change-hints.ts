@@ -23,6 +23,9 @@ export interface ChangeHints {
   close(): Promise<void>;
 }
 
+/** The Nest token of the host's ChangeHints (one per service process). */
+export const CHANGE_HINTS = Symbol('CHANGE_HINTS');
+
 /** No detector (no helper, folder workspaces): every checkpoint walks the whole workspace. */
 export const NO_CHANGE_HINTS: ChangeHints = {
   watch: () => Promise.resolve(),

@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import type { ChangeHints, Hints } from './change-hints';
+import { NO_CHANGE_HINTS } from './change-hints';
 
 /** An answer slower than this means the helper is stuck: it is killed, and every task walks once. */
 const ANSWER_TIMEOUT_MS = 5_000;
@@ -12,6 +13,25 @@ const ANSWER_TIMEOUT_MS = 5_000;
 const RESTART_EVERY_MS = 1_000;
 const BINARY = join('dist', 'native', 'ats-fswatch');
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The change hints this host can give, said once at start: the helper where it is built and the
+ * service is root (it needs CAP_SYS_ADMIN and CAP_DAC_READ_SEARCH), none otherwise.
+ */
+export function changeHintsForThisHost(binary = findFswatchBinary()): ChangeHints {
+  const logger = new Logger('Checkpoints');
+  const missing = !binary
+    ? `${BINARY} is missing (scripts/build-native.sh builds it)`
+    : process.getuid?.() !== 0
+      ? 'the service is not root'
+      : undefined;
+  if (missing || !binary) {
+    logger.log(`checkpoints walk the whole workspace after every step: ${missing}`);
+    return NO_CHANGE_HINTS;
+  }
+  logger.log(`checkpoints re-list only the folders a step touched, told by ${binary} (fanotify; filesystem workspaces only)`);
+  return new FanotifyHints(binary);
+}
 
 /** scripts/build-native.sh's output, found upward of this file: in the repository, and in dist/ of an image. */
 export function findFswatchBinary(from: string = __dirname): string | undefined {
@@ -57,8 +77,9 @@ export class FanotifyHints implements ChangeHints {
   drain(taskId: string): Promise<Hints | 'rescan'> {
     return this.serialised(async () => {
       const known = this.watched.get(taskId);
+      if (!known) return 'rescan';
       const helper = this.current();
-      if (!known || !helper) return 'rescan';
+      if (!helper) return 'rescan';
       if (known.on !== helper) {
         // Never watched, or by a helper that died since: what happened meanwhile is unknown, and
         // this answer stands for the helper's own first one (its "newly watched").
