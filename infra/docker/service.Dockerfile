@@ -21,7 +21,10 @@ COPY patches ./patches
 FROM toolchain AS build
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
-COPY scripts/build-services.js scripts/bundle-workflows.js scripts/build-console.js ./scripts/
+COPY scripts/build-services.js scripts/bundle-workflows.js scripts/build-console.js scripts/build-native.sh ./scripts/
+# The sandbox's fanotify helper, built with the toolchain's gcc into dist/native (copied with dist/ below).
+COPY native ./native
+RUN bash scripts/build-native.sh && test -x dist/native/ats-fswatch
 COPY libs ./libs
 COPY services ./services
 # The orchestrator's Temporal worker loads the pre-built workflow bundle (no webpack at run time).

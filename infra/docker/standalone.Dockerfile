@@ -19,7 +19,10 @@ COPY patches ./patches
 FROM toolchain AS build
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
-COPY scripts/build-services.js scripts/build-console.js ./scripts/
+COPY scripts/build-services.js scripts/build-console.js scripts/build-native.sh ./scripts/
+# The sandbox's fanotify helper, built with the toolchain's gcc into dist/native (copied with dist/ below).
+COPY native ./native
+RUN bash scripts/build-native.sh && test -x dist/native/ats-fswatch
 COPY libs ./libs
 COPY services ./services
 RUN node scripts/build-services.js --force && node scripts/build-console.js --force

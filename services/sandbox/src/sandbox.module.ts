@@ -13,6 +13,8 @@ import { TaskCommandExecutor } from '@app/task-commands';
 import { ArtifactScanner, DEFAULT_SCAN_LIMITS } from './artifacts/artifact-scanner';
 import { TaskCheckpoints } from './workspace/checkpoints/task-checkpoints';
 import { CheckpointCollector } from './workspace/checkpoints/checkpoint-collector';
+import { CHANGE_HINTS, ChangeHints } from './workspace/checkpoints/change-hints';
+import { changeHintsForThisHost } from './workspace/checkpoints/fanotify-hints';
 import { SANDBOX_SETTINGS, SandboxSettings, sandboxSettingsFromEnv } from './config/sandbox-settings';
 import { createSandboxProvider } from './provider/create-sandbox-provider';
 import { SANDBOX_PROVIDER, SandboxProvider } from './provider/sandbox-provider.port';
@@ -38,10 +40,13 @@ function redactOpening(secrets: TaskSecrets, commands: TaskCommandExecutor, task
 @Module({
   providers: [
     { provide: SANDBOX_SETTINGS, inject: [RUNTIME_ENV], useFactory: (env: NodeJS.ProcessEnv) => sandboxSettingsFromEnv(env) },
+    // The checkpoints' change detector: the provider watches each task's image while mounted, the checkpoints drain it.
+    { provide: CHANGE_HINTS, useFactory: () => changeHintsForThisHost() },
     {
       provide: SANDBOX_PROVIDER,
-      inject: [RUNTIME_ENV, SANDBOX_SETTINGS],
-      useFactory: (env: NodeJS.ProcessEnv, settings: SandboxSettings) => createSandboxProvider(settings.provider, dataDirFromEnv(env)),
+      inject: [RUNTIME_ENV, SANDBOX_SETTINGS, CHANGE_HINTS],
+      useFactory: (env: NodeJS.ProcessEnv, settings: SandboxSettings, hints: ChangeHints) =>
+        createSandboxProvider(settings.provider, dataDirFromEnv(env), hints),
     },
     {
       provide: SandboxLeases,
@@ -94,9 +99,9 @@ function redactOpening(secrets: TaskSecrets, commands: TaskCommandExecutor, task
     },
     {
       provide: TaskCheckpoints,
-      inject: [OBJECT_STORE, SANDBOX_SETTINGS],
-      useFactory: (objects: ObjectStore, settings: SandboxSettings) =>
-        new TaskCheckpoints(objects, new CheckpointReader(objects), settings.sessions.snapshotMaxBytes),
+      inject: [OBJECT_STORE, SANDBOX_SETTINGS, CHANGE_HINTS],
+      useFactory: (objects: ObjectStore, settings: SandboxSettings, hints: ChangeHints) =>
+        new TaskCheckpoints(objects, new CheckpointReader(objects), settings.sessions.snapshotMaxBytes, hints),
     },
     {
       provide: CheckpointCollector,

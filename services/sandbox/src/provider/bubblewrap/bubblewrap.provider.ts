@@ -17,6 +17,8 @@ import { proxyEnv } from '../../egress/sandbox-forwarder';
 import type { CgroupCounters } from './host/cgroups/task-cgroup';
 import type { HostBoundsSetup } from './host/host-bounds';
 import { setUpHostBounds, sweepHostLeftovers } from './host/host-bounds';
+import type { ChangeHints } from '../../workspace/checkpoints/change-hints';
+import { NO_CHANGE_HINTS } from '../../workspace/checkpoints/change-hints';
 import type { Volume } from './host/workspace-volumes';
 import { workspaceMountPoint } from './host/workspace-volumes';
 import { seccompProgram } from './seccomp/seccomp-filter';
@@ -65,6 +67,8 @@ export class BubblewrapProvider implements SandboxProvider {
   constructor(
     private readonly config: SandboxConfig,
     private readonly dataDir: string,
+    /** Told when a task's filesystem is mounted and before it is unmounted (the checkpoints' change detector). */
+    private readonly hints: ChangeHints = NO_CHANGE_HINTS,
   ) {
     this.egress = new EgressProxy(config.egress, config.runtimeDir);
   }
@@ -301,7 +305,7 @@ export class BubblewrapProvider implements SandboxProvider {
   }
 
   private hostBounds(): Promise<HostBoundsSetup> {
-    this.host ??= setUpHostBounds(this.config, this.dataDir);
+    this.host ??= setUpHostBounds(this.config, this.dataDir, this.hints);
     this.host.catch(() => (this.host = undefined));
     return this.host;
   }

@@ -26,6 +26,13 @@ export interface Baseline {
   readonly innerNodes: ReadonlyMap<string, readonly string[]>;
   /** Every content of the tree by hash. */
   readonly contents: ReadonlyMap<string, PieceLocation>;
+  /**
+   * Each folder's entries by the folder's path, and whether any file had more than one link:
+   * what a checkpoint told which folders changed (change-hints.ts) needs to carry the rest over.
+   * Absent when loaded from the store: such a baseline is compared by a walk of everything.
+   */
+  readonly listings?: ReadonlyMap<string, readonly TreeEntry[]>;
+  readonly hardLinks?: boolean;
 }
 
 /**

@@ -6,6 +6,9 @@ import type { ObjectStore } from '@app/object-store';
 import type { OnSkipped } from '../snapshot-entries';
 import { SNAPSHOT_MAX_DEPTH } from '../snapshot-entries';
 import type { Baseline, KnownFile } from './baseline';
+import type { Hints } from './change-hints';
+import type { FolderScope } from './hinted-scope';
+import { HintedScope } from './hinted-scope';
 import { SyncNoFollowDir } from './sync-no-follow-dir';
 
 /** A file bigger than this is an object of its own, streamed: a pack is held in memory until put. */
@@ -25,6 +28,11 @@ export interface CheckpointTarget {
   /** Bytes one checkpoint may add; past it nothing is stored and CheckpointTooLargeError says so. */
   readonly maxAddedBytes: number;
   readonly onSkipped?: OnSkipped;
+  /**
+   * The folders touched since `previous` was taken (change-hints.ts): only those are re-listed,
+   * the rest is carried over. Absent: the whole workspace is walked.
+   */
+  readonly hints?: Hints;
 }
 
 export interface WrittenCheckpoint {
@@ -39,11 +47,16 @@ export interface WrittenCheckpoint {
 
 export class CheckpointTooLargeError extends Error {}
 
+/** A file with several links: a change through one name touches folders the others are in, unseen (hinted walks give up). */
+class HardLinkMet extends Error {}
+
 /**
  * Walks the workspace once (no link followed: sync-no-follow-dir.ts), reads only the files whose
  * inode, size or times moved since `previous`, and stores what is new: their contents (each
  * distinct content once per lineage) and the folder nodes on their paths, in one pack where it
  * fits. Returns the new tree's root and what changed.
+ * With `target.hints`, only the touched folders are walked and the rest is taken from
+ * `previous` as it was; the changes are the same a whole walk finds (checkpoint-hints.int-spec.ts).
  */
 export async function writeCheckpoint(
   objects: ObjectStore,
@@ -51,15 +64,34 @@ export async function writeCheckpoint(
   previous: Baseline | undefined,
   target: CheckpointTarget,
 ): Promise<WrittenCheckpoint> {
+  // A baseline read from the store, or one that saw hard links, cannot carry untouched folders over.
+  if (target.hints && previous?.listings && previous.hardLinks === false) {
+    try {
+      return await writeOnce(objects, workspaceRoot, previous, target, new HintedScope(target.hints));
+    } catch (error) {
+      if (!(error instanceof HardLinkMet)) throw error;
+    }
+  }
+  return writeOnce(objects, workspaceRoot, previous, target, undefined);
+}
+
+async function writeOnce(
+  objects: ObjectStore,
+  workspaceRoot: string,
+  previous: Baseline | undefined,
+  target: CheckpointTarget,
+  scope: HintedScope | undefined,
+): Promise<WrittenCheckpoint> {
   // Every key says when it was written: garbage collection spares what is younger than its grace
   // time (a checkpoint stored, its event not yet appended).
   const suffix = `${Date.now()}-${randomBytes(4).toString('hex')}`;
   const prefix = `checkpoints/${target.lineage}`;
   const pack = new PackBuilder(objects, (n) => `${prefix}/${target.taskId}/${target.seq}-${suffix}-${n}.pack`);
-  const walk = new CheckpointWalk(objects, pack, previous, target, `${prefix}/blobs`);
+  const walk = new CheckpointWalk(objects, pack, previous, target, `${prefix}/blobs`, scope);
   try {
-    const root = await walk.folder(SyncNoFollowDir.open(workspaceRoot), '', 1, 0o755);
+    const root = await walk.folder(SyncNoFollowDir.open(workspaceRoot), '', 1, 0o755, scope ? 'hinted' : 'whole');
     const rootEntry = walk.stored(root);
+    walk.carryOver();
     const packs = await pack.finish();
     const changes = walk.changes();
     const listed = listedChanges(changes);
@@ -90,16 +122,26 @@ interface WalkedFolder {
   readonly mode: number;
 }
 
-/** One checkpoint's walk: what it found, read and stored. */
+/**
+ * One checkpoint's walk: what it found, read and stored. A hinted one (`scope`) starts from
+ * copies of the previous maps, walks only what the hints name, and forgets what is gone from
+ * the folders it listed; the folders it did not walk keep their previous entries.
+ */
 class CheckpointWalk {
-  readonly files = new Map<string, KnownFile>();
-  readonly folders = new Map<string, TreeEntry>();
+  readonly files: Map<string, KnownFile>;
+  readonly folders: Map<string, TreeEntry>;
+  readonly folderSizes: Map<string, number>;
+  readonly listings: Map<string, readonly TreeEntry[]>;
   readonly nodes = new Map<string, PieceLocation>();
   readonly contents = new Map<string, PieceLocation>();
   fileCount = 0;
   ownObjectBytes = 0;
   readonly innerNodes = new Map<string, readonly string[]>();
-  readonly folderSizes = new Map<string, number>();
+  private hardLinks = false;
+  /** Hinted: the files this walk looked at, those it found gone, and the folders it listed. */
+  private readonly seen = new Set<string>();
+  private readonly gone = new Set<string>();
+  private readonly listed = new Set<string>();
   private readonly startedNs = BigInt(Date.now()) * 1_000_000n;
 
   constructor(
@@ -108,11 +150,17 @@ class CheckpointWalk {
     private readonly previous: Baseline | undefined,
     private readonly target: CheckpointTarget,
     private readonly blobPrefix: string,
+    private readonly scope: HintedScope | undefined,
   ) {
     for (const [sha, at] of previous?.contents ?? []) this.contents.set(sha, at);
+    const carried = scope ? previous : undefined;
+    this.files = new Map(carried?.files);
+    this.folders = new Map(carried?.folders);
+    this.folderSizes = new Map(carried?.folderSizes);
+    this.listings = new Map(carried?.listings);
   }
 
-  async folder(dir: SyncNoFollowDir, path: string, depth: number, mode: number): Promise<WalkedFolder> {
+  async folder(dir: SyncNoFollowDir, path: string, depth: number, mode: number, scope: FolderScope): Promise<WalkedFolder> {
     try {
       const entries: TreeEntry[] = [];
       let unchanged = this.previous?.folderSizes.get(path) !== undefined;
@@ -123,13 +171,14 @@ class CheckpointWalk {
           this.target.onSkipped?.(childPath, found.why);
           continue;
         }
-        const entry = await this.entry(dir, found.name, found.kind, found.stats, childPath, depth);
+        const entry = await this.entry(dir, found.name, found.kind, found.stats, childPath, depth, scope);
         if (!entry) continue;
         count++;
         entries.push(entry.entry);
         unchanged &&= entry.unchanged;
       }
       unchanged &&= this.previous?.folderSizes.get(path) === count;
+      if (this.scope) this.forgetGone(path, entries);
       return { entries, unchanged, path, mode };
     } finally {
       dir.close();
@@ -155,18 +204,35 @@ class CheckpointWalk {
     }
     this.folders.set(folder.path, entry);
     this.folderSizes.set(folder.path, folder.entries.length);
+    this.listings.set(folder.path, folder.entries);
+    this.listed.add(folder.path);
     return entry;
+  }
+
+  /**
+   * Hinted: the folders not walked keep their stored nodes (as `stored` keeps an unchanged one's),
+   * and the file count is counted on what the tree now holds.
+   */
+  carryOver(): void {
+    if (!this.scope) return;
+    for (const [path, entry] of this.folders) if (!this.listed.has(path)) this.keepNodesBelow(entry);
+    this.fileCount = 0;
+    for (const known of this.files.values()) if (known.entry.kind === 'file') this.fileCount++;
   }
 
   changes(): WorkspaceChange[] {
     const changes: WorkspaceChange[] = [];
-    for (const [path, now] of this.files) {
+    // A hinted walk compares what it looked at; the rest is as it was.
+    for (const path of this.scope ? this.seen : this.files.keys()) {
+      const now = this.files.get(path);
       const before = this.previous?.files.get(path);
+      if (!now) continue;
       if (!before) changes.push({ path, change: 'created', size: now.entry.size });
       else if (!sameContent(before.entry, now.entry)) changes.push({ path, change: 'modified', size: now.entry.size });
     }
-    for (const [path, before] of this.previous?.files ?? []) {
-      if (!this.files.has(path)) changes.push({ path, change: 'deleted', size: before.entry.size });
+    for (const path of this.scope ? this.gone : (this.previous?.files.keys() ?? [])) {
+      const before = this.previous?.files.get(path);
+      if (before && !this.files.has(path)) changes.push({ path, change: 'deleted', size: before.entry.size });
     }
     return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
@@ -180,6 +246,8 @@ class CheckpointWalk {
       nodes: this.nodes,
       innerNodes: this.innerNodes,
       contents: this.contents,
+      listings: this.listings,
+      hardLinks: this.hardLinks,
     };
   }
 
@@ -190,6 +258,7 @@ class CheckpointWalk {
     stats: BigIntStats,
     path: string,
     depth: number,
+    scope: FolderScope,
   ): Promise<{ entry: TreeEntry; unchanged: boolean } | undefined> {
     const mode = Number(stats.mode) & 0o7777;
     if (kind === 'dir') {
@@ -197,19 +266,60 @@ class CheckpointWalk {
         this.target.onSkipped?.(path, `a folder more than ${SNAPSHOT_MAX_DEPTH} levels deep`);
         return undefined;
       }
+      const before = this.previous?.folders.get(path);
+      const inner = scope === 'whole' || !this.scope ? 'whole' : this.scope.of(path, before !== undefined);
+      if (inner === 'reuse' && before) {
+        // Untouched since `previous`: its entry as it was (its mode is its parent's to say).
+        const entry = { ...before, mode };
+        this.folders.set(path, entry);
+        return { entry: { ...entry, name }, unchanged: before.mode === mode };
+      }
       const sub = dir.openDir(name, stats);
       if (!sub) return undefined;
-      const folder = await this.folder(sub, path, depth + 1, mode);
+      const folder = await this.folder(sub, path, depth + 1, mode, inner);
       const entry = { ...this.stored(folder), name };
-      const before = this.previous?.folders.get(path);
       return { entry, unchanged: folder.unchanged && before?.mode === mode };
+    }
+    if (kind === 'file' && stats.nlink > 1n) {
+      if (this.scope) throw new HardLinkMet(path);
+      this.hardLinks = true;
     }
     const known = this.previous?.files.get(path);
     const entry = kind === 'symlink' ? this.link(dir, name, stats, mode) : await this.file(dir, name, stats, mode, known);
     if (!entry) return undefined;
     this.files.set(path, { entry, stat: statKey(stats), racy: this.startedNs - stats.mtimeNs < RACY_NS });
+    if (this.scope) this.seen.add(path);
     if (kind === 'file') this.fileCount++;
     return { entry, unchanged: known !== undefined && sameEntry(known.entry, entry) };
+  }
+
+  /** Hinted: what `path` held in `previous` and no longer does (gone, or a folder now a file or the reverse) is forgotten. */
+  private forgetGone(path: string, entries: readonly TreeEntry[]): void {
+    const before = this.previous?.listings?.get(path);
+    if (!before) return;
+    const now = new Map(entries.map((entry) => [entry.name, entry.kind]));
+    for (const old of before) {
+      const kind = now.get(old.name);
+      const at = childOf(path, old.name);
+      if (old.kind === 'dir' && kind !== 'dir') this.forgetFolder(at);
+      else if (old.kind !== 'dir' && (kind === undefined || kind === 'dir')) this.forgetFile(at);
+    }
+  }
+
+  private forgetFolder(path: string): void {
+    for (const old of this.previous?.listings?.get(path) ?? []) {
+      const at = childOf(path, old.name);
+      if (old.kind === 'dir') this.forgetFolder(at);
+      else this.forgetFile(at);
+    }
+    this.folders.delete(path);
+    this.folderSizes.delete(path);
+    this.listings.delete(path);
+  }
+
+  private forgetFile(path: string): void {
+    this.files.delete(path);
+    this.gone.add(path);
   }
 
   private link(dir: SyncNoFollowDir, name: string, stats: BigIntStats, mode: number): TreeEntry | undefined {
@@ -314,6 +424,10 @@ function listedChanges(changes: readonly WorkspaceChange[]): WorkspaceChange[] {
     listed.push(change);
   }
   return listed;
+}
+
+function childOf(path: string, name: string): string {
+  return path === '' ? name : `${path}/${name}`;
 }
 
 function statKey(stats: BigIntStats): string {

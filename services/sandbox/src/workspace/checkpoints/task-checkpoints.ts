@@ -5,6 +5,8 @@ import { checkpointArchive } from '@app/checkpoints';
 import type { ObjectStore } from '@app/object-store';
 import type { CheckpointRef, WorkspaceChange } from '@app/task-domain';
 import type { Baseline } from './baseline';
+import type { ChangeHints } from './change-hints';
+import { NO_CHANGE_HINTS } from './change-hints';
 import { baselineOf } from './baseline';
 import type { OnSkipped } from '../snapshot-entries';
 import { CheckpointTooLargeError, writeCheckpoint } from './checkpoint-writer';
@@ -32,6 +34,8 @@ export class TaskCheckpoints {
     private readonly reader: CheckpointReader,
     /** Bytes one checkpoint may add (SANDBOX_SNAPSHOT_MAX_BYTES). */
     private readonly maxAddedBytes: number,
+    /** Which folders each step touched; without it (or when it says 'rescan') every step walks everything. */
+    private readonly hints: ChangeHints = NO_CHANGE_HINTS,
   ) {}
 
   /**
@@ -42,12 +46,18 @@ export class TaskCheckpoints {
   async afterStep(taskId: string, workspaceRoot: string, last: CheckpointRef | undefined, onSkipped?: OnSkipped): Promise<StepCheckpoint> {
     try {
       const baseline = await this.baselineFor(taskId, last);
+      // Called with the task's lock held and its processes dead (killed with its cgroup after each
+      // command), and drained before the walk: whatever changes after this drain is in the next one.
+      const drained = await this.hints.drain(taskId);
+      // The hints cover what changed since the last drain, which came just before the kept baseline's walk.
+      const hints = drained !== 'rescan' && baseline !== undefined && baseline === this.baselines.get(taskId) ? drained : undefined;
       const written = await writeCheckpoint(this.objects, workspaceRoot, baseline, {
         taskId,
         lineage: last?.lineage ?? taskId,
         seq: (last?.seq ?? 0) + 1,
         maxAddedBytes: this.maxAddedBytes,
         onSkipped,
+        hints,
       });
       const unchanged = last ? written.ref.root.sha256 === last.root.sha256 : written.baseline.files.size === 0;
       // Kept when it names only what the history names (or is about to): it knows each file's disk

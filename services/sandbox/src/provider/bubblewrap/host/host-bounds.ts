@@ -1,3 +1,4 @@
+import type { ChangeHints } from '../../../workspace/checkpoints/change-hints';
 import type { SandboxConfig } from '../../sandbox.config';
 import type { TaskCgroups } from './cgroups/task-cgroup';
 import { detectTaskCgroups } from './cgroups/detect-task-cgroups';
@@ -23,7 +24,7 @@ export interface HostBoundsSetup {
  * devices), a cgroup per task (v2, or v1 memory + pids) — and says, for each bound, how it is
  * enforced and what falls back to a weaker means where the host does not allow the strong one.
  */
-export async function setUpHostBounds(config: SandboxConfig, dataDir: string): Promise<HostBoundsSetup> {
+export async function setUpHostBounds(config: SandboxConfig, dataDir: string, hints?: ChangeHints): Promise<HostBoundsSetup> {
   const { limits } = config;
   const enforced: string[] = [];
   const warnings: string[] = [];
@@ -31,7 +32,7 @@ export async function setUpHostBounds(config: SandboxConfig, dataDir: string): P
   const noFilesystem = config.workspaceFs === 'folder' ? 'SANDBOX_WORKSPACE_FS=folder' : await WorkspaceVolumes.filesystemUnavailable();
   const kind: VolumeKind = noFilesystem ? 'folder' : 'filesystem';
   const uids = new TaskUids(join(config.runtimeDir, 'uids'), config.uidBase, config.uidCount);
-  const volumes = new WorkspaceVolumes({ dataDir, runtimeDir: config.runtimeDir, quotaBytes: limits.diskQuotaBytes }, uids, kind);
+  const volumes = new WorkspaceVolumes({ dataDir, runtimeDir: config.runtimeDir, quotaBytes: limits.diskQuotaBytes }, uids, kind, hints);
   if (kind === 'filesystem') {
     enforced.push(
       `disk: each workspace is an ext4 filesystem of ${limits.diskQuotaBytes} bytes (SANDBOX_DISK_QUOTA_BYTES) on a loop device: a write past it fails with ENOSPC`,

@@ -17,6 +17,8 @@ import {
   unmountPoint,
 } from './workspace-mounts';
 import type { TaskUids } from './task-uids';
+import type { ChangeHints } from '../../../workspace/checkpoints/change-hints';
+import { NO_CHANGE_HINTS } from '../../../workspace/checkpoints/change-hints';
 
 /**
  * How a workspace is held: `filesystem` is an ext4 image of exactly SANDBOX_DISK_QUOTA_BYTES,
@@ -54,6 +56,8 @@ export class WorkspaceVolumes {
     private readonly settings: VolumeSettings,
     private readonly uids: TaskUids,
     readonly kind: VolumeKind,
+    /** Watches each task's image while mounted (a `folder` has no filesystem of its own to watch). */
+    private readonly hints: ChangeHints = NO_CHANGE_HINTS,
   ) {
     this.backings = join(resolve(settings.dataDir), 'workspaces');
     this.mounts = mountsFolder(settings);
@@ -80,7 +84,10 @@ export class WorkspaceVolumes {
   /** The task's workspace, made (with a newly claimed uid and a `downloads/` folder) or mounted again as needed. */
   async open(taskId: string): Promise<Volume> {
     const backing = this.backingOf(taskId);
-    return this.openAt(backing, this.mountPointOf(taskId), backing, { downloads: true });
+    const volume = await this.openAt(backing, this.mountPointOf(taskId), backing, { downloads: true });
+    // Watched from here on (again on every open: a no-op once watched); its first drain says "rescan".
+    if (this.kind === 'filesystem') await this.hints.watch(taskId, volume.path);
+    return volume;
   }
 
   /**
@@ -220,6 +227,9 @@ export class WorkspaceVolumes {
   }
 
   private async unmount(mountPoint: string, lazy = false): Promise<void> {
+    // The detector holds the mount open while it watches it: let go first, or the unmount is busy.
+    const taskId = basename(mountPoint);
+    if (isTaskId(taskId) && mountPoint === this.mountPointOf(taskId)) await this.hints.unwatch(taskId);
     if ((await ownerOfMount(mountPoint)) !== undefined || lazy) await unmountPoint(mountPoint, lazy);
     await rmdir(mountPoint).catch(() => undefined);
   }
