@@ -92,6 +92,17 @@ export class CheckpointReader {
     return into;
   }
 
+  /**
+   * The inner trie nodes of a big folder stored at `at` (none for a folder of one leaf), with
+   * their hashes: what a writer reuses instead of storing them again.
+   */
+  async trieNodes(at: PieceLocation): Promise<{ sha256: string; at: PieceLocation }[]> {
+    const node = decodeNode(await this.piece(at));
+    if (node.kind === 'leaf') return [];
+    const below = await Promise.all(node.buckets.map((b) => this.trieNodes(b.at)));
+    return [...node.buckets.map((b) => ({ sha256: b.sha256, at: b.at })), ...below.flat()];
+  }
+
   /** A file's bytes, streamed from its pack. */
   open(entry: TreeEntry): Promise<Readable> {
     if (entry.kind !== 'file' || !entry.at) throw new NotFoundError('file');

@@ -46,6 +46,19 @@ export async function baselineOf(reader: CheckpointReader, ref: CheckpointRef): 
   const folderSizes = new Map<string, number>();
   const nodes = new Map<string, PieceLocation>([[root.sha256, ref.root.at]]);
   const contents = new Map<string, PieceLocation>();
+  const innerNodes = new Map<string, readonly string[]>();
+  // A big folder's trie nodes are known too, so an unchanged one is not stored again.
+  const learnTrie = async (folder: TreeEntry) => {
+    if (!folder.at) return;
+    const trie = await reader.trieNodes(folder.at);
+    if (trie.length === 0) return;
+    for (const node of trie) nodes.set(node.sha256, node.at);
+    innerNodes.set(
+      folder.sha256,
+      trie.map((node) => node.sha256),
+    );
+  };
+  await learnTrie(root);
   for await (const { path, entry } of reader.walk(root)) {
     const parent = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
     folderSizes.set(parent, (folderSizes.get(parent) ?? 0) + 1);
@@ -53,11 +66,12 @@ export async function baselineOf(reader: CheckpointReader, ref: CheckpointRef): 
       folders.set(path, { ...entry, name: '' });
       folderSizes.set(path, folderSizes.get(path) ?? 0);
       if (entry.at) nodes.set(entry.sha256, entry.at);
+      await learnTrie(entry);
       continue;
     }
     files.set(path, { entry });
     if (entry.kind === 'file' && entry.at) contents.set(entry.sha256, entry.at);
   }
   folderSizes.set('', folderSizes.get('') ?? 0);
-  return { root, files, folders, folderSizes, nodes, innerNodes: new Map(), contents };
+  return { root, files, folders, folderSizes, nodes, innerNodes, contents };
 }

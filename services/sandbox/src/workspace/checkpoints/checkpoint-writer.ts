@@ -13,6 +13,8 @@ import { SyncNoFollowDir } from './sync-no-follow-dir';
 
 /** A file bigger than this is an object of its own, streamed: a pack is held in memory until put. */
 export const OWN_OBJECT_BYTES = 8 * 1024 ** 2;
+/** Entries one checkpoint lists at most (files, folders and links). */
+export const MAX_WALK_ENTRIES = 500_000;
 /** Changes listed on a tool_result at most (docs/api.md "Time travel"); past it `changesTruncated`. */
 export const MAX_CHANGES = 1000;
 /** And at most this many bytes of paths: a path may be 4 KiB, and the list rides in one bus message and one event. */
@@ -160,12 +162,19 @@ class CheckpointWalk {
     this.listings = new Map(carried?.listings);
   }
 
+  private entriesListed = 0;
+
   async folder(dir: SyncNoFollowDir, path: string, depth: number, mode: number, scope: FolderScope): Promise<WalkedFolder> {
     try {
       const entries: TreeEntry[] = [];
       let unchanged = this.previous?.folderSizes.get(path) !== undefined;
       let count = 0;
       for (const found of dir.list()) {
+        // A workspace of millions of names (a folder workspace has no inode bound) would hold the
+        // service's memory and the step's time: past the bound the step goes on unrecorded.
+        if (++this.entriesListed > MAX_WALK_ENTRIES) {
+          throw new CheckpointTooLargeError(`the workspace holds more than ${MAX_WALK_ENTRIES} entries: it is not checkpointed`);
+        }
         const childPath = path === '' ? found.name : `${path}/${found.name}`;
         if (found.kind === 'special') {
           this.target.onSkipped?.(childPath, found.why);
