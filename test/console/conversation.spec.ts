@@ -62,6 +62,13 @@ describe('console conversation fold', () => {
     expect(fold(events.slice(0, 7)).items.filter(isPending)).toEqual([]);
   });
 
+  it('keeps the id of a call’s result (the step to list files at or fork after) and shows where a fork came from', () => {
+    const view = fold([{ id: 1, type: 'forked', data: { taskId: 'task_src', eventId: 9 } }, ...events.slice(1)]);
+    expect(view.items[0]).toEqual({ kind: 'forked', eventId: 1, from: { taskId: 'task_src', eventId: 9 } });
+    expect(view.items.find((item) => item.kind === 'tool')).toMatchObject({ eventId: 6, resultEventId: 9 });
+    expect(fold(events.slice(0, 8)).items.find((item) => item.kind === 'tool')).not.toHaveProperty('resultEventId');
+  });
+
   it('says what became of an idle workspace: expired, restored, or kept up after its snapshot failed', () => {
     const view = fold([
       { id: 1, type: 'sandbox', data: { status: 'expired', sizeBytes: 10, idleMs: 900000 } },

@@ -18,9 +18,9 @@ export interface AtsResult {
 }
 
 /** Runs `ats` with pipes for stdin, stdout and stderr (not a terminal), as a script or CI would. */
-export function runAts(args: readonly string[], env: NodeJS.ProcessEnv, input = ''): Promise<AtsResult> {
+export function runAts(args: readonly string[], env: NodeJS.ProcessEnv, input = '', cwd = REPO_ROOT): Promise<AtsResult> {
   return new Promise((resolve, reject) => {
-    const child = execFile(process.execPath, [ATS_BIN, ...args], { env, cwd: REPO_ROOT, timeout: 60_000 }, (error, stdout, stderr) => {
+    const child = execFile(process.execPath, [ATS_BIN, ...args], { env, cwd, timeout: 60_000 }, (error, stdout, stderr) => {
       if (error && typeof error.code !== 'number') return reject(error);
       resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
     });

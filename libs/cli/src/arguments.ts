@@ -23,3 +23,9 @@ export function parseCount(value: string): number {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number');
   return Number(value);
 }
+
+/** An event id (--after of fork, --at of files): event ids start at 1. */
+export function parseEventId(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('expected an event id (a whole number from 1)');
+  return Number(value);
+}

@@ -1,17 +1,20 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { version } from '../package.json';
-import { parseCount, parseEnvPair, parseSecretName } from './arguments';
+import { parseCount, parseEnvPair, parseEventId, parseSecretName } from './arguments';
 import type { ApprovalChoice } from './approval-choice';
 import { APPROVAL_CHOICES } from './approval-choice';
 import { approveCommand, cancelCommand, sendCommand } from './commands/task-actions.command';
 import { downloadCommand } from './commands/download.command';
+import { fileGetCommand } from './commands/file-get.command';
+import { filesCommand } from './commands/files.command';
+import { forkCommand } from './commands/fork.command';
 import { loginCommand } from './commands/login.command';
 import { logsCommand } from './commands/logs.command';
 import { lsCommand } from './commands/ls.command';
 import { runCommand } from './commands/run.command';
 import { showCommand } from './commands/show.command';
 import type { CliContext } from './context';
-import type { ExitCode } from './exit-codes';
+import { CliExit, ExitCode } from './exit-codes';
 
 const CHOICES = Object.keys(APPROVAL_CHOICES);
 
@@ -100,6 +103,33 @@ export function buildProgram(ctx: CliContext, done: (code: ExitCode) => void): C
     .argument('[paths...]', 'artifact paths, e.g. downloads/report.md')
     .option('-o, --output <dir>', 'where to write them', '.')
     .action(async (id: string, paths: string[], options) => done(await downloadCommand(ctx, id, paths, options)));
+
+  program
+    .command('fork')
+    .description('a new task from this one up to event N (a message, tool_result or done), going on from there')
+    .argument('<id>')
+    .requiredOption('--after <n>', 'the event to fork after', parseEventId)
+    .option('--message <text>', 'after a done only: starts a turn in the fork with this message')
+    .option('--auto-execute', 'the fork runs tools without asking')
+    .option('--no-auto-execute', 'the fork asks before each tool call (default: as the source)')
+    .option('--detach', 'print the fork id and leave it running', false)
+    .addOption(approveOption())
+    .addOption(jsonOption())
+    .action(async (id: string, options) => done(await forkCommand(ctx, id, { json: false, ...options })));
+
+  program
+    .command('files')
+    .description("the workspace's files (sha256, size, path) as of event N, or now; --get saves one")
+    .argument('<id>')
+    .option('--at <n>', 'right after this event (default: now)', parseEventId)
+    .option('--get <path>', 'save this file (as of --at) instead of listing')
+    .option('-o, --output <file>', 'with --get: where to write it (default: its path under the current folder); never overwritten')
+    .addOption(jsonOption())
+    .action(async (id: string, options: { at?: number; get?: string; output?: string; json?: boolean }) => {
+      if (options.get !== undefined) return done(await fileGetCommand(ctx, id, options.get, options));
+      if (options.output !== undefined) throw new CliExit(ExitCode.failed, 'ats: -o needs --get <path>');
+      done(await filesCommand(ctx, id, { json: false, ...options }));
+    });
 
   program
     .command('login')

@@ -1,21 +1,26 @@
+import type { ComponentChildren } from 'preact';
 import type { ApprovalOutcome } from '@agentic-task-service/client';
 import type { ToolCallItem } from '../model/conversation';
 import { isPending } from '../model/conversation';
 import { formatDuration } from '../model/units';
 import { EgressList } from './egress-list';
+import { WorkspaceChanges } from './workspace-changes';
 
 /** Long outputs start folded; short ones are shown open. */
 const FOLD_LINES = 12;
 
-/** One tool call: its arguments, its approval, its result. Everything is rendered as text. */
+/** One tool call: its arguments, its approval, its result and what it changed. Everything is rendered as text. */
 export function ToolCallCard({
   item,
   onDecide,
   deciding,
+  children,
 }: {
   item: ToolCallItem;
   onDecide: (outcome: ApprovalOutcome) => void;
   deciding: boolean;
+  /** Shown last: what can be done from the call's result (files at that step, fork). */
+  children?: ComponentChildren;
 }) {
   const pending = isPending(item);
   const lines = item.result ? item.result.output.split('\n').length : 0;
@@ -49,6 +54,8 @@ export function ToolCallCard({
           <pre class="output">{item.result.output}</pre>
         </details>
       )}
+      {item.result && <WorkspaceChanges changes={item.result.changes} truncated={item.result.changesTruncated} />}
+      {children}
     </article>
   );
 }

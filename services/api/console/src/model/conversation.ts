@@ -21,6 +21,8 @@ export interface ToolCallItem {
   /** The connections its command made through the egress proxy, in the order they ended (they come before the result). */
   readonly egress: readonly Egress[];
   readonly result?: DataOf<'tool_result'>;
+  /** The id of the `tool_result` event: the step to list files at or fork after. */
+  readonly resultEventId?: number;
 }
 
 export type ConversationItem =
@@ -29,7 +31,8 @@ export type ConversationItem =
   | ToolCallItem
   | { readonly kind: 'turn'; readonly eventId: number; readonly turn: number }
   | { readonly kind: 'done'; readonly eventId: number; readonly status: DataOf<'done'>['status']; readonly error?: string }
-  | { readonly kind: 'notice'; readonly eventId: number; readonly text: string };
+  | { readonly kind: 'notice'; readonly eventId: number; readonly text: string }
+  | { readonly kind: 'forked'; readonly eventId: number; readonly from: DataOf<'forked'> };
 
 export interface Conversation {
   /** The id of the last event folded in: where a stream resumes (`after`). */
@@ -82,7 +85,7 @@ export function foldEvent(state: Conversation, event: TaskStreamEvent): Conversa
     case 'egress':
       return updateTool(next, event.data.callId, (item) => ({ egress: [...item.egress, event.data] }));
     case 'tool_result':
-      return updateTool(next, event.data.callId, () => ({ result: event.data }));
+      return updateTool(next, event.data.callId, () => ({ result: event.data, resultEventId: event.id }));
     case 'usage': {
       const { inputTokens, outputTokens, totalTokens } = state.usage;
       return {
@@ -104,6 +107,8 @@ export function foldEvent(state: Conversation, event: TaskStreamEvent): Conversa
       return push({ kind: 'done', eventId: event.id, status: event.data.status, error: event.data.error });
     case 'notice':
       return push({ kind: 'notice', eventId: event.id, text: event.data.message });
+    case 'forked':
+      return push({ kind: 'forked', eventId: event.id, from: event.data });
     case 'sandbox':
       return push({ kind: 'notice', eventId: event.id, text: sandboxNotice(event.data) });
     default:

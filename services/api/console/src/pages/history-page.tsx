@@ -1,5 +1,7 @@
 import type { AtsClient, TaskEventRecord } from '@agentic-task-service/client';
 import { useEffect, useState } from 'preact/hooks';
+import { StepActions } from '../components/step-actions';
+import { WorkspaceChanges } from '../components/workspace-changes';
 import { messageOf } from '../errors';
 import { hrefOf } from '../route';
 
@@ -73,6 +75,7 @@ export function HistoryPage({ client, taskId }: { client: AtsClient; taskId: str
               <td>{event.type}</td>
               <td>
                 <pre>{JSON.stringify(event.data, null, 2)}</pre>
+                <EventExtras client={client} taskId={taskId} event={event} />
               </td>
             </tr>
           ))}
@@ -80,4 +83,27 @@ export function HistoryPage({ client, taskId }: { client: AtsClient; taskId: str
       </table>
     </section>
   );
+}
+
+/** Beside a row's data: a step's changes, files and fork action, and where a fork came from. */
+function EventExtras({ client, taskId, event }: { client: AtsClient; taskId: string; event: TaskEventRecord }) {
+  switch (event.type) {
+    case 'tool_result':
+      return (
+        <>
+          <WorkspaceChanges changes={event.data.changes} truncated={event.data.changesTruncated} />
+          <StepActions client={client} taskId={taskId} eventId={event.id} kind="tool_result" />
+        </>
+      );
+    case 'done':
+      return <StepActions client={client} taskId={taskId} eventId={event.id} kind="done" />;
+    case 'forked':
+      return (
+        <p>
+          Forked from <a href={hrefOf({ page: 'task', id: event.data.taskId })}>{event.data.taskId}</a> after event {event.data.eventId}
+        </p>
+      );
+    default:
+      return null;
+  }
 }

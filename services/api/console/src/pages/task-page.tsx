@@ -2,7 +2,9 @@ import type { ApprovalOutcome, AtsClient } from '@agentic-task-service/client';
 import { useState } from 'preact/hooks';
 import { ArtifactList } from '../components/artifact-list';
 import { isActive, StatusBadge } from '../components/status-badge';
+import { StepActions } from '../components/step-actions';
 import { ToolCallCard } from '../components/tool-call-card';
+import { WorkspaceFiles } from '../components/workspace-files';
 import { messageOf } from '../errors';
 import type { ConversationItem } from '../model/conversation';
 import { useTaskFollower } from '../model/use-task-follower';
@@ -15,6 +17,7 @@ export function TaskPage({ client, taskId }: { client: AtsClient; taskId: string
   const [deciding, setDeciding] = useState<string>();
   const [followUp, setFollowUp] = useState('');
   const [sending, setSending] = useState(false);
+  const [showFilesNow, setShowFilesNow] = useState(false);
 
   const act = async (action: () => Promise<unknown>) => {
     setActionError(undefined);
@@ -72,6 +75,15 @@ export function TaskPage({ client, taskId }: { client: AtsClient; taskId: string
       )}
       {task && (
         <dl class="facts">
+          {task.forkedFrom && (
+            <>
+              <dt>Forked from</dt>
+              <dd aria-label="Forked from">
+                <a href={hrefOf({ page: 'task', id: task.forkedFrom.taskId })}>{task.forkedFrom.taskId}</a> after event{' '}
+                {task.forkedFrom.eventId}
+              </dd>
+            </>
+          )}
           <dt>Tools</dt>
           <dd>{task.autoExecute ? 'run without asking' : 'ask before running'}</dd>
           <dt>Usage</dt>
@@ -108,7 +120,13 @@ export function TaskPage({ client, taskId }: { client: AtsClient; taskId: string
       <ol class="conversation" aria-label="Conversation">
         {conversation.items.map((item) => (
           <li key={item.eventId} data-event-id={item.eventId}>
-            <Item item={item} deciding={deciding} decide={(callId, outcome) => void decide(callId, outcome)} />
+            <Item
+              client={client}
+              taskId={taskId}
+              item={item}
+              deciding={deciding}
+              decide={(callId, outcome) => void decide(callId, outcome)}
+            />
           </li>
         ))}
       </ol>
@@ -123,15 +141,23 @@ export function TaskPage({ client, taskId }: { client: AtsClient; taskId: string
       </form>
       <h2>Files</h2>
       <ArtifactList client={client} taskId={taskId} files={artifacts} />
+      <button type="button" class="secondary" aria-expanded={showFilesNow} onClick={() => setShowFilesNow(!showFilesNow)}>
+        {showFilesNow ? 'Hide workspace files' : 'Workspace files now'}
+      </button>
+      {showFilesNow && <WorkspaceFiles client={client} taskId={taskId} />}
     </section>
   );
 }
 
 function Item({
+  client,
+  taskId,
   item,
   deciding,
   decide,
 }: {
+  client: AtsClient;
+  taskId: string;
   item: ConversationItem;
   deciding?: string;
   decide: (callId: string, outcome: ApprovalOutcome) => void;
@@ -150,17 +176,32 @@ function Item({
         </div>
       );
     case 'tool':
-      return <ToolCallCard item={item} deciding={deciding === item.callId} onDecide={(outcome) => decide(item.callId, outcome)} />;
+      return (
+        <ToolCallCard item={item} deciding={deciding === item.callId} onDecide={(outcome) => decide(item.callId, outcome)}>
+          {item.resultEventId !== undefined && (
+            <StepActions client={client} taskId={taskId} eventId={item.resultEventId} kind="tool_result" />
+          )}
+        </ToolCallCard>
+      );
     case 'turn':
       return <p class="divider">Turn {item.turn}</p>;
     case 'done':
       return (
-        <p class={`divider done-${item.status}`}>
-          Turn {item.status}
-          {item.error && <>: {item.error}</>}
-        </p>
+        <>
+          <p class={`divider done-${item.status}`}>
+            Turn {item.status}
+            {item.error && <>: {item.error}</>}
+          </p>
+          <StepActions client={client} taskId={taskId} eventId={item.eventId} kind="done" />
+        </>
       );
     case 'notice':
       return <p class="notice">{item.text}</p>;
+    case 'forked':
+      return (
+        <p class="divider">
+          Forked from <a href={hrefOf({ page: 'task', id: item.from.taskId })}>{item.from.taskId}</a> after event {item.from.eventId}
+        </p>
+      );
   }
 }
