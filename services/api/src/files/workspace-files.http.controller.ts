@@ -63,9 +63,10 @@ export class WorkspaceFilesHttpController {
   async list(@Tenant() tenantId: string, @Param('id') id: string, @Query() query: Record<string, unknown>) {
     await this.tasks.find(tenantId, id);
     const dto = await validateInput(ListWorkspaceFilesRequestDto, { ...query });
+    const after = afterCursor(dto.cursor);
     const { at, checkpoint } = await this.workspaces.find(id, dto.at === undefined ? undefined : Number(dto.at));
     if (!checkpoint) return ok({ at, files: [], nextCursor: null });
-    const page = await this.reader.files(rootEntryOf(checkpoint), dto.limit ?? DEFAULT_FILES_PAGE, afterCursor(dto.cursor));
+    const page = await this.reader.files(rootEntryOf(checkpoint), dto.limit ?? DEFAULT_FILES_PAGE, after);
     const mask = await this.masker(id);
     const files = page.files.map((f) => ({ ...f, path: mask(f.path) }));
     return ok({ at, files, nextCursor: page.next === undefined ? null : cursorOf(page.next) });

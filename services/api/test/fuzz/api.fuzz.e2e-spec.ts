@@ -57,6 +57,7 @@ type SuccessShape =
   | 'events'
   | 'files'
   | 'download'
+  | 'workspace-files'
   | 'deliveries'
   | 'redelivery';
 const ROUTES: readonly (readonly [string, RegExp, SuccessShape])[] = [
@@ -74,6 +75,8 @@ const ROUTES: readonly (readonly [string, RegExp, SuccessShape])[] = [
   ['GET', /^\/api\/v1\/tasks\/[^/]+\/events$/, 'events'],
   ['GET', /^\/api\/v1\/tasks\/[^/]+\/artifacts$/, 'files'],
   ['GET', /^\/api\/v1\/tasks\/[^/]+\/artifacts\/download$/, 'download'],
+  ['GET', /^\/api\/v1\/tasks\/[^/]+\/files$/, 'workspace-files'],
+  ['GET', /^\/api\/v1\/tasks\/[^/]+\/files\/download$/, 'download'],
   ['GET', /^\/api\/v1\/tasks\/[^/]+\/webhook-deliveries$/, 'deliveries'],
   ['POST', /^\/api\/v1\/tasks\/[^/]+\/webhook-deliveries\/[^/]+\/redeliver$/, 'redelivery'],
 ];
@@ -175,17 +178,22 @@ function contractBreach(wire: WireRequest, res: RawResponse, first: boolean): st
                   /^task_/.test(String(data.id)) &&
                   TASK_STATUSES.includes(String(data.status)) &&
                   isPlainObject(data.forkedFrom)
-                : shape === 'events'
-                  ? (sameKeys(data, ['events']) || sameKeys(data, ['events', 'nextAfter'])) &&
-                    Array.isArray(data.events) &&
-                    data.events.every((e) => isPlainObject(e) && sameKeys(e, ['id', 'type', 'data', 'at']))
-                  : shape === 'deliveries'
-                    ? sameKeys(data, ['deliveries']) && Array.isArray(data.deliveries)
-                    : shape === 'redelivery'
-                      ? typeof data.id === 'string' && data.status === 'pending' && Array.isArray(data.attempts)
-                      : /* approve */ sameKeys(data, ['callId', 'outcome', 'approved']) &&
-                        ['proceed_once', 'proceed_always', 'cancel'].includes(String(data.outcome)) &&
-                        data.approved === (data.outcome !== 'cancel');
+                : shape === 'workspace-files'
+                  ? sameKeys(data, ['at', 'files', 'nextCursor']) &&
+                    Number.isInteger(data.at) &&
+                    Array.isArray(data.files) &&
+                    (data.nextCursor === null || typeof data.nextCursor === 'string')
+                  : shape === 'events'
+                    ? (sameKeys(data, ['events']) || sameKeys(data, ['events', 'nextAfter'])) &&
+                      Array.isArray(data.events) &&
+                      data.events.every((e) => isPlainObject(e) && sameKeys(e, ['id', 'type', 'data', 'at']))
+                    : shape === 'deliveries'
+                      ? sameKeys(data, ['deliveries']) && Array.isArray(data.deliveries)
+                      : shape === 'redelivery'
+                        ? typeof data.id === 'string' && data.status === 'pending' && Array.isArray(data.attempts)
+                        : /* approve */ sameKeys(data, ['callId', 'outcome', 'approved']) &&
+                          ['proceed_once', 'proceed_always', 'cancel'].includes(String(data.outcome)) &&
+                          data.approved === (data.outcome !== 'cancel');
   return ok ? undefined : `${shape} data of an unexpected shape: ${JSON.stringify(data).slice(0, 200)}`;
 }
 

@@ -206,6 +206,19 @@ const VALID: Record<string, Ask> = {
     path: fc.nat().map((n) => tasks({ id: { artifactTask: n } }, 'artifacts', 'download')),
     query: fc.nat().map((n): Query => [['path', { artifactPath: n }]]),
   },
+  // Event 1 exists in every task; the artifact tasks' files are in their workspace too.
+  files: {
+    endpoint: 'GET /tasks/{id}/files',
+    method: 'GET',
+    path: ownTask('files'),
+    query: someOf({ at: fc.constant('1'), limit: digits(1, 1000) }),
+  },
+  fileDownload: {
+    endpoint: 'GET /tasks/{id}/files/download',
+    method: 'GET',
+    path: fc.nat().map((n) => tasks({ id: { artifactTask: n } }, 'files', 'download')),
+    query: fc.nat().map((n): Query => [['path', { artifactPath: n }]]),
+  },
   deliveries: { endpoint: 'GET /tasks/{id}/webhook-deliveries', method: 'GET', path: ownTask('webhook-deliveries') },
   redeliver: {
     endpoint: 'POST /tasks/{id}/webhook-deliveries/{deliveryId}/redeliver',
@@ -354,6 +367,18 @@ const REFUSED: readonly fc.Arbitrary<HttpRequestSpec>[] = [
   queryDefect(valid.download, 'an absolute path', [['path', '%2Fetc%2Fpasswd']]),
   queryDefect(valid.download, 'a path that is no artifact', [['path', 'downloads%2Fnone.md']], 'NOT_FOUND'),
 
+  ...taskDefects(valid.files),
+  queryDefect(valid.files, 'at 0', [['at', '0']]),
+  queryDefect(valid.files, 'an at that is not an event id', [['at', 'x']]),
+  queryDefect(valid.files, 'limit over 1000', [['limit', '1001']]),
+  queryDefect(valid.files, 'a cursor no page gave', [['cursor', 'not-a-cursor!']]),
+  queryDefect(valid.files, 'an event the task does not have', [['at', '100000']], 'NOT_FOUND'),
+
+  ...taskDefects(valid.fileDownload),
+  queryDefect(valid.fileDownload, 'no path', []),
+  queryDefect(valid.fileDownload, 'a path that is no file', [['path', 'downloads%2Fnone.md']], 'NOT_FOUND'),
+  queryDefect(valid.fileDownload, 'a path out of the workspace', [['path', '..%2Fetc%2Fpasswd']], 'NOT_FOUND'),
+
   ...taskDefects(valid.deliveries),
 
   ...taskDefects(valid.redeliver),
@@ -383,6 +408,8 @@ export const oracleRequest: fc.Arbitrary<HttpRequestSpec> = fc.oneof(
   { weight: 1, arbitrary: valid.events },
   { weight: 1, arbitrary: valid.artifacts },
   { weight: 1, arbitrary: valid.download },
+  { weight: 1, arbitrary: valid.files },
+  { weight: 1, arbitrary: valid.fileDownload },
   { weight: 1, arbitrary: valid.deliveries },
   { weight: 2, arbitrary: valid.redeliver },
   { weight: 1, arbitrary: valid.health },

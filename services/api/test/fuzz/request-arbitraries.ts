@@ -574,6 +574,8 @@ export const ENDPOINTS = [
   'GET /tasks/{id}/events',
   'GET /tasks/{id}/artifacts',
   'GET /tasks/{id}/artifacts/download',
+  'GET /tasks/{id}/files',
+  'GET /tasks/{id}/files/download',
   'GET /tasks/{id}/webhook-deliveries',
   'POST /tasks/{id}/webhook-deliveries/{deliveryId}/redeliver',
   'GET /healthz',
@@ -1054,6 +1056,31 @@ const ENDPOINT_SHAPES: readonly (EndpointShape & { readonly weight: number })[] 
     query: fc.option(queryPairs(['after', 'limit'], queryText), { nil: undefined }),
   },
   { endpoint: 'GET /tasks/{id}/artifacts', method: 'GET', weight: 5, json: false, path: task(['artifacts']) },
+  {
+    endpoint: 'GET /tasks/{id}/files',
+    method: 'GET',
+    weight: 4,
+    json: false,
+    path: task(['files']),
+    query: fc.option(queryPairs(['at', 'limit', 'cursor'], queryText), { nil: undefined }),
+  },
+  {
+    endpoint: 'GET /tasks/{id}/files/download',
+    method: 'GET',
+    weight: 4,
+    json: false,
+    path: fc.oneof(
+      fc.nat().map((n): readonly Segment[] => ['api', 'v1', 'tasks', { id: { artifactTask: n } }, 'files', 'download']),
+      task(['files', 'download']),
+    ),
+    query: fc.oneof(
+      fc.nat().map((n) => [['path', { artifactPath: n }] as const]),
+      queryPairs(
+        ['path', 'at'],
+        fc.oneof(queryText, fc.constantFrom<Text>('../etc/passwd', '/etc/passwd', 'downloads/../../x', '0', '99999')),
+      ),
+    ),
+  },
   { endpoint: 'GET /tasks/{id}/webhook-deliveries', method: 'GET', weight: 3, json: false, path: task(['webhook-deliveries']) },
   {
     endpoint: 'POST /tasks/{id}/webhook-deliveries/{deliveryId}/redeliver',
@@ -1141,7 +1168,7 @@ const ENDPOINT_SHAPES: readonly (EndpointShape & { readonly weight: number })[] 
         ['%2e%2e', 'healthz'],
       ),
       fc
-        .tuple(idRef, fc.constantFrom('unknown', 'tools', 'approve', 'webhooks', 'files'))
+        .tuple(idRef, fc.constantFrom('unknown', 'tools', 'approve', 'webhooks', 'filez'))
         .map(([id, tail]): readonly Segment[] => ['api', 'v1', 'tasks', { id }, tail]),
       fc
         .tuple(idRef, callRef, fc.constantFrom('reject', 'approve', ''))
