@@ -9,6 +9,7 @@ import type { Baseline, KnownFile } from './baseline';
 import type { Hints } from './change-hints';
 import type { FolderScope } from './hinted-scope';
 import { HintedScope } from './hinted-scope';
+import { MapJournal } from './map-journal';
 import { SyncNoFollowDir } from './sync-no-follow-dir';
 
 /** A file bigger than this is an object of its own, streamed: a pack is held in memory until put. */
@@ -107,6 +108,7 @@ async function writeOnce(
       baseline: walk.baseline(rootEntry),
     };
   } catch (error) {
+    walk.undo();
     await pack.discard();
     throw error;
   }
@@ -121,9 +123,10 @@ interface WalkedFolder {
 }
 
 /**
- * One checkpoint's walk: what it found, read and stored. A hinted one (`scope`) starts from
- * copies of the previous maps, walks only what the hints name, and forgets what is gone from
- * the folders it listed; the folders it did not walk keep their previous entries.
+ * One checkpoint's walk: what it found, read and stored. A hinted one (`scope`) takes over the
+ * previous baseline's maps and edits them in place, through a journal (undone if it fails): it
+ * walks only what the hints name and forgets what is gone from the folders it listed; the
+ * folders it did not walk keep their entries. `previous` is then the new baseline's, not its own.
  */
 class CheckpointWalk {
   readonly files: Map<string, KnownFile>;
@@ -131,7 +134,7 @@ class CheckpointWalk {
   readonly folderSizes: Map<string, number>;
   readonly listings: Map<string, readonly TreeEntry[]>;
   readonly nodes = new Map<string, PieceLocation>();
-  readonly contents = new Map<string, PieceLocation>();
+  readonly contents: Map<string, PieceLocation>;
   fileCount = 0;
   ownObjectBytes = 0;
   readonly innerNodes = new Map<string, readonly string[]>();
@@ -141,6 +144,7 @@ class CheckpointWalk {
   private readonly gone = new Set<string>();
   private readonly listed = new Set<string>();
   private readonly startedNs = BigInt(Date.now()) * 1_000_000n;
+  private readonly journal?: MapJournal;
 
   constructor(
     private readonly objects: ObjectStore,
@@ -150,12 +154,27 @@ class CheckpointWalk {
     private readonly blobPrefix: string,
     private readonly scope: HintedScope | undefined,
   ) {
-    for (const [sha, at] of previous?.contents ?? []) this.contents.set(sha, at);
-    const carried = scope ? previous : undefined;
-    this.files = new Map(carried?.files);
-    this.folders = new Map(carried?.folders);
-    this.folderSizes = new Map(carried?.folderSizes);
-    this.listings = new Map(carried?.listings);
+    if (scope && previous?.listings) {
+      // Maps at run time (made by a walk): read-only to everyone but the checkpoint taking them over.
+      this.journal = new MapJournal();
+      this.files = previous.files as Map<string, KnownFile>;
+      this.folders = previous.folders as Map<string, TreeEntry>;
+      this.folderSizes = previous.folderSizes as Map<string, number>;
+      this.listings = previous.listings as Map<string, readonly TreeEntry[]>;
+      this.contents = previous.contents as Map<string, PieceLocation>;
+      this.fileCount = previous.fileCount ?? 0;
+      return;
+    }
+    this.files = new Map();
+    this.folders = new Map();
+    this.folderSizes = new Map();
+    this.listings = new Map();
+    this.contents = new Map(previous?.contents);
+  }
+
+  /** A hinted walk failed: the baseline it took over is as it was. */
+  undo(): void {
+    this.journal?.undo();
   }
 
   async folder(dir: SyncNoFollowDir, path: string, depth: number, mode: number, scope: FolderScope): Promise<WalkedFolder> {
@@ -200,9 +219,9 @@ class CheckpointWalk {
       const at = this.storeNode(node.sha256, node.bytes);
       entry = { name: '', kind: 'dir', mode: folder.mode, size: 0, mtimeMs: 0, sha256: node.sha256, at };
     }
-    this.folders.set(folder.path, entry);
-    this.folderSizes.set(folder.path, folder.entries.length);
-    this.listings.set(folder.path, folder.entries);
+    this.put(this.folders, folder.path, entry);
+    this.put(this.folderSizes, folder.path, folder.entries.length);
+    this.put(this.listings, folder.path, folder.entries);
     this.listed.add(folder.path);
     return entry;
   }
@@ -213,23 +232,27 @@ class CheckpointWalk {
    */
   carryOver(): void {
     if (!this.scope) return;
+    const journal = this.journal!;
     for (const [path, entry] of this.folders) if (!this.listed.has(path)) this.keepNodesBelow(entry);
-    this.fileCount = 0;
-    for (const known of this.files.values()) if (known.entry.kind === 'file') this.fileCount++;
+    for (const path of journal.changed(this.files)) {
+      if (journal.before(this.files, path)?.entry.kind === 'file') this.fileCount--;
+      if (this.files.get(path)?.entry.kind === 'file') this.fileCount++;
+    }
   }
 
   changes(): WorkspaceChange[] {
     const changes: WorkspaceChange[] = [];
     // A hinted walk compares what it looked at; the rest is as it was.
+    const beforeOf = (path: string) => (this.journal ? this.journal.before(this.files, path) : this.previous?.files.get(path));
     for (const path of this.scope ? this.seen : this.files.keys()) {
       const now = this.files.get(path);
-      const before = this.previous?.files.get(path);
+      const before = beforeOf(path);
       if (!now) continue;
       if (!before) changes.push({ path, change: 'created', size: now.entry.size });
       else if (!sameContent(before.entry, now.entry)) changes.push({ path, change: 'modified', size: now.entry.size });
     }
     for (const path of this.scope ? this.gone : (this.previous?.files.keys() ?? [])) {
-      const before = this.previous?.files.get(path);
+      const before = beforeOf(path);
       if (before && !this.files.has(path)) changes.push({ path, change: 'deleted', size: before.entry.size });
     }
     return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -246,6 +269,7 @@ class CheckpointWalk {
       contents: this.contents,
       listings: this.listings,
       hardLinks: this.hardLinks,
+      fileCount: this.fileCount,
     };
   }
 
@@ -269,7 +293,7 @@ class CheckpointWalk {
       if (inner === 'reuse' && before) {
         // Untouched since `previous`: its entry as it was (its mode is its parent's to say).
         const entry = { ...before, mode };
-        this.folders.set(path, entry);
+        this.put(this.folders, path, entry);
         return { entry: { ...entry, name }, unchanged: before.mode === mode };
       }
       const sub = dir.openDir(name, stats);
@@ -285,9 +309,9 @@ class CheckpointWalk {
     const known = this.previous?.files.get(path);
     const entry = kind === 'symlink' ? this.link(dir, name, stats, mode) : await this.file(dir, name, stats, mode, known);
     if (!entry) return undefined;
-    this.files.set(path, { entry, stat: statKey(stats), racy: this.startedNs - stats.mtimeNs < RACY_NS });
+    this.put(this.files, path, { entry, stat: statKey(stats), racy: this.startedNs - stats.mtimeNs < RACY_NS });
     if (this.scope) this.seen.add(path);
-    if (kind === 'file') this.fileCount++;
+    else if (kind === 'file') this.fileCount++;
     return { entry, unchanged: known !== undefined && sameEntry(known.entry, entry) };
   }
 
@@ -310,14 +334,24 @@ class CheckpointWalk {
       if (old.kind === 'dir') this.forgetFolder(at);
       else this.forgetFile(at);
     }
-    this.folders.delete(path);
-    this.folderSizes.delete(path);
-    this.listings.delete(path);
+    this.remove(this.folders, path);
+    this.remove(this.folderSizes, path);
+    this.remove(this.listings, path);
   }
 
   private forgetFile(path: string): void {
-    this.files.delete(path);
+    this.remove(this.files, path);
     this.gone.add(path);
+  }
+
+  private put<K, V>(map: Map<K, V>, key: K, value: V): void {
+    if (this.journal) this.journal.set(map, key, value);
+    else map.set(key, value);
+  }
+
+  private remove<K, V>(map: Map<K, V>, key: K): void {
+    if (this.journal) this.journal.delete(map, key);
+    else map.delete(key);
   }
 
   private link(dir: SyncNoFollowDir, name: string, stats: BigIntStats, mode: number): TreeEntry | undefined {
@@ -349,7 +383,7 @@ class CheckpointWalk {
     if (!at) {
       this.assertRoom(base.size);
       at = this.pack.add(Buffer.concat(chunks));
-      this.contents.set(sha256, at);
+      this.put(this.contents, sha256, at);
       await this.pack.putIfFull();
     }
     return { ...base, sha256, at };
@@ -379,7 +413,7 @@ class CheckpointWalk {
         await handle.close();
       }
       at = { key, offset: 0, length: base.size };
-      this.contents.set(sha256, at);
+      this.put(this.contents, sha256, at);
       this.ownObjectBytes += base.size;
     }
     return { ...base, sha256, at };
