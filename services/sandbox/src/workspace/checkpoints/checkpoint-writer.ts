@@ -10,6 +10,7 @@ import type { Hints } from './change-hints';
 import type { FolderScope } from './hinted-scope';
 import { HintedScope } from './hinted-scope';
 import { MapJournal } from './map-journal';
+import type { SyncEntry } from './sync-no-follow-dir';
 import { SyncNoFollowDir } from './sync-no-follow-dir';
 
 /** A file bigger than this is an object of its own, streamed: a pack is held in memory until put. */
@@ -182,7 +183,13 @@ class CheckpointWalk {
       const entries: TreeEntry[] = [];
       let unchanged = this.previous?.folderSizes.get(path) !== undefined;
       let count = 0;
-      for (const found of dir.list()) {
+      const names = scope === 'hinted' ? this.scope?.namesIn(path) : undefined;
+      for (const found of names ? this.partialList(dir, path, names) : dir.list()) {
+        if ('reused' in found) {
+          count++;
+          entries.push(found.reused);
+          continue;
+        }
         const childPath = path === '' ? found.name : `${path}/${found.name}`;
         if (found.kind === 'special') {
           this.target.onSkipped?.(childPath, found.why);
@@ -313,6 +320,31 @@ class CheckpointWalk {
     if (this.scope) this.seen.add(path);
     else if (kind === 'file') this.fileCount++;
     return { entry, unchanged: known !== undefined && sameEntry(known.entry, entry) };
+  }
+
+  /**
+   * Hinted, a folder whose changed entries are known by name: those (and any name the last
+   * checkpoint did not have, and the folders to pass through) are looked at again; every other
+   * entry is its previous one, as it was (its file, or its folder's whole subtree).
+   */
+  private partialList(dir: SyncNoFollowDir, path: string, names: ReadonlySet<string>): (SyncEntry | { reused: TreeEntry })[] {
+    const before = new Map((this.previous?.listings?.get(path) ?? []).map((entry) => [entry.name, entry]));
+    const found: (SyncEntry | { reused: TreeEntry })[] = [];
+    for (const name of dir.names()) {
+      if (typeof name !== 'string') {
+        found.push(name);
+        continue;
+      }
+      const old = before.get(name);
+      const passedThrough = old?.kind === 'dir' && this.scope?.of(childOf(path, name), true) !== 'reuse';
+      if (old && !names.has(name) && !passedThrough) {
+        found.push({ reused: old });
+        continue;
+      }
+      const entry = dir.entry(name);
+      if (entry) found.push(entry);
+    }
+    return found;
   }
 
   /** Hinted: what `path` held in `previous` and no longer does (gone, or a folder now a file or the reverse) is forgotten. */
