@@ -1,6 +1,7 @@
 import type { BigIntStats } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import type { CheckpointRef, PieceLocation, TreeEntry, WorkspaceChange } from '@app/task-domain';
+import type { EncodedNode } from '@app/checkpoints';
 import { PackBuilder, encodeFolder } from '@app/checkpoints';
 import type { ObjectStore } from '@app/object-store';
 import type { OnSkipped } from '../snapshot-entries';
@@ -220,10 +221,10 @@ class CheckpointWalk {
       const inner: string[] = [];
       const node = encodeFolder(folder.entries, (child) => {
         inner.push(child.sha256);
-        return this.storeNode(child.sha256, child.bytes);
+        return this.storeNode(child);
       });
       if (inner.length > 0) this.innerNodes.set(node.sha256, inner);
-      const at = this.storeNode(node.sha256, node.bytes);
+      const at = this.storeNode(node);
       entry = { name: '', kind: 'dir', mode: folder.mode, size: 0, mtimeMs: 0, sha256: node.sha256, at };
     }
     this.put(this.folders, folder.path, entry);
@@ -451,9 +452,10 @@ class CheckpointWalk {
     return { ...base, sha256, at };
   }
 
-  private storeNode(sha256: string, bytes: Buffer): PieceLocation {
-    const at = this.nodes.get(sha256) ?? this.previous?.nodes.get(sha256) ?? this.pack.add(bytes);
-    this.nodes.set(sha256, at);
+  /** Stored unless known: its bytes (compressed on first use) are asked for only then. */
+  private storeNode(node: EncodedNode): PieceLocation {
+    const at = this.nodes.get(node.sha256) ?? this.previous?.nodes.get(node.sha256) ?? this.pack.add(node.bytes);
+    this.nodes.set(node.sha256, at);
     return at;
   }
 
