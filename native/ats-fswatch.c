@@ -14,7 +14,9 @@
  *   drain <id>                read every queued event, answer what <id> touched, forget it
  *   unwatch <id>              remove the mark, close the mount (call it before unmounting)
  * Answers on stdout: records of  [1 byte type][4 bytes length, big-endian][length bytes].
- *   'T' a touched folder, relative to the mountpoint ('' the top): re-list its entries
+ *   'N' a touched entry: its folder relative to the mountpoint ('' the top), a NUL, its name;
+ *       look at that entry again (its folder's other entries are as they were)
+ *   'T' a touched folder ('' the top): re-list all of its entries
  *   'S' a subtree: a folder created or moved (from or to) there; walk it whole
  *   'K' the answer ends, all is well       (payload empty)
  *   'R' the answer ends: rescan everything (payload: why, for the log)
@@ -74,7 +76,7 @@ struct watch {
     dev_t dev;
     int rescan;               /* first drain after watch, after an overflow or an unresolvable handle */
     const char *why;
-    struct set touched, subtrees;
+    struct set touched, named, subtrees;
 };
 
 static int group = -1;
@@ -152,11 +154,6 @@ static ssize_t relative(struct watch *w, int fd, char *buf, size_t size) {
     memcpy(buf, rest, len + 1);
     return (ssize_t)len;
 }
-static void parent_of(char *path, size_t *len) {
-    char *slash = strrchr(path, '/');
-    *len = slash ? (size_t)(slash - path) : 0;
-    path[*len] = 0;
-}
 
 static void record(const struct fanotify_event_metadata *ev) {
     if (ev->mask & FAN_Q_OVERFLOW) {
@@ -186,19 +183,27 @@ static void record(const struct fanotify_event_metadata *ev) {
             continue;
         }
         size_t len = (size_t)n;
-        set_add(&w->touched, dir, len);
+        char key[2 * PATH_MAX + 2];
         if (*name == 0 || strcmp(name, ".") == 0) {
             /* An event on the folder itself (its mode): its entry lives in its parent. */
-            if (len > 0) {
-                parent_of(dir, &len);
-                set_add(&w->touched, dir, len);
+            if (len == 0) {
+                set_add(&w->touched, "", 0);
+                continue;
             }
-        } else if ((ev->mask & FAN_ONDIR) && (ev->mask & (FAN_CREATE | FAN_MOVED_FROM | FAN_MOVED_TO))) {
+            char *slash = strrchr(dir, '/');
+            int k = slash ? snprintf(key, sizeof key, "%.*s%c%s", (int)(slash - dir), dir, 0, slash + 1)
+                          : snprintf(key, sizeof key, "%c%s", 0, dir);
+            if (k > 0 && (size_t)k < sizeof key) set_add(&w->named, key, (size_t)k);
+            continue;
+        }
+        int k = snprintf(key, sizeof key, "%s%c%s", dir, 0, name);
+        if (k < 0 || (size_t)k >= sizeof key) rescan(w, "a path too long");
+        else set_add(&w->named, key, (size_t)k);
+        if ((ev->mask & FAN_ONDIR) && (ev->mask & (FAN_CREATE | FAN_MOVED_FROM | FAN_MOVED_TO))) {
             /* A folder made or moved: what is inside came with it, without events of its own. */
-            char sub[2 * PATH_MAX + 2];
-            int m = snprintf(sub, sizeof sub, "%s%s%s", dir, len ? "/" : "", name);
-            if (m < 0 || (size_t)m >= sizeof sub) rescan(w, "a path too long");
-            else set_add(&w->subtrees, sub, (size_t)m);
+            int m = snprintf(key, sizeof key, "%s%s%s", dir, len ? "/" : "", name);
+            if (m < 0 || (size_t)m >= sizeof key) rescan(w, "a path too long");
+            else set_add(&w->subtrees, key, (size_t)m);
         }
     }
 }
@@ -226,7 +231,7 @@ static void read_events(void) {
 static void drop(struct watch *w) {
     fanotify_mark(group, FAN_MARK_REMOVE | FAN_MARK_FILESYSTEM, MASK, w->mount_fd, ".");
     close(w->mount_fd);
-    set_flush(&w->touched, 0), set_flush(&w->subtrees, 0);
+    set_flush(&w->touched, 0), set_flush(&w->named, 0), set_flush(&w->subtrees, 0);
     free(w->mountpoint), free(w->prefix);
     for (int i = 0; i < MAX_WATCHES; i++)
         if (watches[i] == w) watches[i] = NULL;
@@ -300,11 +305,12 @@ static void drain_cmd(const char *id) {
     /* The mountpoint now shows another filesystem (unmounted, mounted again): the mark saw nothing of it. */
     if (stat(w->mountpoint, &st) != 0 || st.st_dev != w->dev) rescan(w, "the mountpoint changed");
     if (w->rescan) {
-        set_flush(&w->touched, 0), set_flush(&w->subtrees, 0);
+        set_flush(&w->touched, 0), set_flush(&w->named, 0), set_flush(&w->subtrees, 0);
         w->rescan = 0;
         return end('R', w->why);
     }
     set_flush(&w->touched, 'T');
+    set_flush(&w->named, 'N');
     set_flush(&w->subtrees, 'S');
     end('K', NULL);
 }

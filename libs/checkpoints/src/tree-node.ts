@@ -85,7 +85,15 @@ export function compareNames(a: string, b: string): number {
 
 function encode(stored: unknown, identity: unknown): EncodedNode {
   const sha256 = createHash('sha256').update(JSON.stringify(identity)).digest('hex');
-  return { sha256, bytes: gzipSync(JSON.stringify(stored), { level: 6 }) };
+  let bytes: Buffer | undefined;
+  // Compressed when first asked for: a writer that holds a node of this hash already never asks
+  // (a changed folder of 10,000 names re-encodes its trie, but stores only the buckets that changed).
+  return {
+    sha256,
+    get bytes() {
+      return (bytes ??= gzipSync(JSON.stringify(stored), { level: 6 }));
+    },
+  };
 }
 
 function nameHash(name: string): string {

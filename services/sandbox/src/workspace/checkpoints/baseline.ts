@@ -33,6 +33,8 @@ export interface Baseline {
    */
   readonly listings?: ReadonlyMap<string, readonly TreeEntry[]>;
   readonly hardLinks?: boolean;
+  /** Regular files in the tree (its CheckpointRef's `files`). */
+  readonly fileCount?: number;
 }
 
 /**

@@ -6,6 +6,12 @@
 export interface Hints {
   readonly touched: ReadonlySet<string>;
   readonly subtrees: ReadonlySet<string>;
+  /**
+   * For touched folders where the detector knows which entries changed: their names. Only those
+   * are looked at again, the folder's other entries are taken as they were. A touched folder
+   * without names here is re-listed whole.
+   */
+  readonly names?: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 /**

@@ -205,6 +205,44 @@ describe('writeCheckpoint with hints (ats-fswatch on a real ext4 loop image) fin
     expect(hintedSteps).toBe(2);
   });
 
+  it('leaves the baseline it took over as it was when a hinted checkpoint fails', async () => {
+    const ws = (path: string) => join(image.mountpoint, path);
+    mkdirSync(ws('aaa'));
+    mkdirSync(ws('keep'));
+    writeFileSync(ws('aaa/changed.txt'), 'before');
+    writeFileSync(ws('aaa/gone.txt'), 'gone');
+    writeFileSync(ws('keep/old.txt'), 'old');
+    await step();
+    await step();
+    // Walked first (by name): taken in, then the failure comes in keep/.
+    writeFileSync(ws('aaa/changed.txt'), 'after!');
+    rmSync(ws('aaa/gone.txt'));
+    rmSync(ws('keep/old.txt'));
+    writeFileSync(ws('keep/big.bin'), Buffer.alloc(64 * 1024, 1));
+    seq++;
+    const told = await hints.drain('task_h');
+    expect(told).not.toBe('rescan');
+    const tooSmall = writeCheckpoint(objects, image.mountpoint, chains.hinted, {
+      taskId: 'task_h',
+      lineage: 'task_h',
+      seq,
+      maxAddedBytes: 1024,
+      hints: told === 'rescan' ? undefined : told,
+    });
+    await expect(tooSmall).rejects.toThrow(/bytes one checkpoint may store/);
+    // The same hints again, against the baseline the failed one had taken over.
+    const hinted = await write('task_h', chains.hinted, told === 'rescan' ? undefined : told);
+    const whole = await write('task_w', chains.whole);
+    expect(hinted.changes).toEqual(whole.changes);
+    expect(hinted.changes.map((c) => `${c.change} ${c.path}`)).toEqual([
+      'modified aaa/changed.txt',
+      'deleted aaa/gone.txt',
+      'created keep/big.bin',
+      'deleted keep/old.txt',
+    ]);
+    expect(hinted.ref.root.sha256).toBe(whole.ref.root.sha256);
+  });
+
   it('walks everything again once a file has two links (a change through one name is seen only in its folder)', async () => {
     mkdirSync(join(image.mountpoint, 'a'));
     mkdirSync(join(image.mountpoint, 'b'));

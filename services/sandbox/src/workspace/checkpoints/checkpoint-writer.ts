@@ -1,6 +1,7 @@
 import type { BigIntStats } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import type { CheckpointRef, PieceLocation, TreeEntry, WorkspaceChange } from '@app/task-domain';
+import type { EncodedNode } from '@app/checkpoints';
 import { PackBuilder, encodeFolder } from '@app/checkpoints';
 import type { ObjectStore } from '@app/object-store';
 import type { OnSkipped } from '../snapshot-entries';
@@ -9,6 +10,8 @@ import type { Baseline, KnownFile } from './baseline';
 import type { Hints } from './change-hints';
 import type { FolderScope } from './hinted-scope';
 import { HintedScope } from './hinted-scope';
+import { MapJournal } from './map-journal';
+import type { SyncEntry } from './sync-no-follow-dir';
 import { SyncNoFollowDir } from './sync-no-follow-dir';
 
 /** A file bigger than this is an object of its own, streamed: a pack is held in memory until put. */
@@ -111,6 +114,7 @@ async function writeOnce(
       baseline: walk.baseline(rootEntry),
     };
   } catch (error) {
+    walk.undo();
     await pack.discard();
     throw error;
   }
@@ -125,9 +129,10 @@ interface WalkedFolder {
 }
 
 /**
- * One checkpoint's walk: what it found, read and stored. A hinted one (`scope`) starts from
- * copies of the previous maps, walks only what the hints name, and forgets what is gone from
- * the folders it listed; the folders it did not walk keep their previous entries.
+ * One checkpoint's walk: what it found, read and stored. A hinted one (`scope`) takes over the
+ * previous baseline's maps and edits them in place, through a journal (undone if it fails): it
+ * walks only what the hints name and forgets what is gone from the folders it listed; the
+ * folders it did not walk keep their entries. `previous` is then the new baseline's, not its own.
  */
 class CheckpointWalk {
   readonly files: Map<string, KnownFile>;
@@ -135,7 +140,7 @@ class CheckpointWalk {
   readonly folderSizes: Map<string, number>;
   readonly listings: Map<string, readonly TreeEntry[]>;
   readonly nodes = new Map<string, PieceLocation>();
-  readonly contents = new Map<string, PieceLocation>();
+  readonly contents: Map<string, PieceLocation>;
   fileCount = 0;
   ownObjectBytes = 0;
   readonly innerNodes = new Map<string, readonly string[]>();
@@ -145,6 +150,7 @@ class CheckpointWalk {
   private readonly gone = new Set<string>();
   private readonly listed = new Set<string>();
   private readonly startedNs = BigInt(Date.now()) * 1_000_000n;
+  private readonly journal?: MapJournal;
 
   constructor(
     private readonly objects: ObjectStore,
@@ -154,12 +160,27 @@ class CheckpointWalk {
     private readonly blobPrefix: string,
     private readonly scope: HintedScope | undefined,
   ) {
-    for (const [sha, at] of previous?.contents ?? []) this.contents.set(sha, at);
-    const carried = scope ? previous : undefined;
-    this.files = new Map(carried?.files);
-    this.folders = new Map(carried?.folders);
-    this.folderSizes = new Map(carried?.folderSizes);
-    this.listings = new Map(carried?.listings);
+    if (scope && previous?.listings) {
+      // Maps at run time (made by a walk): read-only to everyone but the checkpoint taking them over.
+      this.journal = new MapJournal();
+      this.files = previous.files as Map<string, KnownFile>;
+      this.folders = previous.folders as Map<string, TreeEntry>;
+      this.folderSizes = previous.folderSizes as Map<string, number>;
+      this.listings = previous.listings as Map<string, readonly TreeEntry[]>;
+      this.contents = previous.contents as Map<string, PieceLocation>;
+      this.fileCount = previous.fileCount ?? 0;
+      return;
+    }
+    this.files = new Map();
+    this.folders = new Map();
+    this.folderSizes = new Map();
+    this.listings = new Map();
+    this.contents = new Map(previous?.contents);
+  }
+
+  /** A hinted walk failed: the baseline it took over is as it was. */
+  undo(): void {
+    this.journal?.undo();
   }
 
   private entriesListed = 0;
@@ -169,11 +190,17 @@ class CheckpointWalk {
       const entries: TreeEntry[] = [];
       let unchanged = this.previous?.folderSizes.get(path) !== undefined;
       let count = 0;
-      for (const found of dir.list()) {
+      const names = scope === 'hinted' ? this.scope?.namesIn(path) : undefined;
+      for (const found of names ? this.partialList(dir, path, names) : dir.list()) {
         // A workspace of millions of names (a folder workspace has no inode bound) would hold the
         // service's memory and the step's time: past the bound the step goes on unrecorded.
         if (++this.entriesListed > MAX_WALK_ENTRIES) {
           throw new CheckpointTooLargeError(`the workspace holds more than ${MAX_WALK_ENTRIES} entries: it is not checkpointed`);
+        }
+        if ('reused' in found) {
+          count++;
+          entries.push(found.reused);
+          continue;
         }
         const childPath = path === '' ? found.name : `${path}/${found.name}`;
         if (found.kind === 'special') {
@@ -205,15 +232,15 @@ class CheckpointWalk {
       const inner: string[] = [];
       const node = encodeFolder(folder.entries, (child) => {
         inner.push(child.sha256);
-        return this.storeNode(child.sha256, child.bytes);
+        return this.storeNode(child);
       });
       if (inner.length > 0) this.innerNodes.set(node.sha256, inner);
-      const at = this.storeNode(node.sha256, node.bytes);
+      const at = this.storeNode(node);
       entry = { name: '', kind: 'dir', mode: folder.mode, size: 0, mtimeMs: 0, sha256: node.sha256, at };
     }
-    this.folders.set(folder.path, entry);
-    this.folderSizes.set(folder.path, folder.entries.length);
-    this.listings.set(folder.path, folder.entries);
+    this.put(this.folders, folder.path, entry);
+    this.put(this.folderSizes, folder.path, folder.entries.length);
+    this.put(this.listings, folder.path, folder.entries);
     this.listed.add(folder.path);
     return entry;
   }
@@ -224,23 +251,27 @@ class CheckpointWalk {
    */
   carryOver(): void {
     if (!this.scope) return;
+    const journal = this.journal!;
     for (const [path, entry] of this.folders) if (!this.listed.has(path)) this.keepNodesBelow(entry);
-    this.fileCount = 0;
-    for (const known of this.files.values()) if (known.entry.kind === 'file') this.fileCount++;
+    for (const path of journal.changed(this.files)) {
+      if (journal.before(this.files, path)?.entry.kind === 'file') this.fileCount--;
+      if (this.files.get(path)?.entry.kind === 'file') this.fileCount++;
+    }
   }
 
   changes(): WorkspaceChange[] {
     const changes: WorkspaceChange[] = [];
     // A hinted walk compares what it looked at; the rest is as it was.
+    const beforeOf = (path: string) => (this.journal ? this.journal.before(this.files, path) : this.previous?.files.get(path));
     for (const path of this.scope ? this.seen : this.files.keys()) {
       const now = this.files.get(path);
-      const before = this.previous?.files.get(path);
+      const before = beforeOf(path);
       if (!now) continue;
       if (!before) changes.push({ path, change: 'created', size: now.entry.size });
       else if (!sameContent(before.entry, now.entry)) changes.push({ path, change: 'modified', size: now.entry.size });
     }
     for (const path of this.scope ? this.gone : (this.previous?.files.keys() ?? [])) {
-      const before = this.previous?.files.get(path);
+      const before = beforeOf(path);
       if (before && !this.files.has(path)) changes.push({ path, change: 'deleted', size: before.entry.size });
     }
     return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -257,6 +288,7 @@ class CheckpointWalk {
       contents: this.contents,
       listings: this.listings,
       hardLinks: this.hardLinks,
+      fileCount: this.fileCount,
     };
   }
 
@@ -280,7 +312,7 @@ class CheckpointWalk {
       if (inner === 'reuse' && before) {
         // Untouched since `previous`: its entry as it was (its mode is its parent's to say).
         const entry = { ...before, mode };
-        this.folders.set(path, entry);
+        this.put(this.folders, path, entry);
         return { entry: { ...entry, name }, unchanged: before.mode === mode };
       }
       const sub = dir.openDir(name, stats);
@@ -296,10 +328,35 @@ class CheckpointWalk {
     const known = this.previous?.files.get(path);
     const entry = kind === 'symlink' ? this.link(dir, name, stats, mode) : await this.file(dir, name, stats, mode, known);
     if (!entry) return undefined;
-    this.files.set(path, { entry, stat: statKey(stats), racy: this.startedNs - stats.mtimeNs < RACY_NS });
+    this.put(this.files, path, { entry, stat: statKey(stats), racy: this.startedNs - stats.mtimeNs < RACY_NS });
     if (this.scope) this.seen.add(path);
-    if (kind === 'file') this.fileCount++;
+    else if (kind === 'file') this.fileCount++;
     return { entry, unchanged: known !== undefined && sameEntry(known.entry, entry) };
+  }
+
+  /**
+   * Hinted, a folder whose changed entries are known by name: those (and any name the last
+   * checkpoint did not have, and the folders to pass through) are looked at again; every other
+   * entry is its previous one, as it was (its file, or its folder's whole subtree).
+   */
+  private partialList(dir: SyncNoFollowDir, path: string, names: ReadonlySet<string>): (SyncEntry | { reused: TreeEntry })[] {
+    const before = new Map((this.previous?.listings?.get(path) ?? []).map((entry) => [entry.name, entry]));
+    const found: (SyncEntry | { reused: TreeEntry })[] = [];
+    for (const name of dir.names()) {
+      if (typeof name !== 'string') {
+        found.push(name);
+        continue;
+      }
+      const old = before.get(name);
+      const passedThrough = old?.kind === 'dir' && this.scope?.of(childOf(path, name), true) !== 'reuse';
+      if (old && !names.has(name) && !passedThrough) {
+        found.push({ reused: old });
+        continue;
+      }
+      const entry = dir.entry(name);
+      if (entry) found.push(entry);
+    }
+    return found;
   }
 
   /** Hinted: what `path` held in `previous` and no longer does (gone, or a folder now a file or the reverse) is forgotten. */
@@ -321,14 +378,24 @@ class CheckpointWalk {
       if (old.kind === 'dir') this.forgetFolder(at);
       else this.forgetFile(at);
     }
-    this.folders.delete(path);
-    this.folderSizes.delete(path);
-    this.listings.delete(path);
+    this.remove(this.folders, path);
+    this.remove(this.folderSizes, path);
+    this.remove(this.listings, path);
   }
 
   private forgetFile(path: string): void {
-    this.files.delete(path);
+    this.remove(this.files, path);
     this.gone.add(path);
+  }
+
+  private put<K, V>(map: Map<K, V>, key: K, value: V): void {
+    if (this.journal) this.journal.set(map, key, value);
+    else map.set(key, value);
+  }
+
+  private remove<K, V>(map: Map<K, V>, key: K): void {
+    if (this.journal) this.journal.delete(map, key);
+    else map.delete(key);
   }
 
   private link(dir: SyncNoFollowDir, name: string, stats: BigIntStats, mode: number): TreeEntry | undefined {
@@ -360,7 +427,7 @@ class CheckpointWalk {
     if (!at) {
       this.assertRoom(base.size);
       at = this.pack.add(Buffer.concat(chunks));
-      this.contents.set(sha256, at);
+      this.put(this.contents, sha256, at);
       await this.pack.putIfFull();
     }
     return { ...base, sha256, at };
@@ -390,15 +457,16 @@ class CheckpointWalk {
         await handle.close();
       }
       at = { key, offset: 0, length: base.size };
-      this.contents.set(sha256, at);
+      this.put(this.contents, sha256, at);
       this.ownObjectBytes += base.size;
     }
     return { ...base, sha256, at };
   }
 
-  private storeNode(sha256: string, bytes: Buffer): PieceLocation {
-    const at = this.nodes.get(sha256) ?? this.previous?.nodes.get(sha256) ?? this.pack.add(bytes);
-    this.nodes.set(sha256, at);
+  /** Stored unless known: its bytes (compressed on first use) are asked for only then. */
+  private storeNode(node: EncodedNode): PieceLocation {
+    const at = this.nodes.get(node.sha256) ?? this.previous?.nodes.get(node.sha256) ?? this.pack.add(node.bytes);
+    this.nodes.set(node.sha256, at);
     return at;
   }
 

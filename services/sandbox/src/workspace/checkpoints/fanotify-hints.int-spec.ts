@@ -14,7 +14,10 @@ describe('FanotifyHints (native/ats-fswatch on a real ext4 loop image)', () => {
   const drained = async () => {
     const answer = await hints.drain('task_a');
     if (answer === 'rescan') return 'rescan';
-    return { touched: [...answer.touched].sort(), subtrees: [...answer.subtrees].sort() };
+    const names = [...(answer.names ?? new Map<string, ReadonlySet<string>>())].flatMap(([folder, inside]) =>
+      [...inside].map((name) => `${folder}:${name}`),
+    );
+    return { touched: [...answer.touched].sort(), subtrees: [...answer.subtrees].sort(), names: names.sort() };
   };
 
   beforeAll(() => {
@@ -36,20 +39,27 @@ describe('FanotifyHints (native/ats-fswatch on a real ext4 loop image)', () => {
     writeFileSync(ws('a', 'f'), 'one');
     await hints.watch('task_a', image.mountpoint);
     expect(await drained()).toBe('rescan');
-    expect(await drained()).toEqual({ touched: [], subtrees: [] });
+    expect(await drained()).toEqual({ touched: [], subtrees: [], names: [] });
 
     writeFileSync(ws('a', 'f'), 'two');
-    expect(await drained()).toEqual({ touched: ['a'], subtrees: [] });
+    expect(await drained()).toEqual({ touched: ['a'], subtrees: [], names: ['a:f'] });
 
     mkdirSync(ws('new'));
     writeFileSync(ws('new', 'x\ny'), 'odd name');
     renameSync(ws('a', 'b'), ws('moved'));
     symlinkSync('/etc/passwd', ws('a', 'link'));
-    expect(await drained()).toEqual({ touched: ['', 'a', 'new'], subtrees: ['a/b', 'moved', 'new'] });
+    expect(await drained()).toEqual({
+      touched: ['', 'a', 'new'],
+      subtrees: ['a/b', 'moved', 'new'],
+      names: [':moved', ':new', 'a:b', 'a:link', 'new:x\ny'],
+    });
 
     // A folder's own mode lives in its parent's listing.
     chmodSync(ws('moved'), 0o700);
-    expect(await drained()).toEqual({ touched: ['', 'moved'], subtrees: [] });
+    expect(await drained()).toEqual({ touched: [''], subtrees: [], names: [':moved'] });
+    // The top's own mode is no entry of any folder: it is re-listed whole.
+    chmodSync(image.mountpoint, 0o750);
+    expect(await drained()).toEqual({ touched: [''], subtrees: [], names: [] });
   });
 
   it('says rescan when a touched folder is gone before the drain', async () => {
@@ -61,7 +71,7 @@ describe('FanotifyHints (native/ats-fswatch on a real ext4 loop image)', () => {
     unlinkSync(ws('gone', 'x'));
     rmSync(ws('gone'), { recursive: true });
     expect(await drained()).toBe('rescan');
-    expect(await drained()).toEqual({ touched: [], subtrees: [] });
+    expect(await drained()).toEqual({ touched: [], subtrees: [], names: [] });
   });
 
   it('says rescan once after the helper died, and watches again', async () => {
@@ -75,7 +85,7 @@ describe('FanotifyHints (native/ats-fswatch on a real ext4 loop image)', () => {
     writeFileSync(ws('after'), 'x');
     expect(await drained()).toBe('rescan');
     writeFileSync(ws('again'), 'x');
-    expect(await drained()).toEqual({ touched: [''], subtrees: [] });
+    expect(await drained()).toEqual({ touched: [''], subtrees: [], names: [':again'] });
   });
 
   it('refuses a folder that is not a filesystem mounted there: always rescan', async () => {

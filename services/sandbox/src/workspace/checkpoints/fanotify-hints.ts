@@ -46,6 +46,7 @@ interface Answer {
   readonly why: string;
   readonly touched: string[];
   readonly subtrees: string[];
+  readonly names: Map<string, Set<string>>;
 }
 
 /**
@@ -92,7 +93,9 @@ export class FanotifyHints implements ChangeHints {
         if (answer?.end === 'E' || !answer) known.on = undefined;
         return 'rescan';
       }
-      return { touched: new Set(answer.touched), subtrees: new Set(answer.subtrees) };
+      // A folder re-listed whole needs no names.
+      for (const folder of answer.touched) answer.names.delete(folder);
+      return { touched: new Set([...answer.touched, ...answer.names.keys()]), subtrees: new Set(answer.subtrees), names: answer.names };
     });
   }
 
@@ -178,7 +181,7 @@ class HelperProcess {
           this.pending = undefined;
           settle(value);
         };
-      this.pending = { answer: { touched: [], subtrees: [] }, resolve: done(resolve), reject: done(reject) };
+      this.pending = { answer: { touched: [], subtrees: [], names: new Map() }, resolve: done(resolve), reject: done(reject) };
       this.child.stdin.write(`${line}\n`);
     });
   }
@@ -205,6 +208,16 @@ class HelperProcess {
     if (!pending) return this.died('an answer nobody asked for');
     if (type === 'K' || type === 'R' || type === 'E') {
       return pending.resolve({ ...pending.answer, end: type, why: payload.toString('utf8') });
+    }
+    if (type === 'N') {
+      const nul = payload.indexOf(0);
+      const [folder, name] = [utf8(payload.subarray(0, nul)), utf8(payload.subarray(nul + 1))];
+      if (folder === undefined) return;
+      // A name that is not UTF-8 is skipped by checkpoints; its folder is re-listed whole to be sure.
+      if (name === undefined) return void pending.answer.touched.push(folder);
+      const names = pending.answer.names.get(folder) ?? new Set<string>();
+      pending.answer.names.set(folder, names.add(name));
+      return;
     }
     const path = utf8(payload);
     // A path that is not UTF-8 names a folder no checkpoint holds (such names are skipped), and

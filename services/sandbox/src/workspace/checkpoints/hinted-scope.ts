@@ -10,11 +10,21 @@ export type FolderScope = 'whole' | 'hinted' | 'reuse';
  */
 export class HintedScope {
   private readonly listed = new Set<string>(['']);
+  private static readonly NONE: ReadonlySet<string> = new Set();
 
   constructor(private readonly hints: Hints) {
     for (const path of [...hints.touched, ...hints.subtrees]) {
       for (let at = path; !this.listed.has(at); at = parentOf(at)) this.listed.add(at);
     }
+  }
+
+  /**
+   * For a folder of scope 'hinted': the names of its entries to look at again, the rest being as
+   * they were (none for a folder only passed through); undefined when it is re-listed whole.
+   */
+  namesIn(path: string): ReadonlySet<string> | undefined {
+    if (!this.hints.touched.has(path)) return HintedScope.NONE;
+    return this.hints.names?.get(path);
   }
 
   /** The scope of the folder at `path`, met in a re-listed folder; `known`: the last checkpoint had a folder there. */

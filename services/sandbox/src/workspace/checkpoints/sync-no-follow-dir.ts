@@ -26,18 +26,25 @@ export class SyncNoFollowDir {
 
   /** Every entry, lstat'ed, in byte order of names; those gone meanwhile left out. */
   list(): SyncEntry[] {
-    const names = readdirSync(this.self(), { encoding: 'buffer' }).sort(Buffer.compare);
     const entries: SyncEntry[] = [];
-    for (const raw of names) {
-      const name = utf8(raw);
-      if (name === undefined) {
-        entries.push({ name: raw.toString('utf8'), kind: 'special', why: 'a name that is not valid UTF-8' });
-        continue;
-      }
-      const stats = lstatOrUndefined(this.at(name));
-      if (stats) entries.push(entryOf(name, stats));
+    for (const name of this.names()) {
+      const entry = typeof name === 'string' ? this.entry(name) : name;
+      if (entry) entries.push(entry);
     }
     return entries;
+  }
+
+  /** The names, in byte order, without looking at the entries (a name that is not UTF-8 is already its SyncEntry). */
+  names(): (string | SyncEntry)[] {
+    return readdirSync(this.self(), { encoding: 'buffer' })
+      .sort(Buffer.compare)
+      .map((raw) => utf8(raw) ?? { name: raw.toString('utf8'), kind: 'special', why: 'a name that is not valid UTF-8' });
+  }
+
+  /** The entry `name`, lstat'ed; undefined when it is gone. */
+  entry(name: string): SyncEntry | undefined {
+    const stats = lstatOrUndefined(this.at(name));
+    return stats ? entryOf(name, stats) : undefined;
   }
 
   /** The sub-directory seen as `seen` by `list`, or undefined when it is gone or was swapped since. */

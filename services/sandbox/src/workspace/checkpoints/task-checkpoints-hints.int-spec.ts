@@ -74,7 +74,11 @@ describe("checkpoints told by the workspace volumes' fanotify watch (filesystem 
 
     writeFileSync(join(root, 'downloads', 'b.txt'), 'two');
     const second = await step(first.checkpoint);
-    expect(hints.drained.pop()).toEqual({ touched: new Set(['downloads']), subtrees: new Set() });
+    expect(hints.drained.pop()).toEqual({
+      touched: new Set(['downloads']),
+      subtrees: new Set(),
+      names: new Map([['downloads', new Set(['b.txt'])]]),
+    });
     expect(second.changes).toEqual([{ path: 'downloads/b.txt', change: 'created', size: 3 }]);
 
     // The kept baseline is gone (the sandbox left and came back): what was drained is not enough.

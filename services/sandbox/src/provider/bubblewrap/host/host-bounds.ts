@@ -39,7 +39,8 @@ export async function setUpHostBounds(config: SandboxConfig, dataDir: string, hi
     );
   } else {
     warnings.push(
-      `disk: no filesystem per workspace (${noFilesystem}): the quota of ${limits.diskQuotaBytes} bytes is enforced by a watcher every 250 ms and RLIMIT_FSIZE per file; what is written between two measurements can pass it`,
+      `disk: no filesystem per workspace (${noFilesystem}): the quota of ${limits.diskQuotaBytes} bytes is enforced by a watcher every 250 ms and RLIMIT_FSIZE per file; what is written between two measurements can pass it; ` +
+        "and with no filesystem of its own to watch for changes, each step's checkpoint walks the whole workspace",
     );
   }
 
