@@ -37,6 +37,8 @@ interface Figures {
   readonly mode: 'hints' | 'walk';
   /** Drain of the helper alone (hints only). */
   readonly detect?: Summary;
+  /** Time inside the object store's put (the pack, fsync'd file and folder). */
+  readonly put: Summary;
   /** Drain + writeCheckpoint (read, hash, nodes, one durable put). */
   readonly total: Summary;
 }
@@ -51,7 +53,22 @@ async function measure(scenario: Scenario, binary: string): Promise<Figures[]> {
       mkdirSync(join(image.mountpoint, `d${d}`));
       for (let f = 0; f < scenario.filesPerDir; f++) writeFileSync(join(image.mountpoint, `d${d}`, `f${f}`), content);
     }
-    const objects = new LocalObjectStore(join(dir, 'objects'));
+    const local = new LocalObjectStore(join(dir, 'objects'));
+    let putMs = 0;
+    // The store with its puts timed: the durable put is a fixed cost of any checkpoint, walk or not.
+    const objects = new Proxy(local, {
+      get: (target, key: keyof LocalObjectStore) => {
+        if (key !== 'put') return (target[key] as (...args: unknown[]) => unknown).bind(target);
+        return async (...args: Parameters<LocalObjectStore['put']>) => {
+          const started = performance.now();
+          try {
+            return await target.put(...args);
+          } finally {
+            putMs += performance.now() - started;
+          }
+        };
+      },
+    });
     await hints.watch('task_bench', image.mountpoint);
     let run = 0;
     // Appended to in as many folders as files changed: each one's folder is re-listed.
@@ -67,6 +84,7 @@ async function measure(scenario: Scenario, binary: string): Promise<Figures[]> {
       const lineage = `task_${mode}`;
       let seq = 0;
       const checkpoint = async (previous: Baseline | undefined) => {
+        putMs = 0;
         const started = performance.now();
         const drained = mode === 'hints' ? await hints.drain('task_bench') : 'rescan';
         const drainedAt = performance.now();
@@ -78,11 +96,12 @@ async function measure(scenario: Scenario, binary: string): Promise<Figures[]> {
           hints: drained === 'rescan' ? undefined : drained,
         });
         if (mode === 'hints' && previous && drained === 'rescan') throw new Error('the helper said rescan mid-run');
-        return { written, detect: drainedAt - started, total: performance.now() - started };
+        return { written, detect: drainedAt - started, put: putMs, total: performance.now() - started };
       };
       // The first checkpoint of the chain walks everything (it has no baseline): not counted.
       let baseline = (await checkpoint(undefined)).written.baseline;
       const detect: number[] = [];
+      const put: number[] = [];
       const total: number[] = [];
       for (let i = 0; i < WARMUP + RUNS; i++) {
         change();
@@ -92,12 +111,14 @@ async function measure(scenario: Scenario, binary: string): Promise<Figures[]> {
           throw new Error(`${step.written.changes.length} changes, not ${scenario.changed}`);
         if (i < WARMUP) continue;
         detect.push(step.detect);
+        put.push(step.put);
         total.push(step.total);
       }
       figures.push({
         scenario: scenario.name,
         mode,
         ...(mode === 'hints' ? { detect: summarize(detect) } : {}),
+        put: summarize(put),
         total: summarize(total),
       });
     }
@@ -114,8 +135,11 @@ async function main(): Promise<void> {
   const round = (n: number) => Math.round(n * 100) / 100;
   for (const scenario of SCENARIOS) {
     for (const figures of await measure(scenario, binary)) {
-      const detect = figures.detect ? ` (drain ${round(figures.detect.p50)} / ${round(figures.detect.p90)})` : '';
-      console.log(`${figures.scenario}, ${figures.mode}: p50 ${round(figures.total.p50)} ms, p90 ${round(figures.total.p90)} ms${detect}`);
+      const detect = figures.detect ? `, drain ${round(figures.detect.p50)} / ${round(figures.detect.p90)}` : '';
+      const parts = `put ${round(figures.put.p50)} / ${round(figures.put.p90)}${detect}`;
+      console.log(
+        `${figures.scenario}, ${figures.mode}: p50 ${round(figures.total.p50)} ms, p90 ${round(figures.total.p90)} ms (${parts})`,
+      );
       console.log(JSON.stringify(figures));
     }
   }

@@ -1,6 +1,6 @@
 /*
- * ats-fswatch: tells the sandbox service which folders of a task's workspace image a step
- * touched, so a checkpoint re-lists those instead of walking 10,000 files
+ * ats-fswatch: tells the sandbox service which entries (and folders) of a task's workspace image
+ * a step touched, so a checkpoint looks at those instead of walking 10,000 files
  * (docs/design/workspace-checkpoints.md, "The detector that works").
  *
  * One fanotify group for the whole host process; one FAN_MARK_FILESYSTEM mark per task image
@@ -31,7 +31,7 @@
  *   handles the kernel queued for its own marks, O_PATH only (no read, no write, no exec of any
  *   content), then reads the kernel's name of that open handle (/proc/self/fd). It never reads a
  *   file's contents. The task never talks to it: only the service holds its pipes.
- * - What it reports are hints: the service re-lists each folder through its own no-follow reader.
+ * - What it reports are hints: the service looks at each entry through its own no-follow reader.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -44,14 +44,17 @@ export type StoreNode = (node: EncodedNode) => PieceLocation;
  * `store` as it goes; returns the top node, not yet stored.
  */
 export function encodeFolder(entries: readonly TreeEntry[], store: StoreNode, level = 0): EncodedNode {
-  const sorted = [...entries].sort((a, b) => compareNames(a.name, b.name));
+  // A bucket's entries come sorted from the level above.
+  const sorted = level === 0 ? byName(entries) : entries;
   if (sorted.length <= MAX_LEAF_ENTRIES || level > MAX_LEVEL) {
     return encode({ e: sorted.map(rowOf) }, { e: sorted.map((e) => [e.name, e.kind, e.mode, e.size, e.mtimeMs, e.sha256, e.target]) });
   }
   const groups = new Map<number, TreeEntry[]>();
   for (const entry of sorted) {
     const index = parseInt(nameHash(entry.name)[level], 16);
-    groups.set(index, [...(groups.get(index) ?? []), entry]);
+    const group = groups.get(index);
+    if (group) group.push(entry);
+    else groups.set(index, [entry]);
   }
   const rows: BucketRow[] = [...groups.entries()]
     .sort(([a], [b]) => a - b)
@@ -96,8 +99,27 @@ function encode(stored: unknown, identity: unknown): EncodedNode {
   };
 }
 
+/** Entries in byte order of their UTF-8 names, each name encoded once (not once per comparison). */
+function byName(entries: readonly TreeEntry[]): TreeEntry[] {
+  return entries
+    .map((entry) => ({ key: Buffer.from(entry.name), entry }))
+    .sort((a, b) => Buffer.compare(a.key, b.key))
+    .map(({ entry }) => entry);
+}
+
+// A changed folder's trie is encoded again at every step that touches it: its names' hashes are
+// kept (bounded; forgotten all at once when full, as they are cheap to compute again).
+const NAME_HASHES = new Map<string, string>();
+const NAME_HASHES_KEPT = 50_000;
+
 function nameHash(name: string): string {
-  return createHash('sha256').update(name).digest('hex');
+  let hash = NAME_HASHES.get(name);
+  if (hash === undefined) {
+    if (NAME_HASHES.size >= NAME_HASHES_KEPT) NAME_HASHES.clear();
+    hash = createHash('sha256').update(name).digest('hex');
+    NAME_HASHES.set(name, hash);
+  }
+  return hash;
 }
 
 function rowOf(e: TreeEntry): EntryRow {
