@@ -1,6 +1,7 @@
 // The checkpoint a step adds, told what changed by fanotify (native/ats-fswatch) against walking the
 // whole workspace, on an ext4 loop image like a task's own and the local object store (fsync'd puts):
 //   npx ts-node --transpile-only -r tsconfig-paths/register bench/checkpoint-hints.ts
+// (benchmark 12 of `npm run bench` runs the same measurement).
 // Root only (loop mount, fanotify). Scenarios as docs/design/workspace-checkpoints.md measured them:
 // ws10k = 100 dirs x 100 files x 1 KiB with 10 files (in 10 folders) appended to before each run;
 // ws100m = 100 dirs x 10 files x 100 KiB with 1 file appended to. p50/p90 over RUNS after WARMUP.
@@ -27,12 +28,12 @@ interface Scenario {
   readonly changed: number;
 }
 
-const SCENARIOS: readonly Scenario[] = [
+export const SCENARIOS: readonly Scenario[] = [
   { name: 'ws10k, 10 changed', dirs: 100, filesPerDir: 100, fileBytes: 1024, changed: 10 },
   { name: 'ws100m, 1 changed', dirs: 100, filesPerDir: 10, fileBytes: 100 * 1024, changed: 1 },
 ];
 
-interface Figures {
+export interface HintedCheckpointFigures {
   readonly scenario: string;
   readonly mode: 'hints' | 'walk';
   /** Drain of the helper alone (hints only). */
@@ -43,7 +44,7 @@ interface Figures {
   readonly total: Summary;
 }
 
-async function measure(scenario: Scenario, binary: string): Promise<Figures[]> {
+export async function measureCheckpointSteps(scenario: Scenario, binary: string): Promise<HintedCheckpointFigures[]> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-ckpt-'));
   const image = await mountLoopImage(dir, 1024 ** 3);
   const hints = new FanotifyHints(binary);
@@ -79,7 +80,7 @@ async function measure(scenario: Scenario, binary: string): Promise<Figures[]> {
         appendFileSync(join(image.mountpoint, `d${d}`, `f${(run + i) % scenario.filesPerDir}`), `run ${run}\n`);
       }
     };
-    const figures: Figures[] = [];
+    const figures: HintedCheckpointFigures[] = [];
     for (const mode of ['hints', 'walk'] as const) {
       const lineage = `task_${mode}`;
       let seq = 0;
@@ -134,7 +135,7 @@ async function main(): Promise<void> {
   const binary = builtFswatch();
   const round = (n: number) => Math.round(n * 100) / 100;
   for (const scenario of SCENARIOS) {
-    for (const figures of await measure(scenario, binary)) {
+    for (const figures of await measureCheckpointSteps(scenario, binary)) {
       const detect = figures.detect ? `, drain ${round(figures.detect.p50)} / ${round(figures.detect.p90)}` : '';
       const parts = `put ${round(figures.put.p50)} / ${round(figures.put.p90)}${detect}`;
       console.log(
@@ -145,7 +146,10 @@ async function main(): Promise<void> {
   }
 }
 
-void main().catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+// Run on its own; `npm run bench` (benchmark 12) imports the measurement.
+if (require.main === module) {
+  void main().catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}

@@ -4,6 +4,9 @@ import { performance } from 'node:perf_hooks';
 import { LocalObjectStore } from '@app/object-store/local/local-object-store';
 import type { Baseline } from '../services/sandbox/src/workspace/checkpoints/baseline';
 import { writeCheckpoint } from '../services/sandbox/src/workspace/checkpoints/checkpoint-writer';
+import type { HintedCheckpointFigures } from './checkpoint-hints';
+import { SCENARIOS, measureCheckpointSteps } from './checkpoint-hints';
+import { builtFswatch } from '../services/sandbox/src/workspace/checkpoints/testing/loop-image';
 import type { InProcessService } from './lib/in-process-service';
 import type { Summary } from './lib/stats';
 import { summarize } from './lib/stats';
@@ -13,18 +16,12 @@ import { makeTmpDir, removeDir } from './lib/tmp-dir';
 // with the writer the sandbox runs after each tool call (full walk: every entry is lstat'ed, only
 // changed files are read), against the local object store; and a fork of a long task.
 
-export interface CheckpointStepFigures {
-  readonly files: number;
-  readonly changedPerStep: number;
-  readonly runs: number;
-  readonly stepMs: Summary;
-}
-
 export interface CheckpointFigures {
-  /** 10 files changed per step in a workspace of 10,000 files of 1 KiB (100 folders of 100). */
-  readonly manyFiles: CheckpointStepFigures;
-  /** 1 file changed per step in a 100 MB workspace (100 folders of 10 files of 100 KiB). */
-  readonly bigWorkspace: CheckpointStepFigures;
+  /**
+   * Per step, on an ext4 loop image as a task's own, told by fanotify (hints) and walking
+   * everything (walk): 10 of 10,000 files of 1 KiB changed, and 1 file of a 100 MB workspace.
+   */
+  readonly steps: readonly HintedCheckpointFigures[];
   /** Bytes stored by the first checkpoint of the 100 MB workspace, then by 100 steps each rewriting one 1 KiB file. */
   readonly firstCheckpointBytes: number;
   readonly hundredStepsBytes: number;
@@ -48,13 +45,13 @@ function fill(root: string, dirs: number, perDir: number, bytes: number): void {
   }
 }
 
-async function scenario(
+/** Bytes the first checkpoint of `dirs` × `perDir` files of `bytes` stores, then each of `steps` steps rewriting one 1 KiB file. */
+async function storedBySteps(
   dirs: number,
   perDir: number,
   bytes: number,
-  changed: number,
-  runs: number,
-): Promise<{ figures: CheckpointStepFigures; firstBytes: number; stepBytes: number[] }> {
+  steps: number,
+): Promise<{ firstBytes: number; stepBytes: number[] }> {
   const dir = await makeTmpDir('ckpt');
   try {
     const ws = join(dir, 'ws');
@@ -74,33 +71,28 @@ async function scenario(
       return written;
     };
     const firstBytes = (await step()).ref.addedBytes;
-    const times: number[] = [];
     const stepBytes: number[] = [];
-    for (let run = 0; run < WARMUP + runs; run++) {
-      // A 1 KiB rewrite of `changed` files spread over the folders, as a command would leave them.
-      for (let c = 0; c < changed; c++)
-        writeFileSync(join(ws, `d${(run * 7 + c * 13) % dirs}`, `f${(run + c) % perDir}.bin`), `${run}-${c}`.padEnd(1024, '.'));
-      const startedAt = performance.now();
-      const written = await step();
-      if (run >= WARMUP) {
-        times.push(performance.now() - startedAt);
-        stepBytes.push(written.ref.addedBytes);
-      }
+    for (let run = 0; run < steps; run++) {
+      writeFileSync(join(ws, `d${(run * 7) % dirs}`, `f${run % perDir}.bin`), `${run}`.padEnd(1024, '.'));
+      stepBytes.push((await step()).ref.addedBytes);
     }
-    return { figures: { files: dirs * perDir, changedPerStep: changed, runs, stepMs: summarize(times) }, firstBytes, stepBytes };
+    return { firstBytes, stepBytes };
   } finally {
     await removeDir(dir);
   }
 }
 
 export async function benchCheckpoints(options: { readonly log: (line: string) => void }): Promise<CheckpointFigures> {
-  options.log('checkpoints: 10,000 files, 10 changed per step');
-  const many = await scenario(100, 100, 1024, 10, 30);
-  options.log('checkpoints: 100 MB, 1 changed per step, 100 steps');
-  const big = await scenario(100, 10, 100 * 1024, 1, 100);
+  const steps: HintedCheckpointFigures[] = [];
+  const binary = builtFswatch();
+  for (const each of SCENARIOS) {
+    options.log(`checkpoints: ${each.name}, with hints and walking everything`);
+    steps.push(...(await measureCheckpointSteps(each, binary)));
+  }
+  options.log('checkpoints: 100 MB, 1 KiB changed per step, 100 steps: bytes stored');
+  const big = await storedBySteps(100, 10, 100 * 1024, 100);
   return {
-    manyFiles: many.figures,
-    bigWorkspace: big.figures,
+    steps,
     firstCheckpointBytes: big.firstBytes,
     hundredStepsBytes: big.stepBytes.reduce((a, b) => a + b, 0),
   };

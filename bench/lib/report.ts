@@ -341,25 +341,21 @@ export function renderReport(r: BenchResults): string {
   if (r.egress) rows.push(...egressRows(r.egress));
   if (r.checkpoints) {
     const c = r.checkpoints;
-    const many = `12. checkpoint per step, ${c.manyFiles.files} files, ${c.manyFiles.changedPerStep} changed, ${c.manyFiles.runs} steps`;
-    const big = `12b. checkpoint per step, 100 MB (${c.bigWorkspace.files} files), ${c.bigWorkspace.changedPerStep} changed, ${c.bigWorkspace.runs} steps`;
+    for (const step of c.steps) {
+      const name = `12. checkpoint per step, ${step.scenario}, ${step.mode === 'hints' ? 'told by fanotify' : 'walking everything'}`;
+      const target = step.scenario.startsWith('ws10k') ? 5 : 20;
+      rows.push([
+        name,
+        'p50 / p90 (of it, the durable put p50)',
+        `${ms(step.total.p50)} / ${ms(step.total.p90)} (${ms(step.put.p50)})`,
+        step.mode === 'hints' ? `≤ ${target} ms p50` : '',
+        step.mode === 'hints' ? met(step.total.p50 <= target) : '',
+      ]);
+    }
+    const storage = '12b. 100 MB workspace (1,000 files), 100 steps each rewriting one 1 KiB file';
     rows.push(
-      [many, 'p50 / p90', `${ms(c.manyFiles.stepMs.p50)} / ${ms(c.manyFiles.stepMs.p90)}`, '≤ 5 ms p50', met(c.manyFiles.stepMs.p50 <= 5)],
-      [
-        big,
-        'p50 / p90',
-        `${ms(c.bigWorkspace.stepMs.p50)} / ${ms(c.bigWorkspace.stepMs.p90)}`,
-        '≤ 20 ms',
-        met(c.bigWorkspace.stepMs.p50 <= 20),
-      ],
-      [big, 'first checkpoint stored', `${(c.firstCheckpointBytes / 1e6).toFixed(2)} MB`, '', ''],
-      [
-        big,
-        `stored by the ${c.bigWorkspace.runs} steps of 1 KiB`,
-        `${(c.hundredStepsBytes / 1e6).toFixed(3)} MB`,
-        '≤ 1 MB',
-        met(c.hundredStepsBytes <= 1e6),
-      ],
+      [storage, 'first checkpoint stored', `${(c.firstCheckpointBytes / 1e6).toFixed(2)} MB`, '', ''],
+      [storage, 'stored by the 100 steps', `${(c.hundredStepsBytes / 1e6).toFixed(3)} MB`, '≤ 1 MB', met(c.hundredStepsBytes <= 1e6)],
     );
   }
   if (r.fork) {
