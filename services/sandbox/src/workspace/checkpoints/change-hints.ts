@@ -34,8 +34,8 @@ export const CHANGE_HINTS = Symbol('CHANGE_HINTS');
 
 /** No detector (no helper, folder workspaces): every checkpoint walks the whole workspace. */
 export const NO_CHANGE_HINTS: ChangeHints = {
-  watch: () => Promise.resolve(),
-  drain: () => Promise.resolve('rescan'),
-  unwatch: () => Promise.resolve(),
-  close: () => Promise.resolve(),
+  watch: async () => undefined,
+  drain: async () => 'rescan' as const,
+  unwatch: async () => undefined,
+  close: async () => undefined,
 };
