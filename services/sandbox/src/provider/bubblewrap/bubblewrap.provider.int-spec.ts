@@ -100,7 +100,10 @@ describe('bubblewrap limits and options', () => {
     const tight = new BubblewrapProvider(config(limits), dataDir);
     const cpu = await tight.exec(task, { command: 'while true; do :; done', env: {} });
     expect(cpu.limitHit).toBe('cpu');
-    const memory = await tight.exec(task, { command: 'python3 -c "x = bytearray(512 * 1024 * 1024)"', env: {} });
+    // With CPU time to spare: on this VM first-touch page faults cost ~5 ms of CPU per MiB (128 MiB
+    // took 0.6 s), so one CPU second could run out before 256 MiB were ever reached.
+    const roomy = new BubblewrapProvider(config({ ...limits, cpuSeconds: 30 }), dataDir);
+    const memory = await roomy.exec(task, { command: 'python3 -c "x = bytearray(512 * 1024 * 1024)"', env: {} });
     expect(memory.limitHit).toBe('memory');
   }, 30_000);
 
