@@ -197,6 +197,16 @@ describe('writeCheckpoint (a real workspace folder, the local object store)', ()
     expect(await objects.list('checkpoints/')).toEqual([]);
   });
 
+  it('refuses a big sparse file at once, without reading its holes, and stores nothing', async () => {
+    execFileSync('truncate', ['-s', '1000M', join(ws, 'holes.bin')]);
+    writeFileSync(join(ws, 'small.txt'), 'x');
+    const startedAt = Date.now();
+    await expect(step()).rejects.toThrow(/holes\.bin is a sparse file \(1048576000 bytes, \d+ allocated\)/);
+    // Reading and hashing 1,000 MB of zeros takes seconds here.
+    expect(Date.now() - startedAt).toBeLessThan(1000);
+    expect(await objects.list('checkpoints/')).toEqual([]);
+  });
+
   it('stores a file over 8 MiB as an object of its own, named by its hash and when it was written', async () => {
     const big = Buffer.alloc(9 * 1024 ** 2, 7);
     writeFileSync(join(ws, 'big.bin'), big);
