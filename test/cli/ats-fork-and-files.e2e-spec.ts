@@ -6,6 +6,7 @@ import type { AtsClient, TaskEventRecord } from '@agentic-task-service/client';
 import { runAts } from '../support/ats-cli';
 import type { Harness } from '../support/service-harness';
 import { API_KEY, startHarness } from '../support/service-harness';
+import { twoStepSource } from '../support/two-step-source';
 
 // The real `ats` binary (pipes, as a script runs it) against the real service with a scripted
 // model: `ats files` lists the workspace as of any event and saves a file's bytes of then, and
@@ -33,17 +34,7 @@ describe('ats files and ats fork', () => {
     h = await startHarness();
     ats = h.client();
     home = await mkdtemp(join(tmpdir(), 'ats-cli-home-'));
-    h.model.script(
-      { toolCalls: [{ name: 'shell', arguments: { command: 'printf one > first.txt' } }] },
-      { toolCalls: [{ name: 'shell', arguments: { command: 'printf changed > first.txt && printf two > second.txt' } }] },
-      { text: 'Both written.' },
-    );
-    source = (await ats.tasks.create({ message: 'Write two files' })).id;
-    for await (const event of ats.tasks.stream(source)) void event;
-    const history: TaskEventRecord[] = [];
-    for await (const record of ats.tasks.history(source)) history.push(record);
-    results = history.filter((record) => record.type === 'tool_result');
-    doneId = history.filter((record) => record.type === 'done').at(-1)!.id;
+    ({ source, results, doneId } = await twoStepSource(h));
     expect(results).toHaveLength(2);
   });
   afterAll(async () => {

@@ -4,6 +4,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { PageWatch } from '../support/browser';
 import { buildConsole, launchChromium, signIn, watchPage } from '../support/browser';
 import type { Harness } from '../support/service-harness';
+import { twoStepSource } from '../support/two-step-source';
 import { startHarness, waitFor } from '../support/service-harness';
 
 // Time travel and forks in the web console, in a real browser against the real service (scripted
@@ -27,18 +28,7 @@ describe('Web console: changes per step, files at a step, fork from here', () =>
     h = await startHarness();
     ats = h.client();
     browser = await launchChromium();
-    // Two shell steps: the first writes first.txt, the second rewrites it and adds second.txt.
-    h.model.script(
-      { toolCalls: [{ name: 'shell', arguments: { command: 'printf one > first.txt' } }] },
-      { toolCalls: [{ name: 'shell', arguments: { command: 'printf changed > first.txt && printf two > second.txt' } }] },
-      { text: 'Both written.' },
-    );
-    source = (await ats.tasks.create({ message: 'Write two files' })).id;
-    for await (const event of ats.tasks.stream(source)) void event;
-    const history: TaskEventRecord[] = [];
-    for await (const record of ats.tasks.history(source)) history.push(record);
-    results = history.filter((record) => record.type === 'tool_result');
-    doneId = history.filter((record) => record.type === 'done').at(-1)!.id;
+    ({ source, results, doneId } = await twoStepSource(h));
     expect(results).toHaveLength(2);
   });
   afterAll(async () => {

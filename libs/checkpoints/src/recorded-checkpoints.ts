@@ -8,23 +8,21 @@ import type { RecordedCheckpoint } from './retention/checkpoint-retention';
 const READ_PAGE = 500;
 
 /**
- * Every checkpoint a task's history names, in order, up to event `upTo` (default: all): the
+ * Every checkpoint a task's history names, in order: the
  * uploads' (on TaskCreated) and each step's (on its tool_result). A fork's copied history names
  * its source's, which it shares.
  */
 export async function recordedCheckpoints(
   store: EventStore,
   taskId: string,
-  upTo?: number,
 ): Promise<{ checkpoints: RecordedCheckpoint<CheckpointRef>[]; lastEventId: number }> {
   const checkpoints: RecordedCheckpoint<CheckpointRef>[] = [];
   let lastEventId = 0;
-  for (let from = 1; upTo === undefined || from <= upTo; from += READ_PAGE) {
-    const maxCount = upTo === undefined ? READ_PAGE : Math.min(READ_PAGE, upTo - from + 1);
-    const page = await store.readStream(taskStreamId(taskId), { fromRevision: from, maxCount });
+  for (let from = 1; ; from += READ_PAGE) {
+    const page = await store.readStream(taskStreamId(taskId), { fromRevision: from, maxCount: READ_PAGE });
     checkpoints.push(...checkpointsIn(page));
     lastEventId = page.at(-1)?.revision ?? lastEventId;
-    if (page.length < maxCount) break;
+    if (page.length < READ_PAGE) break;
   }
   return { checkpoints, lastEventId };
 }

@@ -30,15 +30,15 @@ export class WorkspaceAtEvent {
 
   /** NotFoundError when the task has no event `at`, or its files then are no longer kept. */
   async find(taskId: string, at?: number): Promise<WorkspaceAt> {
-    const { checkpoints, lastEventId } = await recordedCheckpoints(this.store, taskId, at);
+    // The whole history once: "the last N" (CHECKPOINT_RETENTION) are the task's last N, not those up to `at`.
+    const { checkpoints, lastEventId } = await recordedCheckpoints(this.store, taskId);
     if (at !== undefined && lastEventId < at) throw new NotFoundError(`event ${at} of this task`);
-    const then = checkpoints.at(-1);
-    if (!then) return { at: at ?? lastEventId };
-    // Judged over the whole history: "the last N" are the task's last N, not those up to `at`.
-    const all = at === undefined ? checkpoints : (await recordedCheckpoints(this.store, taskId)).checkpoints;
-    if (!retainedCheckpoints(all, this.settings.retention, Date.now()).some((c) => c.eventId === then.eventId)) {
-      throw new NotFoundError(`the files as of event ${at ?? lastEventId} (CHECKPOINT_RETENTION keeps them no longer)`);
+    const asOf = at ?? lastEventId;
+    const then = checkpoints.filter((c) => c.eventId <= asOf).at(-1);
+    if (!then) return { at: asOf };
+    if (!retainedCheckpoints(checkpoints, this.settings.retention, Date.now()).some((c) => c.eventId === then.eventId)) {
+      throw new NotFoundError(`the files as of event ${asOf} (CHECKPOINT_RETENTION keeps them no longer)`);
     }
-    return { at: at ?? lastEventId, checkpoint: then.ref };
+    return { at: asOf, checkpoint: then.ref };
   }
 }
