@@ -1,6 +1,6 @@
 import type { PieceLocation, TreeEntry } from '@app/task-domain';
 import type { EncodedNode } from './tree-node';
-import { MAX_LEAF_ENTRIES, decodeNode, encodeFolder } from './tree-node';
+import { MAX_LEAF_ENTRIES, compareNames, decodeNode, encodeFolder } from './tree-node';
 
 const file = (name: string, sha256 = 'a'.repeat(64), at: PieceLocation = { key: 'p/1.pack', offset: 0, length: 3 }): TreeEntry => ({
   name,
@@ -66,6 +66,51 @@ describe('checkpoint tree nodes', () => {
     // One leaf, and at most the buckets between it and the top (a few levels for 1,000 names).
     expect(fresh.length).toBeGreaterThanOrEqual(1);
     expect(fresh.length).toBeLessThanOrEqual(3);
+  });
+
+  it('orders names as their UTF-8 bytes do, past U+FFFF too', () => {
+    const pieces = ['a', 'b', 'é', '\u{e000}', '\u{ffff}', '\u{10000}', '😀', '\u{10ffff}', '~', ''];
+    const names: string[] = [];
+    for (const x of pieces) for (const y of pieces) for (const z of pieces) names.push(x + y + z);
+    const byBytes = [...names].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    expect([...names].sort(compareNames)).toEqual(byBytes);
+    // The plain string order differs here: the test would pass without the surrogate rule otherwise.
+    expect([...names].sort()).not.toEqual(byBytes);
+  });
+
+  it('reuses the leaves of the last encoding whose entries are the same, and encodes as if from scratch', () => {
+    const names = Array.from({ length: 300 }, (_, i) => `file-${i}.txt`);
+    const first = encodeFolder(
+      names.map((n) => file(n)),
+      nodeStore().store,
+    );
+    const changed = names.map((n, i) => file(n, i === 7 ? 'f'.repeat(64) : undefined));
+    const again = nodeStore();
+    const reusing = encodeFolder(changed, again.store, first.trie);
+    const scratch = nodeStore();
+    const fresh = encodeFolder(changed, scratch.store);
+    expect(reusing.sha256).toBe(fresh.sha256);
+    expect(reusing.bytes).toEqual(fresh.bytes);
+    expect([...again.stored.keys()].sort()).toEqual([...scratch.stored.keys()].sort());
+    // Reused, not encoded again: every bucket but the changed one's is the last encoding's own.
+    const kept = [...reusing.trie.buckets!.entries()].filter(([index, trie]) => first.trie.buckets!.get(index) === trie);
+    expect(kept.length).toBe(first.trie.buckets!.size - 1);
+    // A memo that no longer matches (another entry changed since) is not trusted.
+    const other = names.map((n, i) => file(n, i === 8 ? 'e'.repeat(64) : undefined));
+    expect(encodeFolder(other, nodeStore().store, reusing.trie).sha256).toBe(encodeFolder(other, nodeStore().store).sha256);
+  });
+
+  it('stores nodes as plain JSON naming each pack key once, and still reads the gzip\'d nodes of earlier checkpoints', () => {
+    const { gzipSync } = jest.requireActual<typeof import('node:zlib')>('node:zlib');
+    const entries = [file('a', 'd'.repeat(64), { key: 'p/1.pack', offset: 0, length: 1 }), file('b', 'e'.repeat(64), { key: 'p/1.pack', offset: 1, length: 1 })];
+    const node = encodeFolder(entries, nodeStore().store);
+    const text = node.bytes.toString('utf8');
+    expect(JSON.parse(text).k).toEqual(['p/1.pack']);
+    expect(text.split('p/1.pack')).toHaveLength(2);
+    const earlier = gzipSync(JSON.stringify({ e: entries.map((e) => [e.name, 0, e.mode, e.size, e.mtimeMs, e.sha256, e.at!.key, e.at!.offset, e.at!.length]) }));
+    expect(decodeNode(earlier)).toEqual(decodeNode(node.bytes));
+    expect(decodeNode(node.bytes)).toEqual({ kind: 'leaf', entries });
+    expect(() => decodeNode(Buffer.from('{"k":[],"e":[["a",0,420,3,5,"s",3,0,1]]}'))).toThrow(/no key 3/);
   });
 
   it('refuses a node that is not one', () => {

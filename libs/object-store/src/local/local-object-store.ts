@@ -1,16 +1,16 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ConflictError, NotFoundError, ValidationError } from '@app/common';
+import { ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } from '@app/common';
 import { checkRangeShape, checkRangeWithin } from '../byte-range';
 import { CountingHash } from '../counting-hash';
 import { checkObjectKey, checkObjectPrefix } from '../object-key';
 import type { ByteRange, ObjectInfo, ObjectStore, PutOptions, StoredObject } from '../object-store.port';
-import { finishObjectFile, readTrailer } from './object-file';
+import { finishObjectFile, readTrailer, writeObjectFile } from './object-file';
 
 /** A temp file this old belongs to a put that died with its process. */
 const STALE_TEMP_MS = 60 * 60 * 1000;
@@ -48,10 +48,9 @@ export class LocalObjectStore implements ObjectStore {
       }
       await this.prepare();
       if (early !== undefined) throw early;
-      const counter = new CountingHash(options.maxBytes);
-      await pipeline(Buffer.isBuffer(body) ? Readable.from([body]) : body, counter, createWriteStream(temp, { flags: 'wx', mode: 0o600 }));
-      const stored: StoredObject = { size: counter.size, sha256: counter.digest() };
-      await finishObjectFile(temp, { ...stored, ...(contentType ? { contentType } : {}) });
+      const stored = Buffer.isBuffer(body)
+        ? await writeBuffer(temp, body, options.maxBytes, contentType)
+        : await writeStream(temp, body, options.maxBytes, contentType);
       await mkdir(dirname(path), { recursive: true, mode: 0o700 }).catch(asConflict(key));
       await rename(temp, path).catch(asConflict(key));
       await syncDirectory(dirname(path));
@@ -139,6 +138,22 @@ export class LocalObjectStore implements ObjectStore {
     });
     return this.ready;
   }
+}
+
+/** A body in memory: one open, one write and one flush (a checkpoint's pack is put at every step). */
+async function writeBuffer(temp: string, body: Buffer, maxBytes: number | undefined, contentType?: string): Promise<StoredObject> {
+  if (maxBytes !== undefined && body.length > maxBytes) throw new PayloadTooLargeError(`object exceeds ${maxBytes} bytes`);
+  const stored: StoredObject = { size: body.length, sha256: createHash('sha256').update(body).digest('hex') };
+  await writeObjectFile(temp, body, { ...stored, ...(contentType ? { contentType } : {}) });
+  return stored;
+}
+
+async function writeStream(temp: string, body: Readable, maxBytes: number | undefined, contentType?: string): Promise<StoredObject> {
+  const counter = new CountingHash(maxBytes);
+  await pipeline(body, counter, createWriteStream(temp, { flags: 'wx', mode: 0o600 }));
+  const stored: StoredObject = { size: counter.size, sha256: counter.digest() };
+  await finishObjectFile(temp, { ...stored, ...(contentType ? { contentType } : {}) });
+  return stored;
 }
 
 function asConflict(key: string) {

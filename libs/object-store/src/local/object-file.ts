@@ -13,17 +13,32 @@ const MAX_METADATA = 64 * 1024;
 
 /** Appends the metadata to a body written to `path`, and flushes the file to disk. */
 export async function finishObjectFile(path: string, info: ObjectInfo): Promise<void> {
-  const json = Buffer.from(JSON.stringify(info));
-  const tail = Buffer.alloc(TAIL);
-  tail.writeUInt32BE(json.length, 0);
-  MAGIC.copy(tail, 4);
   const handle = await open(path, 'a');
   try {
-    await handle.write(Buffer.concat([json, tail]));
+    await handle.write(metadataTrailer(info));
     await handle.sync();
   } finally {
     await handle.close();
   }
+}
+
+/** A body held in memory and its metadata, written to a new file `path` and flushed in one go. */
+export async function writeObjectFile(path: string, body: Buffer, info: ObjectInfo): Promise<void> {
+  const handle = await open(path, 'wx', 0o600);
+  try {
+    await handle.writev([body, metadataTrailer(info)]);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+function metadataTrailer(info: ObjectInfo): Buffer {
+  const json = Buffer.from(JSON.stringify(info));
+  const tail = Buffer.alloc(TAIL);
+  tail.writeUInt32BE(json.length, 0);
+  MAGIC.copy(tail, 4);
+  return Buffer.concat([json, tail]);
 }
 
 /** The metadata of an open object file, and how many bytes of body come before it. */

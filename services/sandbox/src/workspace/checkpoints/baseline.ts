@@ -1,4 +1,4 @@
-import type { CheckpointReader } from '@app/checkpoints';
+import type { CheckpointReader, EncodedTrie } from '@app/checkpoints';
 import type { CheckpointRef, PieceLocation, TreeEntry } from '@app/task-domain';
 
 /** A file or link of the last checkpoint, with how it looked on disk when it was read. */
@@ -24,6 +24,8 @@ export interface Baseline {
   readonly nodes: ReadonlyMap<string, PieceLocation>;
   /** A big folder's trie nodes below its top node, by the top node's hash. */
   readonly innerNodes: ReadonlyMap<string, readonly string[]>;
+  /** How many times the tree names each node (absent: from the store), so a hinted walk keeps `nodes` exact. */
+  readonly nodeRefs?: ReadonlyMap<string, number>;
   /** Every content of the tree by hash. */
   readonly contents: ReadonlyMap<string, PieceLocation>;
   /**
@@ -32,6 +34,8 @@ export interface Baseline {
    * Absent when loaded from the store: such a baseline is compared by a walk of everything.
    */
   readonly listings?: ReadonlyMap<string, readonly TreeEntry[]>;
+  /** Each folder's node as last encoded, so the next encoding re-encodes only the leaves that changed (absent: from the store). */
+  readonly tries?: ReadonlyMap<string, EncodedTrie>;
   readonly hardLinks?: boolean;
   /** Regular files in the tree (its CheckpointRef's `files`). */
   readonly fileCount?: number;

@@ -1,4 +1,4 @@
-import { chmodSync, linkSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { lstatSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,6 +71,9 @@ describe('writeCheckpoint with hints (ats-fswatch on a real ext4 loop image) fin
     expect(sortedEntries(hinted.baseline.folderSizes)).toEqual(sortedEntries(whole.baseline.folderSizes));
     expect(sortedKeys(hinted.baseline.folders)).toEqual(sortedKeys(whole.baseline.folders));
     expect(sortedKeys(hinted.baseline.nodes)).toEqual(sortedKeys(whole.baseline.nodes));
+    // Counted, not recomputed, by the hinted chain: each node named as many times as a walk finds.
+    expect(sortedEntries(hinted.baseline.nodeRefs!)).toEqual(sortedEntries(whole.baseline.nodeRefs!));
+    expect(sortedKeys(hinted.baseline.innerNodes)).toEqual(sortedKeys(whole.baseline.innerNodes));
     return [hinted, whole];
   };
 
@@ -146,6 +149,18 @@ describe('writeCheckpoint with hints (ats-fswatch on a real ext4 loop image) fin
         renameSync(ws(b), ws(a));
         renameSync(ws(parked), ws(b));
       },
+      // Big folders are tries of several nodes; empty ones, and the twins, share nodes the hinted chain counts.
+      bigEdit: () => {
+        const name = `f${Math.floor(next() * 180)}`;
+        const twin = pick(['big', 'twin']);
+        // Moved or removed by an earlier step: made again, empty.
+        if (!existsSync(ws(twin))) mkdirSync(ws(twin));
+        if (!lstatSync(ws(twin)).isDirectory()) return;
+        const at = ws(`${twin}/${name}`);
+        if (next() < 0.3 && existsSync(at)) rmSync(at);
+        else writeFileSync(at, `big ${name} ${Math.floor(next() * 3)}`);
+      },
+      mkdirEmpty: () => mkdirSync(ws(under(folder(), fresh()))),
       fileToDir: () => {
         const file = pick(all('file'));
         if (!file) return;
@@ -155,12 +170,20 @@ describe('writeCheckpoint with hints (ats-fswatch on a real ext4 loop image) fin
       },
     };
     // Creation weighs more, so the workspace grows and holds untouched folders to carry over.
-    const weighted = [...Object.keys(ops), 'create', 'create', 'create', 'mkdirNested', 'modify', 'modify'];
+    const weighted = [...Object.keys(ops), 'create', 'create', 'create', 'mkdirNested', 'modify', 'modify', 'bigEdit'];
 
     for (let d = 0; d < 8; d++) {
       mkdirSync(ws(`d${d}/sub`), { recursive: true });
       for (let f = 0; f < 5; f++) writeFileSync(ws(`d${d}/f${f}.txt`), `file ${d}/${f}`);
       writeFileSync(ws(`d${d}/sub/s.txt`), `sub ${d}`);
+    }
+    // Two folders of 150 names, the same to the byte and the time: their trie nodes are shared.
+    for (const twin of ['big', 'twin']) {
+      mkdirSync(ws(twin));
+      for (let f = 0; f < 150; f++) {
+        writeFileSync(ws(`${twin}/f${f}`), `big f${f} 0`);
+        utimesSync(ws(`${twin}/f${f}`), 1_700_000_000, 1_700_000_000);
+      }
     }
     await step();
     const reader = new CheckpointReader(objects);

@@ -1,7 +1,7 @@
 import type { BigIntStats } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import type { CheckpointRef, PieceLocation, TreeEntry, WorkspaceChange } from '@app/task-domain';
-import type { EncodedNode } from '@app/checkpoints';
+import type { EncodedNode, EncodedTrie } from '@app/checkpoints';
 import { PackBuilder, encodeFolder } from '@app/checkpoints';
 import type { ObjectStore } from '@app/object-store';
 import type { OnSkipped } from '../snapshot-entries';
@@ -141,11 +141,13 @@ class CheckpointWalk {
   readonly folders: Map<string, TreeEntry>;
   readonly folderSizes: Map<string, number>;
   readonly listings: Map<string, readonly TreeEntry[]>;
-  readonly nodes = new Map<string, PieceLocation>();
+  readonly tries: Map<string, EncodedTrie>;
+  readonly nodes: Map<string, PieceLocation>;
+  readonly innerNodes: Map<string, readonly string[]>;
+  readonly nodeRefs: Map<string, number>;
   readonly contents: Map<string, PieceLocation>;
   fileCount = 0;
   ownObjectBytes = 0;
-  readonly innerNodes = new Map<string, readonly string[]>();
   private hardLinks = false;
   /** Hinted: the files this walk looked at, those it found gone, and the folders it listed. */
   private readonly seen = new Set<string>();
@@ -162,13 +164,17 @@ class CheckpointWalk {
     private readonly blobPrefix: string,
     private readonly scope: HintedScope | undefined,
   ) {
-    if (scope && previous?.listings) {
+    if (scope && previous?.listings && previous.nodeRefs) {
       // Maps at run time (made by a walk): read-only to everyone but the checkpoint taking them over.
       this.journal = new MapJournal();
       this.files = previous.files as Map<string, KnownFile>;
       this.folders = previous.folders as Map<string, TreeEntry>;
       this.folderSizes = previous.folderSizes as Map<string, number>;
       this.listings = previous.listings as Map<string, readonly TreeEntry[]>;
+      this.tries = (previous.tries ?? new Map()) as Map<string, EncodedTrie>;
+      this.nodes = previous.nodes as Map<string, PieceLocation>;
+      this.innerNodes = previous.innerNodes as Map<string, readonly string[]>;
+      this.nodeRefs = previous.nodeRefs as Map<string, number>;
       this.contents = previous.contents as Map<string, PieceLocation>;
       this.fileCount = previous.fileCount ?? 0;
       return;
@@ -177,6 +183,10 @@ class CheckpointWalk {
     this.folders = new Map();
     this.folderSizes = new Map();
     this.listings = new Map();
+    this.tries = new Map();
+    this.nodes = new Map();
+    this.innerNodes = new Map();
+    this.nodeRefs = new Map();
     this.contents = new Map(previous?.contents);
   }
 
@@ -226,19 +236,28 @@ class CheckpointWalk {
   /** The folder's entry in its parent: its node reused when nothing in it changed, else encoded and stored. */
   stored(folder: WalkedFolder): TreeEntry {
     const before = this.previous?.folders.get(folder.path);
+    const encodedBefore = this.previous?.tries?.get(folder.path);
     let entry: TreeEntry;
     if (folder.unchanged && before) {
       entry = { ...before, mode: folder.mode };
-      this.keepNodesBelow(before);
+      // Taken over (hinted), the maps already name its nodes.
+      if (!this.journal) this.reference(before, this.previous?.innerNodes.get(before.sha256));
+      if (encodedBefore) this.put(this.tries, folder.path, encodedBefore);
     } else {
       const inner: string[] = [];
-      const node = encodeFolder(folder.entries, (child) => {
-        inner.push(child.sha256);
-        return this.storeNode(child);
-      });
-      if (inner.length > 0) this.innerNodes.set(node.sha256, inner);
+      const node = encodeFolder(
+        folder.entries,
+        (child) => {
+          inner.push(child.sha256);
+          return this.storeNode(child);
+        },
+        encodedBefore,
+      );
+      this.put(this.tries, folder.path, node.trie);
       const at = this.storeNode(node);
       entry = { name: '', kind: 'dir', mode: folder.mode, size: 0, mtimeMs: 0, sha256: node.sha256, at };
+      if (this.journal && before) this.rereference(before, entry, inner);
+      else this.reference(entry, inner);
     }
     this.put(this.folders, folder.path, entry);
     this.put(this.folderSizes, folder.path, folder.entries.length);
@@ -248,13 +267,12 @@ class CheckpointWalk {
   }
 
   /**
-   * Hinted: the folders not walked keep their stored nodes (as `stored` keeps an unchanged one's),
-   * and the file count is counted on what the tree now holds.
+   * Hinted: the file count is counted on what the tree now holds (the folders not walked keep
+   * their entries and nodes in the maps taken over).
    */
   carryOver(): void {
     if (!this.scope) return;
     const journal = this.journal!;
-    for (const [path, entry] of this.folders) if (!this.listed.has(path)) this.keepNodesBelow(entry);
     for (const path of journal.changed(this.files)) {
       if (journal.before(this.files, path)?.entry.kind === 'file') this.fileCount--;
       if (this.files.get(path)?.entry.kind === 'file') this.fileCount++;
@@ -287,8 +305,10 @@ class CheckpointWalk {
       folderSizes: this.folderSizes,
       nodes: this.nodes,
       innerNodes: this.innerNodes,
+      nodeRefs: this.nodeRefs,
       contents: this.contents,
       listings: this.listings,
+      tries: this.tries,
       hardLinks: this.hardLinks,
       fileCount: this.fileCount,
     };
@@ -337,27 +357,23 @@ class CheckpointWalk {
   }
 
   /**
-   * Hinted, a folder whose changed entries are known by name: those (and any name the last
-   * checkpoint did not have, and the folders to pass through) are looked at again; every other
-   * entry is its previous one, as it was (its file, or its folder's whole subtree).
+   * Hinted, a folder whose changed entries are known by name: those, and the folders to pass
+   * through, are looked at again; every other entry is its previous one, as it was (its file, or
+   * its folder's whole subtree). The folder is not listed: the detector names every entry made,
+   * removed, renamed or written (a name it could not tell has its folder re-listed whole).
    */
   private partialList(dir: SyncNoFollowDir, path: string, names: ReadonlySet<string>): (SyncEntry | { reused: TreeEntry })[] {
-    const before = new Map((this.previous?.listings?.get(path) ?? []).map((entry) => [entry.name, entry]));
     const found: (SyncEntry | { reused: TreeEntry })[] = [];
-    for (const name of dir.names()) {
-      if (typeof name !== 'string') {
-        found.push(name);
-        continue;
-      }
-      const old = before.get(name);
-      const passedThrough = old?.kind === 'dir' && this.scope?.of(childOf(path, name), true) !== 'reuse';
-      if (old && !names.has(name) && !passedThrough) {
-        found.push({ reused: old });
-        continue;
-      }
+    const look = (name: string) => {
       const entry = dir.entry(name);
       if (entry) found.push(entry);
+    };
+    for (const old of this.previous?.listings?.get(path) ?? []) {
+      const passedThrough = old.kind === 'dir' && this.scope?.of(childOf(path, old.name), true) !== 'reuse';
+      if (passedThrough && !names.has(old.name)) look(old.name);
+      else if (!names.has(old.name)) found.push({ reused: old });
     }
+    for (const name of names) look(name);
     return found;
   }
 
@@ -380,9 +396,12 @@ class CheckpointWalk {
       if (old.kind === 'dir') this.forgetFolder(at);
       else this.forgetFile(at);
     }
+    const folder = this.folders.get(path);
+    if (folder) this.unreference(folder);
     this.remove(this.folders, path);
     this.remove(this.folderSizes, path);
     this.remove(this.listings, path);
+    this.remove(this.tries, path);
   }
 
   private forgetFile(path: string): void {
@@ -477,21 +496,64 @@ class CheckpointWalk {
 
   /** Stored unless known: its bytes (compressed on first use) are asked for only then. */
   private storeNode(node: EncodedNode): PieceLocation {
-    const at = this.nodes.get(node.sha256) ?? this.previous?.nodes.get(node.sha256) ?? this.pack.add(node.bytes);
-    this.nodes.set(node.sha256, at);
+    const known = this.nodes.get(node.sha256) ?? this.previous?.nodes.get(node.sha256);
+    if (known) return known;
+    const at = this.pack.add(node.bytes);
+    this.put(this.nodes, node.sha256, at);
     return at;
   }
 
-  /** A folder reused as it was keeps its trie's inner nodes known, so a later change to a sibling reuses them. */
-  private keepNodesBelow(folder: TreeEntry): void {
-    if (folder.at) this.nodes.set(folder.sha256, folder.at);
-    const inner = this.previous?.innerNodes.get(folder.sha256);
-    if (!inner) return;
-    this.innerNodes.set(folder.sha256, inner);
-    for (const sha of inner) {
-      const at = this.previous?.nodes.get(sha);
-      if (at) this.nodes.set(sha, at);
+  /**
+   * The tree names `folder`'s node and its trie's inner nodes once more. The baseline's `nodes`
+   * holds exactly the nodes its tree names (a later checkpoint reuses their locations, and a node
+   * no kept checkpoint names may be collected): a hinted walk keeps it so by counting, without
+   * going over the folders it did not touch.
+   */
+  private reference(folder: TreeEntry, inner: readonly string[] | undefined): void {
+    if (this.addRef(folder.sha256, folder.at) && inner?.length) this.put(this.innerNodes, folder.sha256, inner);
+    for (const sha of inner ?? []) this.addRef(sha, undefined);
+  }
+
+  private unreference(folder: TreeEntry): void {
+    const inner = this.innerNodes.get(folder.sha256);
+    if (this.dropRef(folder.sha256)) this.remove(this.innerNodes, folder.sha256);
+    for (const sha of inner ?? []) this.dropRef(sha);
+  }
+
+  /**
+   * A folder whose node changed from `before`'s to `after`'s: only the inner nodes one names and
+   * the other does not are counted again (one changed name of a big folder changes one leaf of
+   * its trie). The new node is named before the old one lets go, so a node both hold stays.
+   */
+  private rereference(before: TreeEntry, after: TreeEntry, inner: readonly string[]): void {
+    const oldInner = this.innerNodes.get(before.sha256) ?? [];
+    const [kept, had] = [new Set(inner), new Set(oldInner)];
+    if (this.addRef(after.sha256, after.at) && inner.length) this.put(this.innerNodes, after.sha256, inner);
+    for (const sha of inner) if (!had.has(sha)) this.addRef(sha, undefined);
+    if (this.dropRef(before.sha256)) this.remove(this.innerNodes, before.sha256);
+    for (const sha of oldInner) if (!kept.has(sha)) this.dropRef(sha);
+  }
+
+  /** True when the node was not named before. */
+  private addRef(sha: string, at: PieceLocation | undefined): boolean {
+    const count = this.nodeRefs.get(sha) ?? 0;
+    this.put(this.nodeRefs, sha, count + 1);
+    if (count > 0) return false;
+    const location = at ?? this.nodes.get(sha) ?? this.previous?.nodes.get(sha);
+    if (location && !this.nodes.has(sha)) this.put(this.nodes, sha, location);
+    return true;
+  }
+
+  /** True when the node is no longer named. */
+  private dropRef(sha: string): boolean {
+    const count = this.nodeRefs.get(sha) ?? 0;
+    if (count > 1) {
+      this.put(this.nodeRefs, sha, count - 1);
+      return false;
     }
+    this.remove(this.nodeRefs, sha);
+    this.remove(this.nodes, sha);
+    return true;
   }
 
   private assertRoom(bytes: number): void {
