@@ -12,6 +12,7 @@ import { ObjectStoreReadiness, RUNTIME_ENV } from '@app/runtime';
 import { TaskCommandExecutor } from '@app/task-commands';
 import { ArtifactScanner, DEFAULT_SCAN_LIMITS } from './artifacts/artifact-scanner';
 import { TaskCheckpoints } from './workspace/checkpoints/task-checkpoints';
+import { WorkspaceMarks } from './workspace/checkpoints/workspace-marks';
 import { CheckpointCollector } from './workspace/checkpoints/checkpoint-collector';
 import { CHANGE_HINTS, ChangeHints } from './workspace/checkpoints/change-hints';
 import { changeHintsForThisHost } from './workspace/checkpoints/fanotify-hints';
@@ -99,9 +100,16 @@ function redactOpening(secrets: TaskSecrets, commands: TaskCommandExecutor, task
     },
     {
       provide: TaskCheckpoints,
-      inject: [OBJECT_STORE, SANDBOX_SETTINGS, CHANGE_HINTS],
-      useFactory: (objects: ObjectStore, settings: SandboxSettings, hints: ChangeHints) =>
-        new TaskCheckpoints(objects, new CheckpointReader(objects), settings.sessions.snapshotMaxBytes, hints),
+      inject: [OBJECT_STORE, SANDBOX_SETTINGS, CHANGE_HINTS, RUNTIME_ENV],
+      useFactory: (objects: ObjectStore, settings: SandboxSettings, hints: ChangeHints, env: NodeJS.ProcessEnv) =>
+        new TaskCheckpoints(
+          objects,
+          new CheckpointReader(objects),
+          settings.sessions.snapshotMaxBytes,
+          hints,
+          // Beside the workspaces (a shared volume holds both), in a folder no task id names.
+          new WorkspaceMarks(join(dataDirFromEnv(env), 'workspaces', '.checkpoint-marks')),
+        ),
     },
     {
       provide: CheckpointCollector,

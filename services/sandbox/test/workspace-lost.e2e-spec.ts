@@ -1,3 +1,5 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { AtsClient, TaskStreamEvent } from '@agentic-task-service/client';
 import type { Harness } from '../../../test/support/service-harness';
 import { startHarness } from '../../../test/support/service-harness';
@@ -58,6 +60,33 @@ describe('a lost workspace comes back from its last checkpoint', () => {
     const result = events.find((e) => e.type === 'tool_result')?.data as { status: string; output: string; changes?: unknown };
     expect(result).toMatchObject({ status: 'success', output: 'kept\nsecond stepkept\n\nran\n755\n' });
     // Brought back as it was: the restore itself is no change of the step.
+    expect(result.changes).toBeUndefined();
+  });
+
+  it('does not take an older copy of the workspace left on this disk for the current one', async () => {
+    // As on an instance that held the task, lost it to another one that went on with it, and got it
+    // back: its disk still has the workspace (and its mark) as they were when it let go.
+    h.model.script({ toolCalls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'one' } }] }, { text: 'one' });
+    const { id } = await ats.tasks.create({ message: 'write one' });
+    await followTurn(id);
+    const markPath = join(h.dataDir, 'workspaces', '.checkpoint-marks', `${id}.json`);
+    const markThen = readFileSync(markPath);
+    expect(JSON.parse(markThen.toString())).toMatchObject({ seq: expect.any(Number), root: expect.stringMatching(/^[0-9a-f]{64}$/) });
+
+    h.model.script({ toolCalls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'two' } }] }, { text: 'two' });
+    let last = (await h.api(`/api/v1/tasks/${id}`)).body.data.lastEventId as number;
+    await ats.tasks.sendMessage(id, 'write two');
+    await followTurn(id, last);
+    const workspace = h.app.get<SandboxProvider>(SANDBOX_PROVIDER).workspacePath(id);
+    writeFileSync(join(workspace, 'a.txt'), 'one');
+    writeFileSync(markPath, markThen);
+
+    h.model.script({ toolCalls: [{ name: 'shell', arguments: { command: 'cat a.txt' } }] }, { text: 'read' });
+    last = (await h.api(`/api/v1/tasks/${id}`)).body.data.lastEventId as number;
+    await ats.tasks.sendMessage(id, 'read it');
+    const events = await followTurn(id, last);
+    const result = events.find((e) => e.type === 'tool_result')?.data as { status: string; output: string; changes?: unknown };
+    expect(result).toMatchObject({ status: 'success', output: 'two' });
     expect(result.changes).toBeUndefined();
   });
 });

@@ -34,7 +34,11 @@ const MAX_REASON_CHARS = 1_000;
 /** How a session brings a workspace back from the task's last checkpoint, and drops what it knows of one torn down. */
 export interface SessionCheckpoints {
   archive(ref: CheckpointRef, signal?: AbortSignal): Readable;
-  forget(taskId: string): void;
+  forget(taskId: string): Promise<void>;
+  /** The workspace on this disk is behind the task's history: another instance went on with the task. */
+  isStaleOnDisk(taskId: string, last: CheckpointRef | undefined): Promise<boolean>;
+  /** The workspace was brought back as `ref` had it. */
+  restoredTo(taskId: string, ref: CheckpointRef | undefined): Promise<void>;
 }
 
 /** The workspace could not be brought back from its snapshot; the tool call reports this. */
@@ -171,13 +175,19 @@ export class SandboxSessions {
   private async ready(taskId: string): Promise<string> {
     const { state } = await this.commands.load(taskId);
     const snapshotKey = state.exists ? state.expiredSnapshotKey : undefined;
+    const last = state.exists ? state.lastCheckpoint : undefined;
     if (await this.provider.exists(taskId)) {
       // A crash between recording the expiry and the teardown left the workspace: it is current.
       if (snapshotKey) await this.recordRestored(taskId, snapshotKey, 0);
+      else if (await this.checkpoints?.isStaleOnDisk(taskId, last)) {
+        // Left here when the task moved to another instance, which went on with it: that copy is old.
+        this.logger.warn(`the workspace of ${taskId} on this disk is older than its history: it comes back from checkpoint ${last!.seq}`);
+        await this.provider.destroy(taskId);
+        await this.restoreCheckpoint(taskId, last!);
+      }
       return this.provider.create(taskId);
     }
     if (!snapshotKey) {
-      const last = state.exists ? state.lastCheckpoint : undefined;
       if (last) await this.restoreCheckpoint(taskId, last);
       return this.provider.create(taskId);
     }
@@ -189,6 +199,8 @@ export class SandboxSessions {
       throw new SandboxRestoreError(`the workspace could not be restored from its snapshot: ${messageOf(error)}`);
     }
     await this.recordRestored(taskId, snapshotKey, Date.now() - startedAt);
+    // Taken when the task was idle: as its last checkpoint left it (or later, by a step too big to checkpoint).
+    await this.checkpoints?.restoredTo(taskId, last);
     return this.provider.create(taskId);
   }
 
@@ -205,6 +217,7 @@ export class SandboxSessions {
     } catch (error) {
       throw new SandboxRestoreError(`the workspace could not be restored from its last checkpoint: ${messageOf(error)}`);
     }
+    await this.checkpoints.restoredTo(taskId, last);
     this.logger.log(
       `workspace of ${taskId} restored from its checkpoint ${last.seq} (${last.files} files) in ${Date.now() - startedAt} ms`,
     );
@@ -237,7 +250,7 @@ export class SandboxSessions {
       if (skipped.count > 0) this.logger.warn(`snapshot of ${taskId} left out ${skipped.count} entries: ${skipped.list().join('; ')}`);
     }
     await this.provider.destroy(taskId);
-    this.checkpoints?.forget(taskId);
+    await this.checkpoints?.forget(taskId);
     this.lastUsed.delete(taskId);
     this.retries.forget(taskId);
     this.logger.log(`sandbox of ${taskId} expired after ${idleMs} ms idle`);

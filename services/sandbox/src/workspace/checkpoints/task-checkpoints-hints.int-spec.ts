@@ -82,7 +82,7 @@ describe("checkpoints told by the workspace volumes' fanotify watch (filesystem 
     expect(second.changes).toEqual([{ path: 'downloads/b.txt', change: 'created', size: 3 }]);
 
     // The kept baseline is gone (the sandbox left and came back): what was drained is not enough.
-    checkpoints.forget(taskId);
+    await checkpoints.forget(taskId);
     writeFileSync(join(root, 'a.txt'), 'changed');
     const third = await step(second.checkpoint);
     expect(third.changes).toEqual([{ path: 'a.txt', change: 'modified', size: 7 }]);

@@ -10,6 +10,8 @@ import { NO_CHANGE_HINTS } from './change-hints';
 import { baselineOf } from './baseline';
 import type { OnSkipped } from '../snapshot-entries';
 import { CheckpointTooLargeError, writeCheckpoint } from './checkpoint-writer';
+import type { WorkspaceMarks } from './workspace-marks';
+import { isStaleWorkspace } from './workspace-marks';
 
 /** What a step's checkpoint gives its tool_result. */
 export type StepCheckpoint =
@@ -36,6 +38,8 @@ export class TaskCheckpoints {
     private readonly maxAddedBytes: number,
     /** Which folders each step touched; without it (or when it says 'rescan') every step walks everything. */
     private readonly hints: ChangeHints = NO_CHANGE_HINTS,
+    /** Which checkpoint each workspace on this disk is at; without it a workspace found on disk is taken as current. */
+    private readonly marks?: WorkspaceMarks,
   ) {}
 
   /**
@@ -66,6 +70,7 @@ export class TaskCheckpoints {
       // may take those pieces, and the next checkpoint must not refer to them.
       if (!unchanged || written.packs.length === 0) this.baselines.set(taskId, written.baseline);
       if (unchanged) return { changes: [], changesTruncated: false };
+      await this.mark(taskId, written.ref);
       return { checkpoint: written.ref, changes: written.changes, changesTruncated: written.changesTruncated };
     } catch (error) {
       this.baselines.delete(taskId);
@@ -81,8 +86,31 @@ export class TaskCheckpoints {
   }
 
   /** The task's sandbox left this instance (expired, handed over): its baseline is read again when it comes back. */
-  forget(taskId: string): void {
+  async forget(taskId: string): Promise<void> {
     this.baselines.delete(taskId);
+    await this.marks?.remove(taskId);
+  }
+
+  /** Whether the task's workspace on this disk is behind its history (another instance went on with it). */
+  async isStaleOnDisk(taskId: string, last: CheckpointRef | undefined): Promise<boolean> {
+    return isStaleWorkspace(await this.marks?.read(taskId), last);
+  }
+
+  /** The workspace was brought back as `ref` had it (or from an idle snapshot taken at `ref`). */
+  async restoredTo(taskId: string, ref: CheckpointRef | undefined): Promise<void> {
+    this.baselines.delete(taskId);
+    if (ref) await this.mark(taskId, ref);
+    else await this.marks?.remove(taskId);
+  }
+
+  /** A mark that could not be written is removed: the workspace then counts as current, as before marks. */
+  private async mark(taskId: string, ref: CheckpointRef): Promise<void> {
+    try {
+      await this.marks?.write(taskId, ref);
+    } catch (error) {
+      this.logger.warn(`the checkpoint mark of ${taskId} could not be written: ${messageOf(error)}`);
+      await this.marks?.remove(taskId).catch(() => undefined);
+    }
   }
 
   private async baselineFor(taskId: string, last: CheckpointRef | undefined): Promise<Baseline | undefined> {
