@@ -100,14 +100,19 @@ describe('checkpoint tree nodes', () => {
     expect(encodeFolder(other, nodeStore().store, reusing.trie).sha256).toBe(encodeFolder(other, nodeStore().store).sha256);
   });
 
-  it('stores nodes as plain JSON naming each pack key once, and still reads the gzip\'d nodes of earlier checkpoints', () => {
+  it("stores nodes as plain JSON naming each pack key once, and still reads the gzip'd nodes of earlier checkpoints", () => {
     const { gzipSync } = jest.requireActual<typeof import('node:zlib')>('node:zlib');
-    const entries = [file('a', 'd'.repeat(64), { key: 'p/1.pack', offset: 0, length: 1 }), file('b', 'e'.repeat(64), { key: 'p/1.pack', offset: 1, length: 1 })];
+    const entries = [
+      file('a', 'd'.repeat(64), { key: 'p/1.pack', offset: 0, length: 1 }),
+      file('b', 'e'.repeat(64), { key: 'p/1.pack', offset: 1, length: 1 }),
+    ];
     const node = encodeFolder(entries, nodeStore().store);
     const text = node.bytes.toString('utf8');
     expect(JSON.parse(text).k).toEqual(['p/1.pack']);
     expect(text.split('p/1.pack')).toHaveLength(2);
-    const earlier = gzipSync(JSON.stringify({ e: entries.map((e) => [e.name, 0, e.mode, e.size, e.mtimeMs, e.sha256, e.at!.key, e.at!.offset, e.at!.length]) }));
+    const earlier = gzipSync(
+      JSON.stringify({ e: entries.map((e) => [e.name, 0, e.mode, e.size, e.mtimeMs, e.sha256, e.at!.key, e.at!.offset, e.at!.length]) }),
+    );
     expect(decodeNode(earlier)).toEqual(decodeNode(node.bytes));
     expect(decodeNode(node.bytes)).toEqual({ kind: 'leaf', entries });
     expect(() => decodeNode(Buffer.from('{"k":[],"e":[["a",0,420,3,5,"s",3,0,1]]}'))).toThrow(/no key 3/);

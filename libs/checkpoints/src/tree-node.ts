@@ -91,10 +91,15 @@ export function encodeFolder(entries: readonly TreeEntry[], store: StoreNode, pr
       return [index, child.sha256, at.key, at.offset, at.length];
     });
   const sha256 = identityHash({ b: rows.map(([index, sha256]) => [index, sha256]) });
-  return encoded(sha256, () => withKeyList((keys) => ({ b: rows.map(([index, sha, key, offset, length]): BucketRow => [index, sha, keys(key), offset, length]) })), {
+  return encoded(
     sha256,
-    buckets,
-  });
+    () =>
+      withKeyList((keys) => ({ b: rows.map(([index, sha, key, offset, length]): BucketRow => [index, sha, keys(key), offset, length]) })),
+    {
+      sha256,
+      buckets,
+    },
+  );
 }
 
 /** A leaf of `sorted`; named as `same` was (its entries are the same), without hashing them again. */
