@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ModelResponse, ModelToolCall, TokenUsage } from '../model-provider.port';
-import { AttemptFailure } from './attempt-failure';
+import { AttemptFailure } from '../http/attempt-failure';
 
 // Wire shapes of chat-completions responses and stream chunks. Every field is optional because
 // "OpenAI-compatible" servers differ in what they leave out.
@@ -21,7 +21,13 @@ interface WireChoice {
 export interface WireCompletion {
   model?: string;
   choices?: WireChoice[];
-  usage?: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number } | null;
+  usage?: {
+    prompt_tokens?: number;
+    completion_tokens?: number;
+    total_tokens?: number;
+    /** OpenAI's automatic prompt caching: the part of prompt_tokens read from its cache. */
+    prompt_tokens_details?: { cached_tokens?: number } | null;
+  } | null;
   error?: { message?: string } | string;
 }
 
@@ -125,7 +131,14 @@ function toToolCall(id: string | undefined, name: string | undefined, args: unkn
 function toTokenUsage(usage: WireCompletion['usage']): TokenUsage {
   const inputTokens = count(usage?.prompt_tokens);
   const outputTokens = count(usage?.completion_tokens);
-  return { inputTokens, outputTokens, totalTokens: count(usage?.total_tokens) || inputTokens + outputTokens };
+  return {
+    inputTokens,
+    outputTokens,
+    totalTokens: count(usage?.total_tokens) || inputTokens + outputTokens,
+    // The chat-completions protocol reports cache reads (OpenAI) but never cache writes.
+    cacheReadTokens: count(usage?.prompt_tokens_details?.cached_tokens),
+    cacheWriteTokens: 0,
+  };
 }
 
 function count(value: unknown): number {
