@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describeModelProviderContract } from '@app/model-provider/testing/model-provider.contract';
 import type { ScriptedAnthropicReply, ScriptedAnthropicServer } from '@app/model-provider/testing/scripted-anthropic-server';
 import { startScriptedAnthropicServer } from '@app/model-provider/testing/scripted-anthropic-server';
@@ -239,6 +241,29 @@ describe('AnthropicMessagesProvider', () => {
       expect((error as Error).message).toBe(
         `Model call to anthropic (model "claude-test" at ${server.url}) failed after 2 attempts; last error: the server reported overloaded_error: Overloaded`,
       );
+    });
+
+    it('retries a stream cut off before message_stop', async () => {
+      let hits = 0;
+      const cut = createServer((_req, res) => {
+        hits++;
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        const start = { type: 'message_start', message: { model: 'claude-test', usage: { input_tokens: 1, output_tokens: 1 } } };
+        res.end(`event: message_start\ndata: ${JSON.stringify(start)}\n\n`);
+      });
+      await new Promise<void>((resolve) => cut.listen(0, '127.0.0.1', resolve));
+      try {
+        const baseUrl = `http://127.0.0.1:${(cut.address() as AddressInfo).port}`;
+        const error = await provider({ baseUrl, maxRetries: 1 })
+          .complete(ask('hi'))
+          .catch((e: unknown) => e);
+
+        expect((error as Error).message).toContain('failed after 2 attempts; last error: the stream ended before message_stop');
+        expect(hits).toBe(2);
+      } finally {
+        cut.closeAllConnections();
+        await new Promise((resolve) => cut.close(resolve));
+      }
     });
 
     it('does not retry an invalid_request_error and surfaces its message without the key', async () => {

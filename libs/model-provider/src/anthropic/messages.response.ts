@@ -1,6 +1,6 @@
 import type { ModelResponse, ModelToolCall, TokenUsage } from '../model-provider.port';
 import { AttemptFailure } from '../http/attempt-failure';
-import { parseToolArguments } from '../openai-compatible/chat-completions.response';
+import { parseToolArguments } from '../tool-arguments';
 
 // Wire shapes of Anthropic Messages API answers: a whole message, or the events of its stream.
 // Fields are optional: an answer is read for what it has, and judged by what it lacks.

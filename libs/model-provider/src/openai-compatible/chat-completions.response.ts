@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ModelResponse, ModelToolCall, TokenUsage } from '../model-provider.port';
 import { AttemptFailure } from '../http/attempt-failure';
+import { parseToolArguments } from '../tool-arguments';
 
 // Wire shapes of chat-completions responses and stream chunks. Every field is optional because
 // "OpenAI-compatible" servers differ in what they leave out.
@@ -100,23 +101,6 @@ export class StreamedCompletion {
     const args = part.function?.arguments;
     if (typeof args === 'string') call.args += args;
   }
-}
-
-/** `{}` for no arguments; JSON that is not an object is kept verbatim as `{ _raw }`. */
-export function parseToolArguments(raw: unknown): Record<string, unknown> {
-  if (raw === undefined || raw === null) return {};
-  if (typeof raw === 'object' && !Array.isArray(raw)) return raw as Record<string, unknown>;
-  const text = typeof raw === 'string' ? raw : JSON.stringify(raw);
-  if (text.trim() === '') return {};
-  try {
-    const parsed: unknown = JSON.parse(text);
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
-      return parsed as Record<string, unknown>;
-    }
-  } catch {
-    // Models do emit broken JSON; the agent loop shows `_raw` back to the model to fix it.
-  }
-  return { _raw: text };
 }
 
 function toToolCall(id: string | undefined, name: string | undefined, args: unknown, i: number): ModelToolCall {
