@@ -1,5 +1,4 @@
 import type { TaskEvent, TokenUsage } from '../task.events';
-import { addUsage, ZERO_USAGE } from '../task.events';
 
 // How each stored event appears on the public stream (docs/api.md "Streaming events (SSE)"): every stored event
 // is exactly one SSE event, so the stream's ids are the stream revisions 1, 2, 3, … with no gap.
@@ -110,5 +109,5 @@ export const mcpNotice = ({ server, reason }: { readonly server: string; readonl
 
 /** The turn's usage on `done`; turns that ended before it was recorded have none to show. */
 function turnUsage(usage: TokenUsage | undefined): { usage?: TokenUsage } {
-  return usage ? { usage: addUsage(ZERO_USAGE, usage) } : {};
+  return usage ? { usage } : {};
 }
