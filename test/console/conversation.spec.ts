@@ -12,7 +12,11 @@ const events: TaskStreamEvent[] = [
   { id: 2, type: 'status', data: { status: 'running', turn: 1, messageId: 'msg_1' } },
   { id: 3, type: 'content', data: { text: 'Let me ' } },
   { id: 4, type: 'content', data: { text: 'look.' } },
-  { id: 5, type: 'usage', data: { inputTokens: 10, outputTokens: 5, totalTokens: 15, turn: 1, step: 1, model: 'm' } },
+  {
+    id: 5,
+    type: 'usage',
+    data: { inputTokens: 10, outputTokens: 5, totalTokens: 15, cacheReadTokens: 0, cacheWriteTokens: 0, turn: 1, step: 1, model: 'm' },
+  },
   { id: 6, type: 'tool_call', data: { callId: 'c1', toolName: 'shell', status: 'awaiting_approval', args: { command: 'ls' } } },
   { id: 7, type: 'tool_decision', data: { callId: 'c1', outcome: 'proceed_once', approved: true } },
   { id: 8, type: 'tool_started', data: { callId: 'c1', toolName: 'shell' } },

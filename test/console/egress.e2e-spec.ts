@@ -88,7 +88,7 @@ const TASK: Task = {
   showInHistory: true,
   messages: [{ id: 'msg_1', text: 'Fetch the package', createdAt: AT, eventId: 1 }],
   pendingApprovals: [],
-  usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+  usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
   maxTokens: null,
   webhookUrl: null,
   network: { allow: ['pypi.org', '*.pythonhosted.org'] },

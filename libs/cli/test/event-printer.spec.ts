@@ -22,7 +22,20 @@ describe('EventPrinter', () => {
         type: 'tool_result',
         data: { callId: 'call_1', toolName: 'shell', status: 'success', output: '1\n2\n3\n4\n', exitCode: 0, durationMs: 12 },
       },
-      { id: 4, type: 'usage', data: { inputTokens: 100, outputTokens: 20, totalTokens: 120, turn: 1, step: 1, model: 'm' } },
+      {
+        id: 4,
+        type: 'usage',
+        data: {
+          inputTokens: 100,
+          outputTokens: 20,
+          totalTokens: 120,
+          cacheReadTokens: 0,
+          cacheWriteTokens: 0,
+          turn: 1,
+          step: 1,
+          model: 'm',
+        },
+      },
       { id: 5, type: 'content', data: { text: 'There are ' } },
       { id: 6, type: 'content', data: { text: '4 lines.' } },
       {

@@ -1,5 +1,7 @@
 import type { ScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import { startScriptedAnthropicServer } from '@app/model-provider/testing/scripted-anthropic-server';
+import { AnthropicMessagesProvider } from './anthropic/anthropic-messages.provider';
 import { createModelProviderFromEnv, describeModelConfig, resolveModelConfig } from './model-provider.config';
 import { ModelNotConfiguredError } from './model-provider.errors';
 import { NotConfiguredModelProvider } from './not-configured.provider';
@@ -65,11 +67,15 @@ describe('createModelProviderFromEnv', () => {
       );
     });
 
-    it('says anthropic is not supported yet and points to openai-compatible', async () => {
-      const message = await notConfiguredMessage({ LLM_PROVIDER: 'anthropic', LLM_API_KEY: 'k', LLM_MODEL: 'claude' });
+    it('asks for LLM_API_KEY and LLM_MODEL when LLM_PROVIDER=anthropic has neither', async () => {
+      expect(await notConfiguredMessage({ LLM_PROVIDER: 'anthropic' })).toBe(
+        'No model is configured: set LLM_API_KEY (your Anthropic API key, sent as x-api-key) and LLM_MODEL (an Anthropic model name, e.g. claude-sonnet-4-5).',
+      );
+    });
 
-      expect(message).toBe(
-        "LLM_PROVIDER=anthropic is not supported yet: Anthropic's Messages API is not implemented. Use LLM_PROVIDER=openai-compatible with an OpenAI-compatible endpoint (set LLM_BASE_URL and LLM_MODEL).",
+    it('rejects an LLM_MAX_TOKENS that is not a positive whole number', async () => {
+      expect(await notConfiguredMessage({ LLM_PROVIDER: 'anthropic', LLM_API_KEY: 'k', LLM_MODEL: 'claude', LLM_MAX_TOKENS: '0' })).toBe(
+        'Model configuration is invalid: LLM_MAX_TOKENS must be a whole number of at least 1 (got "0").',
       );
     });
 
@@ -112,6 +118,48 @@ describe('createModelProviderFromEnv', () => {
       expect(
         resolveModelConfig({ LLM_API_KEY: 'k', LLM_MODEL: 'm', LLM_STREAM: 'false', LLM_TIMEOUT_MS: '5000', LLM_MAX_RETRIES: '0' }),
       ).toMatchObject({ stream: false, timeoutMs: 5000, maxRetries: 0 });
+    });
+  });
+
+  describe('LLM_PROVIDER=anthropic', () => {
+    it.each([
+      [{}, 'https://api.anthropic.com'],
+      [{ LLM_BASE_URL: 'https://proxy.example.com/v1/messages' }, 'https://proxy.example.com'],
+      [{ LLM_BASE_URL: 'https://proxy.example.com/v1/' }, 'https://proxy.example.com'],
+    ])('%j → an Anthropic provider at %s, max_tokens 8192 unless LLM_MAX_TOKENS says', (extra, baseUrl) => {
+      const env = { LLM_PROVIDER: 'anthropic', LLM_API_KEY: 'sk-ant', LLM_MODEL: 'claude-sonnet-4-5', ...extra };
+
+      expect(resolveModelConfig(env)).toMatchObject({ status: 'ready', provider: 'anthropic', baseUrl, maxTokens: 8192 });
+      expect(resolveModelConfig({ ...env, LLM_MAX_TOKENS: '1024' })).toMatchObject({ maxTokens: 1024 });
+      expect(createModelProviderFromEnv(env)).toBeInstanceOf(AnthropicMessagesProvider);
+    });
+
+    it('sends LLM_MODEL, LLM_API_KEY and LLM_MAX_TOKENS to ${LLM_BASE_URL}/v1/messages', async () => {
+      const server = await startScriptedAnthropicServer();
+      try {
+        server.script({ text: 'configured' });
+        const provider = createModelProviderFromEnv({
+          LLM_PROVIDER: 'anthropic',
+          LLM_BASE_URL: server.url,
+          LLM_MODEL: 'claude-haiku',
+          LLM_API_KEY: 'sk-ant-local',
+          LLM_MAX_TOKENS: '2048',
+        });
+
+        expect((await provider.complete(ask)).text).toBe('configured');
+        expect(server.requests[0]).toMatchObject({ model: 'claude-haiku', max_tokens: 2048, stream: true });
+        expect(server.headers[0]).toMatchObject({ 'x-api-key': 'sk-ant-local', 'anthropic-version': '2023-06-01' });
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('describes itself with its max_tokens and without the key', () => {
+      const line = describeModelConfig({ LLM_PROVIDER: 'anthropic', LLM_API_KEY: 'sk-ant-secret', LLM_MODEL: 'claude-sonnet-4-5' });
+
+      expect(line).toBe(
+        'model provider: anthropic (chosen by LLM_PROVIDER), model "claude-sonnet-4-5" at https://api.anthropic.com, streaming, timeout 120000 ms per attempt, up to 4 retries, max_tokens 8192, API key set',
+      );
     });
   });
 

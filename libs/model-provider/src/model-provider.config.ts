@@ -1,7 +1,8 @@
 import type { ModelProvider } from './model-provider.port';
+import { AnthropicMessagesProvider } from './anthropic/anthropic-messages.provider';
 import { NotConfiguredModelProvider } from './not-configured.provider';
 import { OpenAiChatProvider } from './openai-compatible/openai-chat.provider';
-import { safeUrl } from './openai-compatible/safe-url';
+import { safeUrl } from './http/safe-url';
 
 // Reads the LLM_* variables of docs/operations/configuration.md. A missing or broken configuration never stops the
 // service from starting: it yields a provider whose calls fail with a message naming the fix.
@@ -12,20 +13,22 @@ export type LlmProviderKind = (typeof LLM_PROVIDERS)[number];
 const DEFAULT_BASE_URLS: Partial<Record<LlmProviderKind, string>> = {
   openai: 'https://api.openai.com/v1',
   ollama: 'http://127.0.0.1:11434/v1',
+  anthropic: 'https://api.anthropic.com',
 };
 
 const BASE_URL_HINT = 'LLM_BASE_URL (an OpenAI-compatible chat-completions endpoint, e.g. http://127.0.0.1:11434/v1)';
 
-const MODEL_HINTS: Record<'openai-compatible' | 'openai' | 'ollama', string> = {
+const MODEL_HINTS: Record<LlmProviderKind, string> = {
   'openai-compatible': 'LLM_MODEL (the model name to request from LLM_BASE_URL)',
   openai: 'LLM_MODEL (an OpenAI model name, e.g. gpt-4o-mini)',
   ollama: 'LLM_MODEL (a model pulled into Ollama, e.g. llama3.1)',
+  anthropic: 'LLM_MODEL (an Anthropic model name, e.g. claude-sonnet-4-5)',
 };
 
 export type ModelConfig =
   | {
       readonly status: 'ready';
-      readonly provider: 'openai-compatible' | 'openai' | 'ollama';
+      readonly provider: LlmProviderKind;
       /** The variable that decided the provider, for start-up logs. */
       readonly chosenBy: 'LLM_PROVIDER' | 'LLM_BASE_URL' | 'LLM_API_KEY';
       readonly baseUrl: string;
@@ -34,13 +37,18 @@ export type ModelConfig =
       readonly stream: boolean;
       readonly timeoutMs: number;
       readonly maxRetries: number;
+      /** Anthropic only: the `max_tokens` of each request (LLM_MAX_TOKENS). */
+      readonly maxTokens: number;
     }
   | { readonly status: 'unavailable'; readonly provider?: LlmProviderKind; readonly reason: string };
 
 export function createModelProviderFromEnv(env: NodeJS.ProcessEnv): ModelProvider {
   const config = resolveModelConfig(env);
   if (config.status === 'unavailable') return new NotConfiguredModelProvider(config.reason, config.provider);
-  const { provider, baseUrl, apiKey, model, stream, timeoutMs, maxRetries } = config;
+  const { provider, baseUrl, apiKey, model, stream, timeoutMs, maxRetries, maxTokens } = config;
+  if (provider === 'anthropic') {
+    return new AnthropicMessagesProvider({ baseUrl, apiKey: apiKey!, model, maxTokens, stream, timeoutMs, maxRetries });
+  }
   return new OpenAiChatProvider({ name: provider, baseUrl, apiKey, model, stream, timeoutMs, maxRetries });
 }
 
@@ -54,6 +62,7 @@ export function describeModelConfig(env: NodeJS.ProcessEnv): string {
     config.stream ? 'streaming' : 'not streaming',
     `timeout ${config.timeoutMs} ms per attempt`,
     `up to ${config.maxRetries} retries`,
+    ...(config.provider === 'anthropic' ? [`max_tokens ${config.maxTokens}`] : []),
     config.apiKey ? 'API key set' : 'no API key',
   ].join(', ');
 }
@@ -78,24 +87,19 @@ export function resolveModelConfig(env: NodeJS.ProcessEnv): ModelConfig {
         : `No model is configured: set LLM_MODEL and ${BASE_URL_HINT}, or LLM_API_KEY and LLM_MODEL for OpenAI.`,
     );
   }
-  if (provider === 'anthropic') {
-    return unavailable(
-      "LLM_PROVIDER=anthropic is not supported yet: Anthropic's Messages API is not implemented. Use LLM_PROVIDER=openai-compatible with an OpenAI-compatible endpoint (set LLM_BASE_URL and LLM_MODEL).",
-      provider,
-    );
-  }
-
   const missing: string[] = [];
   if (provider === 'openai-compatible' && !baseUrl) missing.push(BASE_URL_HINT);
   if (provider === 'openai' && !apiKey) missing.push('LLM_API_KEY (your OpenAI API key)');
+  if (provider === 'anthropic' && !apiKey) missing.push('LLM_API_KEY (your Anthropic API key, sent as x-api-key)');
   if (!model) missing.push(MODEL_HINTS[provider]);
   if (missing.length > 0) return unavailable(`No model is configured: set ${missing.join(' and ')}.`, provider);
 
   const problems: string[] = [];
-  const resolvedBaseUrl = normalizeBaseUrl(baseUrl ?? DEFAULT_BASE_URLS[provider]!, problems);
+  const resolvedBaseUrl = normalizeBaseUrl(baseUrl ?? DEFAULT_BASE_URLS[provider]!, provider, problems);
   const stream = parseBoolean(env, 'LLM_STREAM', true, problems);
   const timeoutMs = parseInteger(env, 'LLM_TIMEOUT_MS', 120_000, 1, problems);
   const maxRetries = parseInteger(env, 'LLM_MAX_RETRIES', 4, 0, problems);
+  const maxTokens = parseInteger(env, 'LLM_MAX_TOKENS', 8192, 1, problems);
   if (problems.length > 0) return unavailable(`Model configuration is invalid: ${problems.join('; ')}.`, provider);
 
   return {
@@ -108,6 +112,7 @@ export function resolveModelConfig(env: NodeJS.ProcessEnv): ModelConfig {
     stream,
     timeoutMs,
     maxRetries,
+    maxTokens,
   };
 }
 
@@ -127,9 +132,15 @@ function read(env: NodeJS.ProcessEnv, name: string): string | undefined {
 
 // The parsers below return a usable value and record what is wrong in `problems`.
 
-/** Without a trailing slash; a pasted full `/chat/completions` URL is cut back to its base. */
-function normalizeBaseUrl(url: string, problems: string[]): string {
-  const trimmed = url.replace(/\/+$/, '').replace(/\/chat\/completions$/, '');
+/**
+ * Without a trailing slash; a pasted full `/chat/completions` URL is cut back to its base. For
+ * Anthropic the base is the origin (the adapter appends `/v1/messages`), so a pasted
+ * `…/v1/messages` or `…/v1` is cut back to it.
+ */
+function normalizeBaseUrl(url: string, provider: LlmProviderKind, problems: string[]): string {
+  const withoutSlash = url.replace(/\/+$/, '');
+  const trimmed =
+    provider === 'anthropic' ? withoutSlash.replace(/\/v1(\/messages)?$/, '') : withoutSlash.replace(/\/chat\/completions$/, '');
   try {
     const { protocol } = new URL(trimmed);
     if (protocol === 'http:' || protocol === 'https:') return trimmed;

@@ -20,9 +20,14 @@ export interface ModelToolCall {
 }
 
 export interface TokenUsage {
+  /** Every input token, those read from and written to the provider's prompt cache included. */
   readonly inputTokens: number;
   readonly outputTokens: number;
   readonly totalTokens: number;
+  /** Input tokens read from the prompt cache (part of inputTokens); 0 when the provider reports none. */
+  readonly cacheReadTokens: number;
+  /** Input tokens written to the prompt cache (part of inputTokens); 0 when the provider reports none. */
+  readonly cacheWriteTokens: number;
 }
 
 export interface ModelRequest {

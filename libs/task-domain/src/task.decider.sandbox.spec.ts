@@ -132,7 +132,12 @@ describe('task decider: secrets a process cannot open', () => {
   const report = (turn = 1): TaskCommand => ({ type: 'ReportSecretsUnavailable', data: { turn, reason } });
   const withSecrets = [created(['TOKEN']), ...runningCall.slice(1)];
   const unavailable: TaskEvent = { type: 'SecretsUnavailable', data: { names: ['TOKEN'], reason } };
-  const failed: TaskEvent = { type: 'TaskFailed', data: { turn: 1, error: reason } };
+  const nothingSpent = { inputTokens: 0, outputTokens: 0, totalTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+  const failed: TaskEvent = { type: 'TaskFailed', data: { turn: 1, error: reason, usage: nothingSpent } };
+  const failedAfterACall: TaskEvent = {
+    type: 'TaskFailed',
+    data: { turn: 1, error: reason, usage: { ...usage, cacheReadTokens: 0, cacheWriteTokens: 0 } },
+  };
 
   it('fails the turn with the reason, naming the secrets in a notice', () =>
     spec.given(withSecrets.slice(0, 2)).when(report()).then([unavailable, failed]));
@@ -144,7 +149,7 @@ describe('task decider: secrets a process cannot open', () => {
       .then([
         { type: 'ToolCallFinished', data: { callId: 'c1', toolName: 'shell', status: 'error', output: reason, durationMs: 0 } },
         unavailable,
-        failed,
+        failedAfterACall,
       ]));
 
   it('starts the queued follow-up after the failed turn, like any failed turn', () =>

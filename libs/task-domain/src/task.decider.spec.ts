@@ -20,6 +20,9 @@ import { evolve, initialTaskState } from './task.state';
 const spec = DeciderSpecification.for<TaskState, TaskCommand, TaskEvent>({ decide, evolve, initialState: initialTaskState });
 
 const usage = { inputTokens: 1, outputTokens: 2, totalTokens: 3 };
+/** The turn's usage the ends of a turn record: one `usage` response, or none. */
+const spent = { ...usage, cacheReadTokens: 0, cacheWriteTokens: 0 };
+const nothingSpent = { inputTokens: 0, outputTokens: 0, totalTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
 const created = (autoExecute = true): TaskCreated => ({
   type: 'TaskCreated',
   data: {
@@ -107,7 +110,7 @@ describe('task decider', () => {
         .then([
           responded(),
           { type: 'AssistantTextProduced', data: { turn: 1, step: 1, text: 'done' } },
-          { type: 'TurnCompleted', data: { turn: 1 } },
+          { type: 'TurnCompleted', data: { turn: 1, usage: spent } },
           turnStarted(2, 'm2'),
         ]));
   });
@@ -143,12 +146,12 @@ describe('task decider', () => {
         .then([
           responded(),
           { type: 'AssistantTextProduced', data: { turn: 1, step: 1, text: 'done' } },
-          { type: 'TurnCompleted', data: { turn: 1 } },
+          { type: 'TurnCompleted', data: { turn: 1, usage: spent } },
         ]);
       queuedSpec
         .given([...running, message('m2')])
         .when({ type: 'FailTurn', data: { turn: 1, error: 'x' } })
-        .then([{ type: 'TaskFailed', data: { turn: 1, error: 'x' } }]);
+        .then([{ type: 'TaskFailed', data: { turn: 1, error: 'x', usage: nothingSpent } }]);
       expect(fold([...running, message('m2'), { type: 'TaskFailed', data: { turn: 1, error: 'x' } }])).toMatchObject({
         status: 'pending',
         turn: 1,
@@ -163,7 +166,7 @@ describe('task decider', () => {
       queuedSpec
         .given([...waiting, message('m3')])
         .when({ type: 'CancelTask', data: {} })
-        .then([{ type: 'TaskCancelled', data: { turn: 1, droppedMessageIds: ['m2', 'm3'] } }]);
+        .then([{ type: 'TaskCancelled', data: { turn: 1, droppedMessageIds: ['m2', 'm3'], usage: nothingSpent } }]);
     });
     it('refuses what belonged to the ended turn while the next one waits', () => {
       const ended = [
@@ -227,6 +230,23 @@ describe('task decider', () => {
   });
 
   describe('model responses', () => {
+    it("records on TurnCompleted the turn's own usage: its model calls summed, cache counts included", () => {
+      const cached = { inputTokens: 100, outputTokens: 5, totalTokens: 105, cacheReadTokens: 80, cacheWriteTokens: 10 };
+      const earlierTurn = [responded(), { type: 'TurnCompleted', data: { turn: 1, usage: spent } } as TaskEvent, turnStarted(2, 'm2')];
+      const secondTurn = [
+        ...running,
+        ...earlierTurn,
+        { ...responded(1, 2), data: { ...responded(1, 2).data, usage: cached } } as TaskEvent,
+      ];
+      const events = decide(
+        { type: 'RecordModelResponse', data: { turn: 2, step: 2, text: 'done', toolCalls: [], usage, model: 'x', finishReason: 'stop' } },
+        [...secondTurn].reduce(evolve, initialTaskState()),
+      );
+      expect(events.at(-1)).toEqual({
+        type: 'TurnCompleted',
+        data: { turn: 2, usage: { inputTokens: 101, outputTokens: 7, totalTokens: 108, cacheReadTokens: 80, cacheWriteTokens: 10 } },
+      });
+    });
     it('ends the turn when the model answers with text only', () =>
       spec
         .given(running)
@@ -234,7 +254,7 @@ describe('task decider', () => {
         .then([
           responded(),
           { type: 'AssistantTextProduced', data: { turn: 1, step: 1, text: 'hi' } },
-          { type: 'TurnCompleted', data: { turn: 1 } },
+          { type: 'TurnCompleted', data: { turn: 1, usage: spent } },
         ]));
     it('records several tool calls, approved when autoExecute is on', () =>
       spec
@@ -395,7 +415,7 @@ describe('task decider', () => {
       spec
         .given(running)
         .when({ type: 'FailTurn', data: { turn: 1, error: 'boom' } })
-        .then([{ type: 'TaskFailed', data: { turn: 1, error: 'boom' } }]));
+        .then([{ type: 'TaskFailed', data: { turn: 1, error: 'boom', usage: nothingSpent } }]));
     it('refuses to fail a turn that is not running', () =>
       spec
         .given(running)
@@ -410,7 +430,7 @@ describe('task decider', () => {
             type: 'ToolCallFinished',
             data: { callId: 'c1', toolName: 'shell', status: 'cancelled', output: 'The task was cancelled.', durationMs: 0 },
           },
-          { type: 'TaskCancelled', data: { turn: 1, droppedMessageIds: ['m2'] } },
+          { type: 'TaskCancelled', data: { turn: 1, droppedMessageIds: ['m2'], usage: spent } },
         ]));
     it('changes nothing when cancelling a finished task', () =>
       spec

@@ -16,11 +16,12 @@ import type {
   SandboxSnapshotFailed,
   TaskCreated,
   TaskEvent,
-  TokenUsage,
+  RecordedTokenUsage,
   ToolCallFinished,
   ToolCallRequested,
   ToolResultStatus,
 } from './task.events';
+import { addUsage } from './task.events';
 import {
   CallNotAwaitingApprovalError,
   CallNotNextApprovedError,
@@ -95,7 +96,7 @@ export type RecordModelResponse = Command<
     readonly step: number;
     readonly text: string;
     readonly toolCalls: readonly RequestedToolCall[];
-    readonly usage: TokenUsage;
+    readonly usage: RecordedTokenUsage;
     readonly model: string;
     readonly finishReason: string;
   }
@@ -226,7 +227,7 @@ export function decide(command: TaskCommand, state: TaskState, policy: DecidePol
     }
     case 'FailTurn':
       if (!isTurnRunning(s.status) || command.data.turn !== s.turn) throw new TurnNotRunningError(command.data.turn);
-      return endTurn(s, { type: 'TaskFailed', data: { turn: s.turn, error: command.data.error } }, policy);
+      return endTurn(s, { type: 'TaskFailed', data: { turn: s.turn, error: command.data.error, usage: s.turnUsage } }, policy);
     case 'CancelTask':
       return cancelTask(s);
     case 'RecordSandboxExpired':
@@ -315,7 +316,7 @@ function recordModelResponse(data: RecordModelResponse['data'], s: ExistingTask,
   if (data.text !== '') events.push({ type: 'AssistantTextProduced', data: { turn, step, text: data.text } });
   for (const call of data.toolCalls) events.push(requestToolCall(call, turn, step, s));
   if (data.toolCalls.length > 0) return events;
-  return [...events, ...endTurn(s, { type: 'TurnCompleted', data: { turn } }, policy)];
+  return [...events, ...endTurn(s, { type: 'TurnCompleted', data: { turn, usage: addUsage(s.turnUsage, data.usage) } }, policy)];
 }
 
 function requestToolCall(call: RequestedToolCall, turn: number, step: number, s: ExistingTask): ToolCallRequested {
@@ -372,7 +373,7 @@ function reportSecretsUnavailable(data: ReportSecretsUnavailable['data'], s: Exi
   return [
     ...closing,
     { type: 'SecretsUnavailable', data: { names: s.secretNames, reason: data.reason } },
-    ...endTurn(s, { type: 'TaskFailed', data: { turn: s.turn, error: data.reason } }, policy),
+    ...endTurn(s, { type: 'TaskFailed', data: { turn: s.turn, error: data.reason, usage: s.turnUsage } }, policy),
   ];
 }
 
@@ -386,7 +387,7 @@ function cancelTask(s: ExistingTask): TaskEvent[] {
     }));
   // A fork's turn waiting to resume holds a place in its tenant's line by its message: dropped too.
   const dropped = [...(s.resuming ? [s.resuming.messageId] : []), ...s.queued.map((m) => m.messageId)];
-  return [...closing, { type: 'TaskCancelled', data: { turn: s.turn, droppedMessageIds: dropped } }];
+  return [...closing, { type: 'TaskCancelled', data: { turn: s.turn, droppedMessageIds: dropped, usage: s.turnUsage } }];
 }
 
 function assertTokenBudget(maxTokens: number): void {

@@ -12,9 +12,31 @@ export interface Event<Type extends string, Data> {
 }
 
 export interface TokenUsage {
+  /** Every input token, those read from and written to the provider's prompt cache included. */
   readonly inputTokens: number;
   readonly outputTokens: number;
   readonly totalTokens: number;
+  /** The input tokens read from the prompt cache; 0 when the provider reports none. */
+  readonly cacheReadTokens: number;
+  /** The input tokens written to the prompt cache; 0 when the provider reports none. */
+  readonly cacheWriteTokens: number;
+}
+
+/** Usage as ModelResponded records it: events written before the cache counts existed have none. */
+export type RecordedTokenUsage = Omit<TokenUsage, 'cacheReadTokens' | 'cacheWriteTokens'> &
+  Partial<Pick<TokenUsage, 'cacheReadTokens' | 'cacheWriteTokens'>>;
+
+export const ZERO_USAGE: TokenUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+
+/** `total` plus one recorded call's usage, a missing cache count being 0. */
+export function addUsage(total: TokenUsage, u: RecordedTokenUsage): TokenUsage {
+  return {
+    inputTokens: total.inputTokens + u.inputTokens,
+    outputTokens: total.outputTokens + u.outputTokens,
+    totalTokens: total.totalTokens + u.totalTokens,
+    cacheReadTokens: total.cacheReadTokens + (u.cacheReadTokens ?? 0),
+    cacheWriteTokens: total.cacheWriteTokens + (u.cacheWriteTokens ?? 0),
+  };
 }
 
 export interface UploadedFile {
@@ -116,7 +138,13 @@ export type UserMessageAdded = Event<
 export type TurnStarted = Event<'TurnStarted', { readonly turn: number; readonly messageId: string }>;
 export type ModelResponded = Event<
   'ModelResponded',
-  { readonly turn: number; readonly step: number; readonly model: string; readonly finishReason: string; readonly usage: TokenUsage }
+  {
+    readonly turn: number;
+    readonly step: number;
+    readonly model: string;
+    readonly finishReason: string;
+    readonly usage: RecordedTokenUsage;
+  }
 >;
 export type AssistantTextProduced = Event<'AssistantTextProduced', { readonly turn: number; readonly step: number; readonly text: string }>;
 export type ToolCallRequested = Event<
@@ -285,9 +313,14 @@ export interface ResumedTurn {
 /** A fork's turn that was running at its fork point was admitted and goes on (see TaskForked `resumes`). */
 export type TurnResumed = Event<'TurnResumed', ResumedTurn>;
 
-export type TurnCompleted = Event<'TurnCompleted', { readonly turn: number }>;
-export type TaskFailed = Event<'TaskFailed', { readonly turn: number; readonly error: string }>;
-export type TaskCancelled = Event<'TaskCancelled', { readonly turn: number; readonly droppedMessageIds: readonly string[] }>;
+// `usage` on the three ends of a turn: what the turn's model calls spent (absent on events written
+// before it was recorded).
+export type TurnCompleted = Event<'TurnCompleted', { readonly turn: number; readonly usage?: TokenUsage }>;
+export type TaskFailed = Event<'TaskFailed', { readonly turn: number; readonly error: string; readonly usage?: TokenUsage }>;
+export type TaskCancelled = Event<
+  'TaskCancelled',
+  { readonly turn: number; readonly droppedMessageIds: readonly string[]; readonly usage?: TokenUsage }
+>;
 
 export type TaskEvent =
   | TaskCreated

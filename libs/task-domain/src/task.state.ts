@@ -10,6 +10,7 @@ import type {
   ToolResultStatus,
   TokenUsage,
 } from './task.events';
+import { addUsage, ZERO_USAGE } from './task.events';
 import type { CheckpointRef } from './checkpoints/checkpoint.types';
 import type { StoredArtifacts } from './artifacts/stored-artifacts';
 import { NOTHING_STORED, withStoredObject } from './artifacts/stored-artifacts';
@@ -51,6 +52,8 @@ export interface ExistingTask {
   readonly calls: readonly ToolCallState[];
   readonly rules: readonly ApprovalRule[];
   readonly usage: TokenUsage;
+  /** What the model calls of the current turn spent; zero again once the turn ends. */
+  readonly turnUsage: TokenUsage;
   /** Total tokens the task may spend over all turns (`usage.totalTokens` counts against it); absent: unlimited. */
   readonly maxTokens?: number;
   /** Ordinary configuration: environment variables of the sandbox's processes. */
@@ -88,8 +91,6 @@ export interface ForkOrigin {
 export type TaskState = { readonly exists: false } | ExistingTask;
 
 export const initialTaskState = (): TaskState => ({ exists: false });
-
-const ZERO_USAGE: TokenUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
 
 /** The task has work in hand: a turn that runs, or a message waiting for its turn to start. */
 export const isTurnActive = (status: TaskStatus): boolean => status === 'pending' || status === 'running' || status === 'awaiting_approval';
@@ -129,6 +130,7 @@ export function evolve(state: TaskState, event: TaskEvent): TaskState {
       calls: [],
       rules: [],
       usage: ZERO_USAGE,
+      turnUsage: ZERO_USAGE,
       env: d.env,
       secretNames: d.secretNames,
       mcpServers: d.mcpServers ?? {},
@@ -158,6 +160,7 @@ export function evolve(state: TaskState, event: TaskEvent): TaskState {
         status: 'running',
         turn: event.data.turn,
         step: 0,
+        turnUsage: ZERO_USAGE,
         queued: s.queued.filter((m) => m.messageId !== event.data.messageId),
       };
     case 'ModelResponded': {
@@ -165,11 +168,8 @@ export function evolve(state: TaskState, event: TaskEvent): TaskState {
       return {
         ...s,
         step: event.data.step,
-        usage: {
-          inputTokens: s.usage.inputTokens + u.inputTokens,
-          outputTokens: s.usage.outputTokens + u.outputTokens,
-          totalTokens: s.usage.totalTokens + u.totalTokens,
-        },
+        usage: addUsage(s.usage, u),
+        turnUsage: addUsage(s.turnUsage, u),
       };
     }
     case 'AssistantTextProduced':
@@ -194,13 +194,13 @@ export function evolve(state: TaskState, event: TaskEvent): TaskState {
       return event.data.checkpoint ? { ...finished, lastCheckpoint: event.data.checkpoint } : finished;
     }
     case 'TurnCompleted':
-      return { ...s, status: idleStatus(s, 'completed') };
+      return { ...s, status: idleStatus(s, 'completed'), turnUsage: ZERO_USAGE };
     case 'TaskFailed':
-      return { ...s, status: idleStatus(s, 'failed') };
+      return { ...s, status: idleStatus(s, 'failed'), turnUsage: ZERO_USAGE };
     case 'TaskCancelled': {
       const dropped = new Set(event.data.droppedMessageIds);
       const { resuming: _dropped, ...rest } = s;
-      return { ...rest, status: 'cancelled', queued: s.queued.filter((m) => !dropped.has(m.messageId)) };
+      return { ...rest, status: 'cancelled', turnUsage: ZERO_USAGE, queued: s.queued.filter((m) => !dropped.has(m.messageId)) };
     }
     case 'ArtifactRecorded': {
       const { callId: _call, ...record } = event.data;

@@ -403,9 +403,15 @@ export interface components {
             outcome: "proceed_once" | "proceed_always" | "cancel";
         };
         TokenUsage: {
+            /** @description every input token, those read from and written to the prompt cache included */
             inputTokens: number;
             outputTokens: number;
+            /** @description inputTokens + outputTokens */
             totalTokens: number;
+            /** @description input tokens read from the provider prompt cache (0 when it reports none) */
+            cacheReadTokens: number;
+            /** @description input tokens written to the provider prompt cache (0 when it reports none) */
+            cacheWriteTokens: number;
         };
         TaskMessage: {
             /** @description msg_… */
@@ -666,6 +672,8 @@ export interface components {
                 inputTokens: number;
                 outputTokens: number;
                 totalTokens: number;
+                cacheReadTokens: number;
+                cacheWriteTokens: number;
                 turn: number;
                 step: number;
                 model: string;
@@ -913,6 +921,14 @@ export interface components {
                 status: "completed" | "failed" | "cancelled";
                 error?: string;
                 turn: number;
+                /** @description the turn's model calls summed (absent on turns that ended before it was recorded) */
+                usage?: {
+                    inputTokens: number;
+                    outputTokens: number;
+                    totalTokens: number;
+                    cacheReadTokens: number;
+                    cacheWriteTokens: number;
+                };
             };
         };
         /** @description The JSON of one SSE block's `data:` line; the block's `event:` is the same kind and its `id:` the event id (1, 2, 3, …). */
@@ -969,6 +985,8 @@ export interface components {
                 inputTokens: number;
                 outputTokens: number;
                 totalTokens: number;
+                cacheReadTokens: number;
+                cacheWriteTokens: number;
                 turn: number;
                 step: number;
                 model: string;
@@ -1300,6 +1318,14 @@ export interface components {
                 status: "completed" | "failed" | "cancelled";
                 error?: string;
                 turn: number;
+                /** @description the turn's model calls summed (absent on turns that ended before it was recorded) */
+                usage?: {
+                    inputTokens: number;
+                    outputTokens: number;
+                    totalTokens: number;
+                    cacheReadTokens: number;
+                    cacheWriteTokens: number;
+                };
             };
             /**
              * Format: date-time

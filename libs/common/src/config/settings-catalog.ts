@@ -84,14 +84,18 @@ export const SETTINGS_CATALOG: readonly CatalogedSetting[] = [
   {
     group: 'model',
     names: ['LLM_PROVIDER'],
-    meaning: '`openai-compatible`, `openai`, `ollama` (`anthropic`: not yet)',
+    meaning:
+      '`openai-compatible`, `openai`, `ollama` (chat-completions) or `anthropic` (Messages API); see [Model providers](model-providers.md)',
     defaults: ['chosen from what is set'],
   },
   {
     group: 'model',
     names: ['LLM_BASE_URL', 'LLM_API_KEY', 'LLM_MODEL'],
-    meaning: 'the chat-completions endpoint, its key, the model',
-    defaults: ['—'],
+    meaning:
+      'the endpoint (chat-completions: the base ending in `/v1`; `anthropic`: the origin, `/v1/messages` is appended), its key (`anthropic`: sent as `x-api-key`, required), the model',
+    defaults: [
+      '`openai`: `https://api.openai.com/v1`, `ollama`: `http://127.0.0.1:11434/v1`, `anthropic`: `https://api.anthropic.com`; key and model: —',
+    ],
   },
   {
     group: 'model',
@@ -99,6 +103,12 @@ export const SETTINGS_CATALOG: readonly CatalogedSetting[] = [
     meaning:
       'streaming on/off, per-attempt timeout, retries on 429/5xx/timeouts. A non-streamed answer (or an error body) larger than 16 MiB fails the call at once, without retries: no chat completion is that large',
     defaults: ['`true`', '`120000`', '`4`'],
+  },
+  {
+    group: 'model',
+    names: ['LLM_MAX_TOKENS'],
+    meaning: '`anthropic` only: the `max_tokens` of each request, the most tokens one answer may have (the Messages API requires it)',
+    defaults: ['`8192`'],
   },
   {
     group: 'limits',

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ModelResponse, ModelToolCall, TokenUsage } from '../model-provider.port';
-import { AttemptFailure } from './attempt-failure';
+import { AttemptFailure } from '../http/attempt-failure';
+import { parseToolArguments } from '../tool-arguments';
 
 // Wire shapes of chat-completions responses and stream chunks. Every field is optional because
 // "OpenAI-compatible" servers differ in what they leave out.
@@ -21,7 +22,13 @@ interface WireChoice {
 export interface WireCompletion {
   model?: string;
   choices?: WireChoice[];
-  usage?: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number } | null;
+  usage?: {
+    prompt_tokens?: number;
+    completion_tokens?: number;
+    total_tokens?: number;
+    /** OpenAI's automatic prompt caching: the part of prompt_tokens read from its cache. */
+    prompt_tokens_details?: { cached_tokens?: number } | null;
+  } | null;
   error?: { message?: string } | string;
 }
 
@@ -96,23 +103,6 @@ export class StreamedCompletion {
   }
 }
 
-/** `{}` for no arguments; JSON that is not an object is kept verbatim as `{ _raw }`. */
-export function parseToolArguments(raw: unknown): Record<string, unknown> {
-  if (raw === undefined || raw === null) return {};
-  if (typeof raw === 'object' && !Array.isArray(raw)) return raw as Record<string, unknown>;
-  const text = typeof raw === 'string' ? raw : JSON.stringify(raw);
-  if (text.trim() === '') return {};
-  try {
-    const parsed: unknown = JSON.parse(text);
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
-      return parsed as Record<string, unknown>;
-    }
-  } catch {
-    // Models do emit broken JSON; the agent loop shows `_raw` back to the model to fix it.
-  }
-  return { _raw: text };
-}
-
 function toToolCall(id: string | undefined, name: string | undefined, args: unknown, i: number): ModelToolCall {
   return {
     // The id is echoed back in the tool message, so one must exist even if the server sent none.
@@ -125,7 +115,14 @@ function toToolCall(id: string | undefined, name: string | undefined, args: unkn
 function toTokenUsage(usage: WireCompletion['usage']): TokenUsage {
   const inputTokens = count(usage?.prompt_tokens);
   const outputTokens = count(usage?.completion_tokens);
-  return { inputTokens, outputTokens, totalTokens: count(usage?.total_tokens) || inputTokens + outputTokens };
+  return {
+    inputTokens,
+    outputTokens,
+    totalTokens: count(usage?.total_tokens) || inputTokens + outputTokens,
+    // The chat-completions protocol reports cache reads (OpenAI) but never cache writes.
+    cacheReadTokens: count(usage?.prompt_tokens_details?.cached_tokens),
+    cacheWriteTokens: 0,
+  };
 }
 
 function count(value: unknown): number {

@@ -1,7 +1,8 @@
 import type { RequestListener } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import { describeModelProviderContract } from '@app/model-provider/testing/model-provider.contract';
+import type { ScriptedOpenAiServer, ScriptedReply } from '@app/model-provider/testing/scripted-openai-server';
 import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { ModelCallAbortedError, ModelProviderError } from '../model-provider.errors';
 import type { ChatMessage, ModelRequest, ToolDefinition } from '../model-provider.port';
@@ -154,7 +155,7 @@ describe('OpenAiChatProvider', () => {
 
       const response = await provider({ stream }).complete(ask('hi'));
 
-      expect(response.usage).toEqual({ inputTokens: 12, outputTokens: 3, totalTokens: 15 });
+      expect(response.usage).toEqual({ inputTokens: 12, outputTokens: 3, totalTokens: 15, cacheReadTokens: 0, cacheWriteTokens: 0 });
     });
 
     it.each([true, false])('reports zero usage when the server sends none (stream: %s)', async (stream) => {
@@ -162,7 +163,7 @@ describe('OpenAiChatProvider', () => {
 
       const response = await provider({ stream }).complete(ask('hi'));
 
-      expect(response.usage).toEqual({ inputTokens: 0, outputTokens: 0, totalTokens: 0 });
+      expect(response.usage).toEqual({ inputTokens: 0, outputTokens: 0, totalTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
     });
   });
 
@@ -435,3 +436,30 @@ async function startTruncatingServer() {
   });
   return { ...cut, hits: () => hits };
 }
+
+describeModelProviderContract('OpenAiChatProvider', async () => {
+  const scripted = await startScriptedOpenAiServer();
+  return {
+    provider: ({ stream, apiKey, maxRetries, timeoutMs }) =>
+      new OpenAiChatProvider({ baseUrl: scripted.url, model: 'test-model', apiKey, stream, maxRetries, timeoutMs, retryBaseDelayMs: 5 }),
+    script: (...replies) =>
+      scripted.script(
+        ...replies.map((reply): ScriptedReply => {
+          if ('hang' in reply) return reply;
+          if ('status' in reply)
+            return { status: reply.status, retryAfter: reply.retryAfter, body: { error: { message: reply.message ?? 'scripted' } } };
+          return {
+            text: reply.text,
+            toolCalls: reply.toolCalls,
+            usage: reply.usage && {
+              inputTokens: reply.usage.inputTokens,
+              outputTokens: reply.usage.outputTokens,
+              cacheReadTokens: reply.usage.cacheReadTokens,
+            },
+          };
+        }),
+      ),
+    requestCount: () => scripted.requests.length,
+    close: () => scripted.close(),
+  };
+});

@@ -207,6 +207,8 @@ function wireUsage(request: ChatCompletionsBody, reply: ScriptedCompletion) {
     prompt_tokens: prompt,
     completion_tokens: completion,
     total_tokens: reply.usage?.totalTokens ?? prompt + completion,
+    // As OpenAI reports its automatic prompt caching: a part of prompt_tokens.
+    ...(reply.usage?.cacheReadTokens ? { prompt_tokens_details: { cached_tokens: reply.usage.cacheReadTokens } } : {}),
   };
 }
 

@@ -227,7 +227,7 @@ describe('ForkTask where turns wait for admission (MAX_RUNNING_TASKS_PER_TENANT)
   it("drops a cancelled fork's waiting turn from its tenant's line", () => {
     const events = decide(fork(9), initialTaskState(), admitted);
     const cancelled = decide({ type: 'CancelTask', data: {} }, stateOf(events), admitted);
-    expect(cancelled.at(-1)).toEqual({ type: 'TaskCancelled', data: { turn: 1, droppedMessageIds: ['m1', 'm2'] } });
+    expect(cancelled.at(-1)).toMatchObject({ type: 'TaskCancelled', data: { turn: 1, droppedMessageIds: ['m1', 'm2'] } });
     const line = [...events, ...cancelled].reduce<TurnQueueEntry>(
       (entry, event, i) => projectTurnQueue(entry, event, i + 1),
       outOfLine('fork', 'ten'),

@@ -1,4 +1,4 @@
-import type { TaskEvent } from '../task.events';
+import type { TaskEvent, TokenUsage } from '../task.events';
 
 // How each stored event appears on the public stream (docs/api.md "Streaming events (SSE)"): every stored event
 // is exactly one SSE event, so the stream's ids are the stream revisions 1, 2, 3, … with no gap.
@@ -19,7 +19,18 @@ export function toPublicEvent(event: TaskEvent): PublicEvent {
     case 'TurnStarted':
       return { kind: 'status', data: { status: 'running', turn: event.data.turn, messageId: event.data.messageId } };
     case 'ModelResponded':
-      return { kind: 'usage', data: { ...event.data.usage, turn: event.data.turn, step: event.data.step, model: event.data.model } };
+      return {
+        kind: 'usage',
+        // Model calls recorded before the cache counts existed have none: 0, as for a provider that reports none.
+        data: {
+          cacheReadTokens: 0,
+          cacheWriteTokens: 0,
+          ...event.data.usage,
+          turn: event.data.turn,
+          step: event.data.step,
+          model: event.data.model,
+        },
+      };
     case 'AssistantTextProduced':
       return { kind: 'content', data: { text: event.data.text } };
     case 'ToolCallRequested': {
@@ -40,11 +51,14 @@ export function toPublicEvent(event: TaskEvent): PublicEvent {
       return { kind: 'tool_result', data: { ...result } };
     }
     case 'TurnCompleted':
-      return { kind: DONE_KIND, data: { status: 'completed', turn: event.data.turn } };
+      return { kind: DONE_KIND, data: { status: 'completed', turn: event.data.turn, ...turnUsage(event.data.usage) } };
     case 'TaskFailed':
-      return { kind: DONE_KIND, data: { status: 'failed', error: event.data.error, turn: event.data.turn } };
+      return {
+        kind: DONE_KIND,
+        data: { status: 'failed', error: event.data.error, turn: event.data.turn, ...turnUsage(event.data.usage) },
+      };
     case 'TaskCancelled':
-      return { kind: DONE_KIND, data: { status: 'cancelled', turn: event.data.turn } };
+      return { kind: DONE_KIND, data: { status: 'cancelled', turn: event.data.turn, ...turnUsage(event.data.usage) } };
     case 'ArtifactRecorded': {
       const { objectKey: _internal, ...artifact } = event.data;
       return { kind: 'artifact', data: { ...artifact, status: 'recorded' } };
@@ -92,3 +106,8 @@ export function toPublicEvent(event: TaskEvent): PublicEvent {
 /** What a caller reads about an MCP server its task could not use. */
 export const mcpNotice = ({ server, reason }: { readonly server: string; readonly reason: string }): string =>
   `MCP server "${server}" is unavailable, so its tools are left out: ${reason}`;
+
+/** The turn's usage on `done`; turns that ended before it was recorded have none to show. */
+function turnUsage(usage: TokenUsage | undefined): { usage?: TokenUsage } {
+  return usage ? { usage } : {};
+}

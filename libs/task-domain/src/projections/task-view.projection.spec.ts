@@ -50,7 +50,16 @@ describe('task view projection', () => {
     ])!;
     expect(view.pendingApprovals).toEqual([]);
     expect(view.status).toBe('running');
-    expect(view.usage).toEqual({ inputTokens: 4, outputTokens: 6, totalTokens: 10 });
+    expect(view.usage).toEqual({ inputTokens: 4, outputTokens: 6, totalTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0 });
+  });
+
+  it('sums prompt-cache reads and writes, counting them 0 in events recorded without them', () => {
+    const cached = { inputTokens: 1000, outputTokens: 10, totalTokens: 1010, cacheReadTokens: 900, cacheWriteTokens: 50 };
+    const view = project([
+      ...history,
+      { type: 'ModelResponded', data: { turn: 1, step: 2, model: 'm', finishReason: 'stop', usage: cached } },
+    ])!;
+    expect(view.usage).toEqual({ inputTokens: 1002, outputTokens: 13, totalTokens: 1015, cacheReadTokens: 900, cacheWriteTokens: 50 });
   });
 
   it('ignores an event it has already applied (duplicate delivery)', () => {

@@ -1,4 +1,5 @@
 import type { ArtifactRecord, TaskEvent, TaskNetwork, TokenUsage, UploadedFile } from '../task.events';
+import { addUsage, ZERO_USAGE } from '../task.events';
 import type { ForkOrigin, TaskStatus } from '../task.state';
 import { mcpNotice } from './public-event.projection';
 
@@ -102,7 +103,7 @@ export function projectTaskView(view: TaskView | undefined, { event, revision, r
       showInHistory: d.showInHistory,
       messages: [{ id: d.messageId, text: d.text, createdAt: recordedAt, eventId: revision }],
       pendingApprovals: [],
-      usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+      usage: ZERO_USAGE,
       ...(d.maxTokens !== undefined ? { maxTokens: d.maxTokens } : {}),
       // The operator's default URL stays out of the view, which is the tenant's.
       ...(d.webhookUrl !== undefined && d.webhookUrlIsDefault !== true ? { webhookUrl: d.webhookUrl } : {}),
@@ -140,13 +141,7 @@ export function projectTaskView(view: TaskView | undefined, { event, revision, r
       return { ...rest, status: 'running', turn: event.data.turn, waitingMessageIds, pendingApprovals: [] };
     }
     case 'ModelResponded': {
-      const u = event.data.usage;
-      const usage = {
-        inputTokens: v.usage.inputTokens + u.inputTokens,
-        outputTokens: v.usage.outputTokens + u.outputTokens,
-        totalTokens: v.usage.totalTokens + u.totalTokens,
-      };
-      return { ...v, usage };
+      return { ...v, usage: addUsage(v.usage, event.data.usage) };
     }
     case 'ToolCallRequested': {
       if (event.data.status !== 'awaiting_approval') return v;

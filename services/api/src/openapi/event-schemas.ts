@@ -43,7 +43,16 @@ function egressPayload(allowed: boolean): Schema {
 export const EVENT_PAYLOADS: Record<string, Schema> = {
   message: payload({ messageId: str, text: str, queued: bool, maxTokens: { type: 'integer', minimum: 1 } }, ['maxTokens']),
   status: payload({ status: oneOf('running'), turn: int, messageId: str }),
-  usage: payload({ inputTokens: int, outputTokens: int, totalTokens: int, turn: int, step: int, model: str }),
+  usage: payload({
+    inputTokens: int,
+    outputTokens: int,
+    totalTokens: int,
+    cacheReadTokens: int,
+    cacheWriteTokens: int,
+    turn: int,
+    step: int,
+    model: str,
+  }),
   content: payload({ text: str }),
   tool_call: payload(
     {
@@ -134,7 +143,18 @@ export const EVENT_PAYLOADS: Record<string, Schema> = {
       description: "the source's event the fork was taken after; the events before this one are its copy",
     },
   }),
-  done: payload({ status: oneOf('completed', 'failed', 'cancelled'), error: str, turn: int }, ['error']),
+  done: payload(
+    {
+      status: oneOf('completed', 'failed', 'cancelled'),
+      error: str,
+      turn: int,
+      usage: {
+        ...payload({ inputTokens: int, outputTokens: int, totalTokens: int, cacheReadTokens: int, cacheWriteTokens: int }),
+        description: "the turn's model calls summed (absent on turns that ended before it was recorded)",
+      },
+    },
+    ['error', 'usage'],
+  ),
 };
 
 const schemaName = (kind: string): string => `${kind.replace(/(^|_)([a-z])/g, (_m, _s, c: string) => c.toUpperCase())}Event`;

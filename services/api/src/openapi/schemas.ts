@@ -41,7 +41,13 @@ const FORK_ORIGIN = object({
 });
 
 const TaskSchemas: Record<string, Schema> = {
-  TokenUsage: object({ inputTokens: integer(), outputTokens: integer(), totalTokens: integer() }),
+  TokenUsage: object({
+    inputTokens: integer('every input token, those read from and written to the prompt cache included'),
+    outputTokens: integer(),
+    totalTokens: integer('inputTokens + outputTokens'),
+    cacheReadTokens: integer('input tokens read from the provider prompt cache (0 when it reports none)'),
+    cacheWriteTokens: integer('input tokens written to the provider prompt cache (0 when it reports none)'),
+  }),
   TaskMessage: object({
     id: string('msg_…'),
     text: string(),
