@@ -27,7 +27,7 @@ const PAGE_SIZE = 500;
 const MAX_UNSAVED_VIEWS = 1000;
 const ACTIVE_STATUSES: readonly string[] = ['pending', 'running', 'awaiting_approval'];
 /** Bump when TaskView's shape changes: an older checkpoint is then ignored and the views rebuilt from the store. */
-export const TASK_VIEW_SNAPSHOT_VERSION = 9;
+export const TASK_VIEW_SNAPSHOT_VERSION = 10;
 
 /**
  * The task views (GET task, task list, pending approvals), projected from the event store and

@@ -132,11 +132,11 @@ describe('task decider: secrets a process cannot open', () => {
   const report = (turn = 1): TaskCommand => ({ type: 'ReportSecretsUnavailable', data: { turn, reason } });
   const withSecrets = [created(['TOKEN']), ...runningCall.slice(1)];
   const unavailable: TaskEvent = { type: 'SecretsUnavailable', data: { names: ['TOKEN'], reason } };
-  const nothingSpent = { inputTokens: 0, outputTokens: 0, totalTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+  const nothingSpent = { inputTokens: 0, outputTokens: 0, totalTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 };
   const failed: TaskEvent = { type: 'TaskFailed', data: { turn: 1, error: reason, usage: nothingSpent } };
   const failedAfterACall: TaskEvent = {
     type: 'TaskFailed',
-    data: { turn: 1, error: reason, usage: { ...usage, cacheReadTokens: 0, cacheWriteTokens: 0 } },
+    data: { turn: 1, error: reason, usage: { ...usage, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: null } },
   };
 
   it('fails the turn with the reason, naming the secrets in a notice', () =>

@@ -21,8 +21,9 @@ const spec = DeciderSpecification.for<TaskState, TaskCommand, TaskEvent>({ decid
 
 const usage = { inputTokens: 1, outputTokens: 2, totalTokens: 3 };
 /** The turn's usage the ends of a turn record: one `usage` response, or none. */
-const spent = { ...usage, cacheReadTokens: 0, cacheWriteTokens: 0 };
-const nothingSpent = { inputTokens: 0, outputTokens: 0, totalTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+// Calls recorded without a cost (no price): the turn's cost is null.
+const spent = { ...usage, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: null };
+const nothingSpent = { inputTokens: 0, outputTokens: 0, totalTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 };
 const created = (autoExecute = true): TaskCreated => ({
   type: 'TaskCreated',
   data: {
@@ -229,6 +230,48 @@ describe('task decider', () => {
     });
   });
 
+  describe('cost budget (maxCostUsd)', () => {
+    const completed = [...running, responded(), { type: 'TurnCompleted', data: { turn: 1 } } as TaskEvent];
+    it("records the budget a task is created with, and a follow-up's new one", () => {
+      const withBudget: TaskCreated = { type: 'TaskCreated', data: { ...created().data, maxCostUsd: 0.25 } };
+      spec.given([]).when({ type: 'CreateTask', data: withBudget.data }).then([withBudget]);
+      spec
+        .given(completed)
+        .when({ type: 'AddUserMessage', data: { messageId: 'm2', text: 'more', maxCostUsd: 2 } })
+        .then([{ type: 'UserMessageAdded', data: { messageId: 'm2', text: 'more', queued: false, maxCostUsd: 2 } }, turnStarted(2, 'm2')]);
+    });
+    it('refuses a budget that is not a positive number', () => {
+      spec
+        .given([])
+        .when({ type: 'CreateTask', data: { ...created().data, maxCostUsd: 0 } })
+        .thenThrows(ValidationError);
+      spec
+        .given(completed)
+        .when({ type: 'AddUserMessage', data: { messageId: 'm2', text: 'more', maxCostUsd: Number.NaN } })
+        .thenThrows(ValidationError);
+    });
+    it('folds the budget in force and what priced calls cost', () => {
+      const priced = (step: number, costUsd: number | null): TaskEvent => ({
+        type: 'ModelResponded',
+        data: {
+          turn: 1,
+          step,
+          model: 'm',
+          finishReason: 'tool_calls',
+          usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2, costUsd },
+        },
+      });
+      const state = [
+        { type: 'TaskCreated', data: { ...created().data, maxCostUsd: 1 } } as TaskEvent,
+        turnStarted(),
+        priced(1, 0.1),
+        priced(2, null),
+        priced(3, 0.2),
+      ].reduce(evolve, initialTaskState());
+      expect(state).toMatchObject({ maxCostUsd: 1, pricedCostUsd: 0.3, usage: { costUsd: null }, turnUsage: { costUsd: null } });
+    });
+  });
+
   describe('model responses', () => {
     it("records on TurnCompleted the turn's own usage: its model calls summed, cache counts included", () => {
       const cached = { inputTokens: 100, outputTokens: 5, totalTokens: 105, cacheReadTokens: 80, cacheWriteTokens: 10 };
@@ -244,7 +287,10 @@ describe('task decider', () => {
       );
       expect(events.at(-1)).toEqual({
         type: 'TurnCompleted',
-        data: { turn: 2, usage: { inputTokens: 101, outputTokens: 7, totalTokens: 108, cacheReadTokens: 80, cacheWriteTokens: 10 } },
+        data: {
+          turn: 2,
+          usage: { inputTokens: 101, outputTokens: 7, totalTokens: 108, cacheReadTokens: 80, cacheWriteTokens: 10, costUsd: null },
+        },
       });
     });
     it('ends the turn when the model answers with text only', () =>

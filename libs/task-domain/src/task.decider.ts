@@ -80,6 +80,8 @@ export type AddUserMessage = Command<
     readonly text: string;
     /** Sets the task's token budget from now on (raising it lets a task that reached it go on). */
     readonly maxTokens?: number;
+    /** Sets the task's cost budget (USD) from now on, as maxTokens does for tokens. */
+    readonly maxCostUsd?: number;
   }
 >;
 /**
@@ -172,6 +174,7 @@ export function decide(command: TaskCommand, state: TaskState, policy: DecidePol
     if (state.exists) throw new TaskAlreadyExistsError(command.data.taskId);
     if (command.data.text.trim() === '') throw new ValidationError('message must be a non-empty string');
     if (command.data.maxTokens !== undefined) assertTokenBudget(command.data.maxTokens);
+    if (command.data.maxCostUsd !== undefined) assertCostBudget(command.data.maxCostUsd);
     return [{ type: 'TaskCreated', data: command.data }];
   }
   if (command.type === 'ForkTask') {
@@ -296,6 +299,7 @@ function runningTurnOf(events: readonly TaskEvent[]): { turn: number; messageId:
 function addUserMessage(data: AddUserMessage['data'], s: ExistingTask, policy: DecidePolicy): TaskEvent[] {
   if (data.text.trim() === '') throw new ValidationError('message must be a non-empty string');
   if (data.maxTokens !== undefined) assertTokenBudget(data.maxTokens);
+  if (data.maxCostUsd !== undefined) assertCostBudget(data.maxCostUsd);
   // `queued`: the message does not start its turn at once.
   if (isTurnActive(s.status) || policy.turnsWaitForAdmission) return [{ type: 'UserMessageAdded', data: { ...data, queued: true } }];
   return [
@@ -392,6 +396,10 @@ function cancelTask(s: ExistingTask): TaskEvent[] {
 
 function assertTokenBudget(maxTokens: number): void {
   if (!Number.isSafeInteger(maxTokens) || maxTokens < 1) throw new ValidationError('maxTokens must be a whole number of at least 1');
+}
+
+function assertCostBudget(maxCostUsd: number): void {
+  if (!Number.isFinite(maxCostUsd) || maxCostUsd <= 0) throw new ValidationError('maxCostUsd must be a positive number of USD');
 }
 
 /** Ends the current turn and, when follow-ups are queued, starts the next one in the same append (unless it must wait for admission). */

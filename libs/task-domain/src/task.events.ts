@@ -20,15 +20,30 @@ export interface TokenUsage {
   readonly cacheReadTokens: number;
   /** The input tokens written to the prompt cache; 0 when the provider reports none. */
   readonly cacheWriteTokens: number;
+  /**
+   * USD the calls cost at the price table of their time (docs/operations/model-providers.md
+   * "Prices and cost"); null when any of them had no price.
+   */
+  readonly costUsd: number | null;
 }
 
-/** Usage as ModelResponded records it: events written before the cache counts existed have none. */
-export type RecordedTokenUsage = Omit<TokenUsage, 'cacheReadTokens' | 'cacheWriteTokens'> &
-  Partial<Pick<TokenUsage, 'cacheReadTokens' | 'cacheWriteTokens'>>;
+/**
+ * Usage as ModelResponded records it: events written before the cache counts existed have none,
+ * and those written before cost was counted have no `costUsd` (read as null: no price known).
+ */
+export type RecordedTokenUsage = Omit<TokenUsage, 'cacheReadTokens' | 'cacheWriteTokens' | 'costUsd'> &
+  Partial<Pick<TokenUsage, 'cacheReadTokens' | 'cacheWriteTokens' | 'costUsd'>>;
 
-export const ZERO_USAGE: TokenUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+export const ZERO_USAGE: TokenUsage = {
+  inputTokens: 0,
+  outputTokens: 0,
+  totalTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  costUsd: 0,
+};
 
-/** `total` plus one recorded call's usage, a missing cache count being 0. */
+/** `total` plus one recorded call's usage, a missing cache count being 0 and a missing cost null. */
 export function addUsage(total: TokenUsage, u: RecordedTokenUsage): TokenUsage {
   return {
     inputTokens: total.inputTokens + u.inputTokens,
@@ -36,8 +51,21 @@ export function addUsage(total: TokenUsage, u: RecordedTokenUsage): TokenUsage {
     totalTokens: total.totalTokens + u.totalTokens,
     cacheReadTokens: total.cacheReadTokens + (u.cacheReadTokens ?? 0),
     cacheWriteTokens: total.cacheWriteTokens + (u.cacheWriteTokens ?? 0),
+    costUsd: total.costUsd === null || u.costUsd === undefined || u.costUsd === null ? null : addUsd(total.costUsd, u.costUsd),
   };
 }
+
+/** Sums of USD kept to 1e-9, so 0.1 + 0.2 reads 0.3. */
+export const addUsd = (a: number, b: number): number => Math.round((a + b) * 1e9) / 1e9;
+
+/** A turn's usage as its end records it: without `costUsd` when written before cost was counted. */
+export type RecordedTurnUsage = Omit<TokenUsage, 'costUsd'> & { readonly costUsd?: number | null };
+
+/** What a recorded end-of-turn usage reads as: cost absent (recorded before cost was counted) is null. */
+export const withCost = (u: RecordedTurnUsage): TokenUsage => ({
+  ...u,
+  costUsd: u.costUsd ?? null,
+});
 
 export interface UploadedFile {
   readonly name: string;
@@ -82,6 +110,8 @@ export type TaskCreated = Event<
     readonly mcpServers?: Readonly<Record<string, TaskMcpServer>>;
     /** Total tokens the task may spend over all its turns (the create field, or TASK_MAX_TOKENS); absent: unlimited. */
     readonly maxTokens?: number;
+    /** USD the task's priced model calls may cost over all its turns (the create field, or TASK_MAX_COST_USD); absent: unlimited. */
+    readonly maxCostUsd?: number;
     /**
      * Where the task's webhooks go (docs/api.md "Webhooks"): the create field, or WEBHOOK_URL when
      * the task was created. Recorded, so the destination never changes with the configuration and
@@ -133,6 +163,8 @@ export type UserMessageAdded = Event<
     readonly queued: boolean;
     /** The follow-up's own maxTokens: the task's token budget from now on. */
     readonly maxTokens?: number;
+    /** The follow-up's own maxCostUsd: the task's cost budget from now on. */
+    readonly maxCostUsd?: number;
   }
 >;
 export type TurnStarted = Event<'TurnStarted', { readonly turn: number; readonly messageId: string }>;
@@ -315,11 +347,11 @@ export type TurnResumed = Event<'TurnResumed', ResumedTurn>;
 
 // `usage` on the three ends of a turn: what the turn's model calls spent (absent on events written
 // before it was recorded).
-export type TurnCompleted = Event<'TurnCompleted', { readonly turn: number; readonly usage?: TokenUsage }>;
-export type TaskFailed = Event<'TaskFailed', { readonly turn: number; readonly error: string; readonly usage?: TokenUsage }>;
+export type TurnCompleted = Event<'TurnCompleted', { readonly turn: number; readonly usage?: RecordedTurnUsage }>;
+export type TaskFailed = Event<'TaskFailed', { readonly turn: number; readonly error: string; readonly usage?: RecordedTurnUsage }>;
 export type TaskCancelled = Event<
   'TaskCancelled',
-  { readonly turn: number; readonly droppedMessageIds: readonly string[]; readonly usage?: TokenUsage }
+  { readonly turn: number; readonly droppedMessageIds: readonly string[]; readonly usage?: RecordedTurnUsage }
 >;
 
 export type TaskEvent =

@@ -10,7 +10,7 @@ import type {
   ToolResultStatus,
   TokenUsage,
 } from './task.events';
-import { addUsage, ZERO_USAGE } from './task.events';
+import { addUsage, addUsd, ZERO_USAGE } from './task.events';
 import type { CheckpointRef } from './checkpoints/checkpoint.types';
 import type { StoredArtifacts } from './artifacts/stored-artifacts';
 import { NOTHING_STORED, withStoredObject } from './artifacts/stored-artifacts';
@@ -56,6 +56,13 @@ export interface ExistingTask {
   readonly turnUsage: TokenUsage;
   /** Total tokens the task may spend over all turns (`usage.totalTokens` counts against it); absent: unlimited. */
   readonly maxTokens?: number;
+  /**
+   * USD the task's priced model calls cost so far: what counts against maxCostUsd (a call without
+   * a price adds nothing here, while it makes `usage.costUsd` null).
+   */
+  readonly pricedCostUsd: number;
+  /** USD the task's model calls may cost over all turns; absent: unlimited. */
+  readonly maxCostUsd?: number;
   /** Ordinary configuration: environment variables of the sandbox's processes. */
   readonly env: Readonly<Record<string, string>>;
   readonly secretNames: readonly string[];
@@ -131,6 +138,7 @@ export function evolve(state: TaskState, event: TaskEvent): TaskState {
       rules: [],
       usage: ZERO_USAGE,
       turnUsage: ZERO_USAGE,
+      pricedCostUsd: 0,
       env: d.env,
       secretNames: d.secretNames,
       mcpServers: d.mcpServers ?? {},
@@ -140,6 +148,7 @@ export function evolve(state: TaskState, event: TaskEvent): TaskState {
       escapingLinks: [],
       ...(d.sealedSecrets ? { sealedSecrets: d.sealedSecrets } : {}),
       ...(d.maxTokens !== undefined ? { maxTokens: d.maxTokens } : {}),
+      ...(d.maxCostUsd !== undefined ? { maxCostUsd: d.maxCostUsd } : {}),
       ...(d.network !== undefined ? { network: d.network } : {}),
       ...(d.checkpoint ? { lastCheckpoint: d.checkpoint } : {}),
     };
@@ -152,7 +161,14 @@ export function evolve(state: TaskState, event: TaskEvent): TaskState {
       // A message to a finished task waits for its turn (which starts in the same append, unless
       // turns wait for admission, MAX_RUNNING_TASKS_PER_TENANT).
       const status = isTurnActive(s.status) ? s.status : 'pending';
-      return event.data.maxTokens === undefined ? { ...s, status, queued } : { ...s, status, queued, maxTokens: event.data.maxTokens };
+      const { maxTokens, maxCostUsd } = event.data;
+      return {
+        ...s,
+        status,
+        queued,
+        ...(maxTokens !== undefined ? { maxTokens } : {}),
+        ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
+      };
     }
     case 'TurnStarted':
       return {
@@ -170,6 +186,7 @@ export function evolve(state: TaskState, event: TaskEvent): TaskState {
         step: event.data.step,
         usage: addUsage(s.usage, u),
         turnUsage: addUsage(s.turnUsage, u),
+        pricedCostUsd: u.costUsd ? addUsd(s.pricedCostUsd, u.costUsd) : s.pricedCostUsd,
       };
     }
     case 'AssistantTextProduced':

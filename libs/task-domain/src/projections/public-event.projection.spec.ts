@@ -1,7 +1,7 @@
 import { toPublicEvent } from './public-event.projection';
 
 describe('public event projection: usage', () => {
-  const turnUsage = { inputTokens: 120, outputTokens: 8, totalTokens: 128, cacheReadTokens: 100, cacheWriteTokens: 0 };
+  const turnUsage = { inputTokens: 120, outputTokens: 8, totalTokens: 128, cacheReadTokens: 100, cacheWriteTokens: 0, costUsd: 0.00042 };
 
   it.each([
     [
@@ -20,6 +20,14 @@ describe('public event projection: usage', () => {
     expect(toPublicEvent(event)).toEqual({ kind: 'done', data });
   });
 
+  it('gives a done whose turn usage was recorded before cost was counted a null costUsd', () => {
+    const { costUsd: _none, ...before } = turnUsage;
+    expect(toPublicEvent({ type: 'TurnCompleted', data: { turn: 2, usage: before } })).toEqual({
+      kind: 'done',
+      data: { status: 'completed', turn: 2, usage: { ...before, costUsd: null } },
+    });
+  });
+
   it('leaves usage off a done whose event was recorded without it', () => {
     expect(toPublicEvent({ type: 'TurnCompleted', data: { turn: 1 } })).toEqual({ kind: 'done', data: { status: 'completed', turn: 1 } });
   });
@@ -31,7 +39,17 @@ describe('public event projection: usage', () => {
     };
     expect(toPublicEvent(event)).toEqual({
       kind: 'usage',
-      data: { inputTokens: 3, outputTokens: 4, totalTokens: 7, cacheReadTokens: 0, cacheWriteTokens: 0, turn: 1, step: 1, model: 'm' },
+      data: {
+        inputTokens: 3,
+        outputTokens: 4,
+        totalTokens: 7,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        costUsd: null,
+        turn: 1,
+        step: 1,
+        model: 'm',
+      },
     });
   });
 });

@@ -1,4 +1,5 @@
-import type { TaskEvent, TokenUsage } from '../task.events';
+import type { RecordedTurnUsage, TaskEvent, TokenUsage } from '../task.events';
+import { withCost } from '../task.events';
 
 // How each stored event appears on the public stream (docs/api.md "Streaming events (SSE)"): every stored event
 // is exactly one SSE event, so the stream's ids are the stream revisions 1, 2, 3, … with no gap.
@@ -21,11 +22,13 @@ export function toPublicEvent(event: TaskEvent): PublicEvent {
     case 'ModelResponded':
       return {
         kind: 'usage',
-        // Model calls recorded before the cache counts existed have none: 0, as for a provider that reports none.
+        // Model calls recorded before the cache counts existed have none: 0, as for a provider that
+        // reports none; before cost was counted, no cost: null, as for a model without a price.
         data: {
           cacheReadTokens: 0,
           cacheWriteTokens: 0,
           ...event.data.usage,
+          costUsd: event.data.usage.costUsd ?? null,
           turn: event.data.turn,
           step: event.data.step,
           model: event.data.model,
@@ -107,7 +110,7 @@ export function toPublicEvent(event: TaskEvent): PublicEvent {
 export const mcpNotice = ({ server, reason }: { readonly server: string; readonly reason: string }): string =>
   `MCP server "${server}" is unavailable, so its tools are left out: ${reason}`;
 
-/** The turn's usage on `done`; turns that ended before it was recorded have none to show. */
-function turnUsage(usage: TokenUsage | undefined): { usage?: TokenUsage } {
-  return usage ? { usage } : {};
+/** The turn's usage on `done`; turns that ended before it was recorded have none to show, before cost was counted no cost. */
+function turnUsage(usage: RecordedTurnUsage | undefined): { usage?: TokenUsage } {
+  return usage ? { usage: withCost(usage) } : {};
 }

@@ -50,7 +50,14 @@ describe('task view projection', () => {
     ])!;
     expect(view.pendingApprovals).toEqual([]);
     expect(view.status).toBe('running');
-    expect(view.usage).toEqual({ inputTokens: 4, outputTokens: 6, totalTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0 });
+    expect(view.usage).toEqual({
+      inputTokens: 4,
+      outputTokens: 6,
+      totalTokens: 10,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      costUsd: null,
+    });
   });
 
   it('sums prompt-cache reads and writes, counting them 0 in events recorded without them', () => {
@@ -59,7 +66,24 @@ describe('task view projection', () => {
       ...history,
       { type: 'ModelResponded', data: { turn: 1, step: 2, model: 'm', finishReason: 'stop', usage: cached } },
     ])!;
-    expect(view.usage).toEqual({ inputTokens: 1002, outputTokens: 13, totalTokens: 1015, cacheReadTokens: 900, cacheWriteTokens: 50 });
+    expect(view.usage).toEqual({
+      inputTokens: 1002,
+      outputTokens: 13,
+      totalTokens: 1015,
+      cacheReadTokens: 900,
+      cacheWriteTokens: 50,
+      costUsd: null,
+    });
+  });
+
+  it("sums the calls' costUsd, and is null once any call had no price", () => {
+    const responded = (step: number, costUsd: number | null): TaskEvent => ({
+      type: 'ModelResponded',
+      data: { turn: 1, step, model: 'm', finishReason: 'stop', usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2, costUsd } },
+    });
+    const created = history[0];
+    expect(project([created, responded(1, 0.1), responded(2, 0.2)])!.usage.costUsd).toBe(0.3);
+    expect(project([created, responded(1, 0.1), responded(2, null), responded(3, 0.2)])!.usage.costUsd).toBeNull();
   });
 
   it('ignores an event it has already applied (duplicate delivery)', () => {

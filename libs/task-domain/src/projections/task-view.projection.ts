@@ -35,6 +35,8 @@ export interface TaskView {
   readonly usage: TokenUsage;
   /** The token budget in force (create field, TASK_MAX_TOKENS, or a follow-up's); absent: unlimited. */
   readonly maxTokens?: number;
+  /** The cost budget in force (USD: create field, TASK_MAX_COST_USD, or a follow-up's); absent: unlimited. */
+  readonly maxCostUsd?: number;
   /** Where the task's webhooks go, as its creator gave it; absent: nowhere, or WEBHOOK_URL (the operator's, never shown). */
   readonly webhookUrl?: string;
   /** The create field `network` as given; absent: SANDBOX_EGRESS_ALLOW applies. */
@@ -105,6 +107,7 @@ export function projectTaskView(view: TaskView | undefined, { event, revision, r
       pendingApprovals: [],
       usage: ZERO_USAGE,
       ...(d.maxTokens !== undefined ? { maxTokens: d.maxTokens } : {}),
+      ...(d.maxCostUsd !== undefined ? { maxCostUsd: d.maxCostUsd } : {}),
       // The operator's default URL stays out of the view, which is the tenant's.
       ...(d.webhookUrl !== undefined && d.webhookUrlIsDefault !== true ? { webhookUrl: d.webhookUrl } : {}),
       ...(d.network !== undefined ? { network: d.network } : {}),
@@ -131,7 +134,8 @@ export function projectTaskView(view: TaskView | undefined, { event, revision, r
       const next = ACTIVE.includes(v.status)
         ? { ...v, messages, waitingMessageIds }
         : { ...v, messages, waitingMessageIds, status: 'pending' as const, turnStartEventId: revision };
-      return event.data.maxTokens === undefined ? next : { ...next, maxTokens: event.data.maxTokens };
+      const { maxTokens, maxCostUsd } = event.data;
+      return { ...next, ...(maxTokens !== undefined ? { maxTokens } : {}), ...(maxCostUsd !== undefined ? { maxCostUsd } : {}) };
     }
     case 'TurnStarted': {
       // The replay of a turn begins where the pending task's did: its first message, a follow-up

@@ -1,4 +1,6 @@
 import { intFromEnv } from '@app/common';
+import type { ModelPrices } from '@app/model-provider';
+import { modelPricesFromEnv } from '@app/model-provider';
 import { maxRunningTurnsPerTenantFromEnv } from '@app/task-commands';
 
 export interface AgentLoopConfig {
@@ -10,6 +12,10 @@ export interface AgentLoopConfig {
   readonly approvalTimeoutMs: number;
   /** MAX_RUNNING_TASKS_PER_TENANT: turns running at once per tenant; undefined: no cap. */
   readonly maxRunningTurnsPerTenant?: number;
+  /** MODEL_PRICES over the built-in table: what each model call costs. */
+  readonly modelPrices: ModelPrices;
+  /** LLM_MODEL: whose price applies when an answer names no model. */
+  readonly configuredModel?: string;
 }
 
 export function agentLoopConfigFromEnv(env: NodeJS.ProcessEnv): AgentLoopConfig {
@@ -19,5 +25,7 @@ export function agentLoopConfigFromEnv(env: NodeJS.ProcessEnv): AgentLoopConfig 
     toolTimeoutMs: intFromEnv(env, 'TOOL_TIMEOUT_MS', 600_000, { min: 1 }),
     approvalTimeoutMs: intFromEnv(env, 'APPROVAL_TIMEOUT_MS', 24 * 60 * 60 * 1000, { min: 1 }),
     maxRunningTurnsPerTenant: maxRunningTurnsPerTenantFromEnv(env),
+    modelPrices: modelPricesFromEnv(env),
+    configuredModel: env.LLM_MODEL?.trim() || undefined,
   };
 }

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { TaskSecrets, newId } from '@app/common';
 import type { MessageBus } from '@app/bus';
 import { MESSAGE_BUS } from '@app/bus';
+import { BUILT_IN_MODEL_PRICES } from '@app/model-provider';
 import { OpenAiChatProvider } from '@app/model-provider/openai-compatible/openai-chat.provider';
 import type { ScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
@@ -60,6 +61,7 @@ describe('AgentStep after a crash (embedded store on a real DATA_DIR, the real s
         maxStepsPerTurn: 10,
         toolTimeoutMs: 5000,
         approvalTimeoutMs: 60_000,
+        modelPrices: BUILT_IN_MODEL_PRICES,
       },
     );
 

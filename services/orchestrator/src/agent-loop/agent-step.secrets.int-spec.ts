@@ -6,6 +6,7 @@ import { SUBJECTS } from '@app/contracts';
 import { InProcessBus } from '@app/bus/in-process/in-process-bus';
 import type { EventStore } from '@app/event-store';
 import { createEmbeddedEventStore } from '@app/event-store/embedded/embedded-event-store';
+import { BUILT_IN_MODEL_PRICES } from '@app/model-provider';
 import { OpenAiChatProvider } from '@app/model-provider/openai-compatible/openai-chat.provider';
 import type { ScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
@@ -60,6 +61,7 @@ describe('AgentStep and a task’s sealed secrets', () => {
         maxStepsPerTurn: 10,
         toolTimeoutMs: 5000,
         approvalTimeoutMs: 60_000,
+        modelPrices: BUILT_IN_MODEL_PRICES,
       },
     );
 

@@ -7,7 +7,8 @@ import type { StoredEvent } from '@app/event-store';
 import { ExpectedRevisionConflictError } from '@app/event-store';
 import type { MessageBus } from '@app/bus';
 import { DEFAULT_REQUEST_TIMEOUT_MS, RemoteError, requestUntilDelivered } from '@app/bus';
-import type { ModelProvider, ToolDefinition } from '@app/model-provider';
+import type { ModelProvider, TokenUsage, ToolDefinition } from '@app/model-provider';
+import { costOfCall, priceOf } from '@app/model-provider';
 import type { StepOutcome } from '@app/runner';
 import type { TaskCommand, TaskEvent } from '@app/task-domain';
 import { TaskConflictError, toTaskEvent } from '@app/task-domain';
@@ -143,11 +144,18 @@ export class AgentStep {
         step,
         text: this.vault.redact(taskId, response.text),
         toolCalls,
-        usage: response.usage,
+        usage: { ...response.usage, costUsd: this.costOf(response.model, response.usage) },
         model: response.model,
         finishReason: response.finishReason,
       },
     });
+  }
+
+  /** At the price of the model that answered (the configured one when the answer names none); null: no price. */
+  private costOf(answeredBy: string, usage: TokenUsage): number | null {
+    const model = answeredBy || this.config.configuredModel;
+    const price = model ? priceOf(this.config.modelPrices, model) : undefined;
+    return price ? costOfCall(price, usage) : null;
   }
 
   /** Waits for a decision until APPROVAL_TIMEOUT_MS after the request, counted from its recorded time (so restarts do not reset it). */

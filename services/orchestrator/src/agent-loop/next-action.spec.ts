@@ -1,6 +1,6 @@
 import type { TaskEvent, TaskState } from '@app/task-domain';
 import { evolve, initialTaskState } from '@app/task-domain';
-import { nextAction, tokenBudgetError } from './next-action';
+import { costBudgetError, nextAction, tokenBudgetError } from './next-action';
 
 const fold = (events: TaskEvent[]): TaskState => events.reduce(evolve, initialTaskState());
 const created = (maxTokens?: number): TaskEvent => ({
@@ -80,6 +80,55 @@ describe('nextAction and the token budget (maxTokens)', () => {
       turn: 1,
       step: 2,
     });
+  });
+});
+
+describe('nextAction and the cost budget (maxCostUsd)', () => {
+  const createdWithCost = (maxCostUsd: number): TaskEvent => {
+    const event = created();
+    return { ...event, data: { ...event.data, maxCostUsd } } as TaskEvent;
+  };
+  const costing = (turn: number, step: number, costUsd: number | null): TaskEvent => ({
+    type: 'ModelResponded',
+    data: { turn, step, model: 'm', finishReason: 'tool_calls', usage: { inputTokens: 10, outputTokens: 0, totalTokens: 10, costUsd } },
+  });
+
+  it('calls the model while the priced calls have cost less than the budget', () => {
+    const state = fold([createdWithCost(0.5), started(1, 'm1'), costing(1, 1, 0.49), ...call(1, 1, 'c1')]);
+    expect(nextAction(state, none)).toEqual({
+      kind: 'call_model',
+      turn: 1,
+      step: 2,
+    });
+  });
+
+  it('fails the turn instead of calling the model once the calls have cost the budget, naming it', () => {
+    const state = fold([
+      createdWithCost(0.3),
+      started(1, 'm1'),
+      costing(1, 1, 0.1),
+      ...call(1, 1, 'c1'),
+      costing(1, 2, 0.2),
+      ...call(1, 2, 'c2'),
+    ]);
+    expect(nextAction(state, none)).toEqual({ kind: 'budget_reached', turn: 1, error: costBudgetError(0.3, 0.3) });
+    expect(costBudgetError(0.3, 0.3)).toMatch(/Cost budget reached: .* 0\.3 USD of its 0\.3 USD \(maxCostUsd\).*higher maxCostUsd/);
+  });
+
+  it('counts only priced calls against the budget: a call without a price adds nothing', () => {
+    const state = fold([createdWithCost(0.3), started(1, 'm1'), costing(1, 1, null), ...call(1, 1, 'c1')]);
+    expect(nextAction(state, none)).toEqual({ kind: 'call_model', turn: 1, step: 2 });
+  });
+
+  it('lets a follow-up that raises the cost budget go on', () => {
+    const spent = [
+      createdWithCost(0.1),
+      started(1, 'm1'),
+      costing(1, 1, 0.1),
+      { type: 'TaskFailed', data: { turn: 1, error: 'x' } } as TaskEvent,
+    ];
+    const raised: TaskEvent = { type: 'UserMessageAdded', data: { messageId: 'm2', text: 'go on', queued: false, maxCostUsd: 1 } };
+    expect(nextAction(fold([...spent, raised, started(2, 'm2')]), none)).toEqual({ kind: 'call_model', turn: 2, step: 1 });
   });
 });
 

@@ -11,7 +11,7 @@ export type NextAction =
   /** A fork's turn that was running at its fork point waits to be admitted again. */
   | { readonly kind: 'resume_turn'; readonly messageId: string }
   | { readonly kind: 'call_model'; readonly turn: number; readonly step: number }
-  /** The next step would call the model, but the task has spent its maxTokens: the turn fails, no call is made. */
+  /** The next step would call the model, but the task has spent its maxTokens or maxCostUsd: the turn fails, no call is made. */
   | { readonly kind: 'budget_reached'; readonly turn: number; readonly error: string }
   | { readonly kind: 'await_approval'; readonly callId: string }
   | { readonly kind: 'execute_tool'; readonly callId: string }
@@ -29,6 +29,9 @@ export function nextAction(state: TaskState, inFlightCallIds: ReadonlySet<string
   if (!next) {
     if (s.maxTokens !== undefined && s.usage.totalTokens >= s.maxTokens) {
       return { kind: 'budget_reached', turn: s.turn, error: tokenBudgetError(s.usage.totalTokens, s.maxTokens) };
+    }
+    if (s.maxCostUsd !== undefined && s.pricedCostUsd >= s.maxCostUsd) {
+      return { kind: 'budget_reached', turn: s.turn, error: costBudgetError(s.pricedCostUsd, s.maxCostUsd) };
     }
     return { kind: 'call_model', turn: s.turn, step: s.step + 1 };
   }
@@ -52,3 +55,7 @@ export const INTERRUPTED_OUTPUT =
 /** Checked before every model call, so one call may take the total past the budget; none starts after. */
 export const tokenBudgetError = (used: number, maxTokens: number): string =>
   `Token budget reached: the task has used ${used} of its ${maxTokens} tokens (maxTokens), so no further model call is made. Send a follow-up with a higher maxTokens to continue.`;
+
+/** Like the token budget: checked before every model call; only calls with a price count (docs/api.md "Usage and cost"). */
+export const costBudgetError = (usedUsd: number, maxCostUsd: number): string =>
+  `Cost budget reached: the task's model calls have cost ${usedUsd} USD of its ${maxCostUsd} USD (maxCostUsd), so no further model call is made. Send a follow-up with a higher maxCostUsd to continue.`;
