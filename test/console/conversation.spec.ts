@@ -15,7 +15,17 @@ const events: TaskStreamEvent[] = [
   {
     id: 5,
     type: 'usage',
-    data: { inputTokens: 10, outputTokens: 5, totalTokens: 15, cacheReadTokens: 0, cacheWriteTokens: 0, turn: 1, step: 1, model: 'm' },
+    data: {
+      inputTokens: 10,
+      outputTokens: 5,
+      totalTokens: 15,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      costUsd: 0.0005,
+      turn: 1,
+      step: 1,
+      model: 'm',
+    },
   },
   { id: 6, type: 'tool_call', data: { callId: 'c1', toolName: 'shell', status: 'awaiting_approval', args: { command: 'ls' } } },
   { id: 7, type: 'tool_decision', data: { callId: 'c1', outcome: 'proceed_once', approved: true } },
@@ -49,7 +59,7 @@ describe('console conversation fold', () => {
     expect(view.items.map((item) => item.kind)).toEqual(['user', 'turn', 'text', 'tool', 'text', 'done']);
     expect(view.items[2]).toMatchObject({ kind: 'text', text: 'Let me look.' });
     expect(view.items[3]).toMatchObject({ kind: 'tool', started: true, decision: { outcome: 'proceed_once' }, result: { exitCode: 0 } });
-    expect(view.usage).toEqual({ inputTokens: 10, outputTokens: 5, totalTokens: 15 });
+    expect(view.usage).toEqual({ inputTokens: 10, outputTokens: 5, totalTokens: 15, costUsd: 0.0005 });
     expect([...view.artifacts.keys()]).toEqual(['downloads/r.md']);
   });
 

@@ -11,7 +11,7 @@ const LINE_WIDTH = 120;
  * artifacts it wrote. Everything the service sent goes through safeText/safeLine.
  */
 export class EventPrinter {
-  private usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+  private usage: TurnUsage = { ...NO_USAGE };
   private artifacts = new Map<string, number>();
 
   private readonly taskId: string;
@@ -35,6 +35,7 @@ export class EventPrinter {
         this.usage.inputTokens += event.data.inputTokens;
         this.usage.outputTokens += event.data.outputTokens;
         this.usage.totalTokens += event.data.totalTokens;
+        this.usage.costUsd = this.usage.costUsd === null || event.data.costUsd === null ? null : this.usage.costUsd + event.data.costUsd;
         return;
       case 'content':
         return this.term.write(safeText(event.data.text));
@@ -85,18 +86,18 @@ export class EventPrinter {
     }
   }
 
-  private printDone(done: { status: string; error?: string; turn: number }): void {
+  private printDone(done: { status: string; error?: string; turn: number; usage?: TurnUsage }): void {
     const c = this.term.colors;
     const status = done.status === 'completed' ? c.green(`✔ ${done.status}`) : c.red(`✖ ${done.status}`);
     this.term.line(`${status}${done.error ? `: ${safeLine(done.error)}` : ''}`);
-    const { inputTokens, outputTokens, totalTokens } = this.usage;
-    this.term.line(c.dim(`usage: ${count(totalTokens)} tokens (${count(inputTokens)} in, ${count(outputTokens)} out)`));
+    // The turn's usage as recorded on done; summed from the usage events for turns that ended without it.
+    this.term.line(c.dim(`usage: ${usageText(done.usage ?? this.usage)}`));
     if (this.artifacts.size > 0) {
       this.term.line('artifacts:');
       for (const [path, size] of this.artifacts) this.term.line(`  ${safeLine(path)} ${c.dim(`(${bytes(size)})`)}`);
       this.term.line(c.dim(`  ats download ${this.taskId} -o <dir>`));
     }
-    this.usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+    this.usage = { ...NO_USAGE };
     this.artifacts = new Map();
   }
 }
@@ -160,6 +161,24 @@ export function firstLines(output: string, lines = OUTPUT_LINES): string[] {
 }
 
 const count = (n: number) => n.toLocaleString('en-US');
+
+interface TurnUsage {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  costUsd: number | null;
+}
+
+const NO_USAGE: TurnUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0, costUsd: 0 };
+
+/** `1,200 tokens (1,000 in, 200 out), $0.0042`; a cost the service could not price says so. */
+export function usageText(usage: { inputTokens: number; outputTokens: number; totalTokens: number; costUsd?: number | null }): string {
+  const tokens = `${count(usage.totalTokens)} tokens (${count(usage.inputTokens)} in, ${count(usage.outputTokens)} out)`;
+  return `${tokens}, ${usd(usage.costUsd ?? null)}`;
+}
+
+/** Four decimals: a cent is too coarse for one model call. */
+export const usd = (costUsd: number | null): string => (costUsd === null ? 'cost unknown (no price)' : `$${costUsd.toFixed(4)}`);
 
 export function bytes(size: number): string {
   if (size < 1024) return `${size} B`;

@@ -24,8 +24,8 @@ export const TASK_STATUSES = ['pending', 'running', 'awaiting_approval', 'comple
  * dashboards query.
  *
  * Label values are always bounded: a route template (never a path with ids), a tool name from
- * the built-in list or `mcp`, a bus subject with instance ids collapsed; never a task id or a
- * tenant key.
+ * the built-in list or `mcp`, a bus subject with instance ids collapsed, a tenant id (as many
+ * as the operator configured: API_KEYS, API_KEYS_FILE); never a task id or a tenant's API key.
  */
 export class ServiceMetrics {
   readonly registry = new Registry();
@@ -63,6 +63,20 @@ export class ServiceMetrics {
     name: 'ats_model_tokens_total',
     help: 'Tokens the model read (in) and wrote (out), by model',
     labelNames: ['model', 'direction'] as const,
+    registers: [this.registry],
+  });
+
+  readonly modelCost = new Counter({
+    name: 'ats_model_cost_usd_total',
+    help: 'USD of the model calls recorded by this process, by tenant, at the price table (calls without a price count in ats_model_calls_unpriced_total)',
+    labelNames: ['tenant'] as const,
+    registers: [this.registry],
+  });
+
+  readonly modelCallsUnpriced = new Counter({
+    name: 'ats_model_calls_unpriced_total',
+    help: 'Model calls recorded by this process whose model has no price (their usage.costUsd is null), by model',
+    labelNames: ['model'] as const,
     registers: [this.registry],
   });
 

@@ -48,6 +48,17 @@ describe('recordTaskEvents', () => {
     ]);
   });
 
+  it('sums the cost of priced model calls by tenant, and counts unpriced calls by model', async () => {
+    const created = event('TaskCreated', { tenantId: 'acme' });
+    const responded = (model: string, costUsd: number | null) => event('ModelResponded', { model, usage: { totalTokens: 1, costUsd } });
+    recordTaskEvents(metrics, [], [created, responded('gpt-4o', 0.25)]);
+    recordTaskEvents(metrics, [created], [responded('gpt-4o', 0.5), responded('local', null)]);
+    const byLabel = async (name: string, label: string) =>
+      Object.fromEntries(((await families())[name].data as PromData[]).map((d) => [d.labels[label], d.value]));
+    expect(await byLabel('ats_model_cost_usd_total', 'tenant')).toEqual({ acme: 0.75 });
+    expect(await byLabel('ats_model_calls_unpriced_total', 'model')).toEqual({ local: 1 });
+  });
+
   it("counts nothing of a fork's copy of its source's history, only the turn it starts after it", async () => {
     const copy = [
       event('TaskCreated', {}),

@@ -43,6 +43,9 @@ export function recordTaskEvents(metrics: ServiceMetrics, history: readonly Stor
       case 'ToolCallApprovalExpired':
         observeApproval(metrics, history, event, 'expired');
         break;
+      case 'ModelResponded':
+        observeCost(metrics, history, appended, event);
+        break;
     }
   }
 }
@@ -58,4 +61,22 @@ function observeApproval(metrics: ServiceMetrics, history: readonly StoredEvent[
   if (!requested) return;
   const waitedMs = Date.parse(decided.recordedAt) - Date.parse(requested.recordedAt);
   metrics.approvalWait.observe({ outcome }, Math.max(0, waitedMs) / 1000);
+}
+
+function observeCost(
+  metrics: ServiceMetrics,
+  history: readonly StoredEvent[],
+  appended: readonly StoredEvent[],
+  responded: StoredEvent,
+): void {
+  const { model, usage } = responded.data as { model?: unknown; usage?: { costUsd?: unknown } };
+  const cost = usage?.costUsd;
+  if (typeof cost !== 'number') {
+    metrics.modelCallsUnpriced.inc({ model: String(model) });
+    return;
+  }
+  // The task's own TaskCreated (a fork's names the fork, and its tenant).
+  const created = history.find((e) => e.type === 'TaskCreated') ?? appended.find((e) => e.type === 'TaskCreated');
+  const tenant = (created?.data as { tenantId?: unknown } | undefined)?.tenantId;
+  metrics.modelCost.inc({ tenant: typeof tenant === 'string' ? tenant : 'unknown' }, cost);
 }

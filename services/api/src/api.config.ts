@@ -12,6 +12,8 @@ export class ApiConfig {
   readonly taskMaxTokens?: number;
   /** TASK_MAX_TOKENS_CAP: the largest `maxTokens` a create or follow-up may ask for; undefined: no cap. */
   readonly taskMaxTokensCap?: number;
+  /** TASK_MAX_COST_USD: the cost budget (USD) of a task created without `maxCostUsd`; undefined: unlimited. */
+  readonly taskMaxCostUsd?: number;
   /** Creates + follow-ups per tenant per window, across every API instance; undefined: unlimited. */
   readonly rateLimitPerMinute?: number;
   /** The rate limit's window: a minute. Tests shorten it (RATE_LIMIT_WINDOW_MS, not for production). */
@@ -33,6 +35,7 @@ export class ApiConfig {
     if (cap > 0 && maxTokens > cap) throw new Error(`TASK_MAX_TOKENS (${maxTokens}) must not exceed TASK_MAX_TOKENS_CAP (${cap})`);
     // Under a cap, a task created without a budget gets the cap: none would be more than the operator allows.
     if (maxTokens > 0 || cap > 0) this.taskMaxTokens = maxTokens > 0 ? maxTokens : cap;
+    this.taskMaxCostUsd = positiveUsdFromEnv(env, 'TASK_MAX_COST_USD');
     const rate = intFromEnv(env, 'RATE_LIMIT_PER_MINUTE', 0, { min: 1 });
     if (rate > 0) this.rateLimitPerMinute = rate;
     this.rateLimitWindowMs = intFromEnv(env, 'RATE_LIMIT_WINDOW_MS', 60_000, { min: 600 });
@@ -45,4 +48,12 @@ export class ApiConfig {
       );
     }
   }
+}
+
+function positiveUsdFromEnv(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return undefined;
+  const usd = Number(raw);
+  if (!Number.isFinite(usd) || usd <= 0) throw new Error(`${name} must be a positive number of USD, got "${raw}"`);
+  return usd;
 }

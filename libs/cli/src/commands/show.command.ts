@@ -1,4 +1,4 @@
-import { bytes, callLine } from '../event-printer';
+import { bytes, callLine, usageText } from '../event-printer';
 import type { CliContext } from '../context';
 import { ExitCode } from '../exit-codes';
 import { jsonLine, safeData, safeLine, safeText } from '../untrusted-text';
@@ -24,7 +24,7 @@ export async function showCommand(ctx: CliContext, taskId: string, options: { js
     term.line(`${c.yellow('awaiting approval')} ${safeLine(pending.callId)} ${c.bold(callLine(pending.toolName, pending.args))}`);
     term.line(c.dim(`  ats approve ${task.id} ${safeLine(pending.callId)} once|always|deny`));
   }
-  term.line(`usage: ${task.usage.totalTokens} tokens (${task.usage.inputTokens} in, ${task.usage.outputTokens} out)`);
+  term.line(`usage: ${usageText(task.usage)}${budgetText(task)}`);
   if (task.files.length > 0) term.line(`files: ${task.files.map((file) => safeLine(file.name)).join(', ')}`);
   if (task.envKeys.length > 0) term.line(`env: ${task.envKeys.map(safeLine).join(', ')}`);
   if (task.secretNames.length > 0) term.line(`secrets: ${task.secretNames.map(safeLine).join(', ')}`);
@@ -33,4 +33,13 @@ export async function showCommand(ctx: CliContext, taskId: string, options: { js
     for (const file of artifacts) term.line(`  ${safeLine(file.path)} ${c.dim(`(${bytes(file.size)})`)}`);
   }
   return ExitCode.ok;
+}
+
+/** The budgets in force, when the task has any. */
+function budgetText(task: { maxTokens: number | null; maxCostUsd: number | null }): string {
+  const budgets = [
+    ...(task.maxTokens === null ? [] : [`${task.maxTokens} tokens`]),
+    ...(task.maxCostUsd === null ? [] : [`$${task.maxCostUsd}`]),
+  ];
+  return budgets.length > 0 ? `; budget ${budgets.join(', ')}` : '';
 }

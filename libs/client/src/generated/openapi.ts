@@ -342,6 +342,11 @@ export interface components {
              * @example 200000
              */
             maxTokens?: number;
+            /**
+             * @description USD the task's model calls may cost over all its turns, as `usage.costUsd` counts them (calls of a model without a price count nothing). Checked before every model call: once reached, the turn ends `done` with status `failed` and an error naming the cost budget, without calling the model (one call may take the cost past it). A follow-up may set a new value. Default: TASK_MAX_COST_USD, else unlimited. In multipart: the number as text.
+             * @example 2.5
+             */
+            maxCostUsd?: number;
             /** @description Credentials for this task only, as environment variables; never logged or returned, stored only encrypted (SECRETS_KEY). Values of at least 4 characters. In multipart: a JSON-encoded text field. */
             secrets?: {
                 [key: string]: string;
@@ -397,6 +402,11 @@ export interface components {
              * @example 400000
              */
             maxTokens?: number;
+            /**
+             * @description The task's cost budget (USD over all turns) from now on: raise it to let a task that reached its maxCostUsd go on.
+             * @example 5
+             */
+            maxCostUsd?: number;
         };
         ApproveToolCallRequestDto: {
             /** @enum {string} */
@@ -412,6 +422,8 @@ export interface components {
             cacheReadTokens: number;
             /** @description input tokens written to the provider prompt cache (0 when it reports none) */
             cacheWriteTokens: number;
+            /** @description USD at the service's price table (list prices, MODEL_PRICES); null when any of the calls had no price */
+            costUsd: number | null;
         };
         TaskMessage: {
             /** @description msg_… */
@@ -455,6 +467,8 @@ export interface components {
             usage: components["schemas"]["TokenUsage"];
             /** @description the token budget in force; null: unlimited */
             maxTokens: number | null;
+            /** @description the cost budget in force, USD; null: unlimited */
+            maxCostUsd: number | null;
             /** @description where the task's webhooks go, as the create field gave it; null: none was given (the task's webhooks go to the service's default WEBHOOK_URL when one is configured, which is never shown, or nowhere) */
             webhookUrl: string | null;
             /** @description the create field `network` as given; null: none was given, so SANDBOX_EGRESS_ALLOW applies */
@@ -623,6 +637,8 @@ export interface components {
             showInHistory?: "true" | "false";
             /** @description the token budget, in digits */
             maxTokens?: string;
+            /** @description the cost budget in USD, a decimal in digits */
+            maxCostUsd?: string;
             /** @description JSON-encoded object, string to string (as in the JSON body) */
             secrets?: string;
             /** @description JSON-encoded object, string to string (as in the JSON body) */
@@ -647,6 +663,7 @@ export interface components {
                 text: string;
                 queued: boolean;
                 maxTokens?: number;
+                maxCostUsd?: number;
             };
         };
         StatusEvent: {
@@ -674,6 +691,8 @@ export interface components {
                 totalTokens: number;
                 cacheReadTokens: number;
                 cacheWriteTokens: number;
+                /** @description USD of this call at the service's price table; null: its model has no price */
+                costUsd: number | null;
                 turn: number;
                 step: number;
                 model: string;
@@ -928,6 +947,8 @@ export interface components {
                     totalTokens: number;
                     cacheReadTokens: number;
                     cacheWriteTokens: number;
+                    /** @description USD at the service's price table; null when any of the calls had no price */
+                    costUsd: number | null;
                 };
             };
         };
@@ -946,6 +967,7 @@ export interface components {
                 text: string;
                 queued: boolean;
                 maxTokens?: number;
+                maxCostUsd?: number;
             };
             /**
              * Format: date-time
@@ -987,6 +1009,8 @@ export interface components {
                 totalTokens: number;
                 cacheReadTokens: number;
                 cacheWriteTokens: number;
+                /** @description USD of this call at the service's price table; null: its model has no price */
+                costUsd: number | null;
                 turn: number;
                 step: number;
                 model: string;
@@ -1325,6 +1349,8 @@ export interface components {
                     totalTokens: number;
                     cacheReadTokens: number;
                     cacheWriteTokens: number;
+                    /** @description USD at the service's price table; null when any of the calls had no price */
+                    costUsd: number | null;
                 };
             };
             /**

@@ -111,6 +111,13 @@ export const SETTINGS_CATALOG: readonly CatalogedSetting[] = [
     defaults: ['`8192`'],
   },
   {
+    group: 'model',
+    names: ['MODEL_PRICES'],
+    meaning:
+      'JSON `{"<model>": {"input", "output", "cacheRead"?, "cacheWrite"?}}` in USD per million tokens, merged over the built-in table of list prices (see [Prices and cost](model-providers.md#prices-and-cost)); bad JSON or a bad entry stops the orchestrator at start, naming it',
+    defaults: ['the built-in table'],
+  },
+  {
     group: 'limits',
     names: ['MAX_STEPS_PER_TURN'],
     meaning: 'model calls per turn before it fails with a clear error',
@@ -121,6 +128,13 @@ export const SETTINGS_CATALOG: readonly CatalogedSetting[] = [
     names: ['TASK_MAX_TOKENS'],
     meaning:
       'token budget of a task created without `maxTokens`: total tokens over all its turns; reached, the turn fails (see [Limits and budgets](limits.md))',
+    defaults: ['unlimited'],
+  },
+  {
+    group: 'limits',
+    names: ['TASK_MAX_COST_USD'],
+    meaning:
+      'cost budget in USD of a task created without `maxCostUsd`: what its priced model calls cost over all its turns (see [Prices and cost](model-providers.md#prices-and-cost)); reached, the turn fails. A positive number',
     defaults: ['unlimited'],
   },
   {

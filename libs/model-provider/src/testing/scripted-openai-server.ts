@@ -20,6 +20,8 @@ export interface ScriptedCompletion {
   readonly usage?: Partial<TokenUsage> | null;
   readonly finishReason?: string;
   readonly delayMs?: number;
+  /** The model the answer names (a dated id, say); default: the request's. */
+  readonly model?: string;
 }
 
 export interface ScriptedError {
@@ -137,7 +139,7 @@ function completionBody(request: ChatCompletionsBody, reply: ScriptedCompletion)
   return {
     id: 'chatcmpl-scripted',
     object: 'chat.completion',
-    model: request.model,
+    model: reply.model ?? request.model,
     choices: [
       {
         index: 0,
@@ -159,7 +161,7 @@ async function sendStream(res: ServerResponse, request: ChatCompletionsBody, rep
   const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => ({
     id: 'chatcmpl-scripted',
     object: 'chat.completion.chunk',
-    model: request.model,
+    model: reply.model ?? request.model,
     choices,
     ...extra,
   });

@@ -15,6 +15,12 @@ const payload = (properties: Record<string, Schema>, optional: string[] = []): S
   required: Object.keys(properties).filter((key) => !optional.includes(key)),
   additionalProperties: false,
 });
+const costUsd: Schema = {
+  type: 'number',
+  minimum: 0,
+  nullable: true,
+  description: "USD at the service's price table; null when any of the calls had no price",
+};
 const either = (...schemas: Schema[]): Schema => ({ oneOf: schemas });
 
 /** One connection through the task's egress proxy: let through (no `reason`), or refused (with it). */
@@ -41,7 +47,16 @@ function egressPayload(allowed: boolean): Schema {
 
 /** The payload (`data`) of each event kind. */
 export const EVENT_PAYLOADS: Record<string, Schema> = {
-  message: payload({ messageId: str, text: str, queued: bool, maxTokens: { type: 'integer', minimum: 1 } }, ['maxTokens']),
+  message: payload(
+    {
+      messageId: str,
+      text: str,
+      queued: bool,
+      maxTokens: { type: 'integer', minimum: 1 },
+      maxCostUsd: { type: 'number', exclusiveMinimum: true, minimum: 0 },
+    },
+    ['maxTokens', 'maxCostUsd'],
+  ),
   status: payload({ status: oneOf('running'), turn: int, messageId: str }),
   usage: payload({
     inputTokens: int,
@@ -49,6 +64,7 @@ export const EVENT_PAYLOADS: Record<string, Schema> = {
     totalTokens: int,
     cacheReadTokens: int,
     cacheWriteTokens: int,
+    costUsd: { ...costUsd, description: "USD of this call at the service's price table; null: its model has no price" },
     turn: int,
     step: int,
     model: str,
@@ -149,7 +165,7 @@ export const EVENT_PAYLOADS: Record<string, Schema> = {
       error: str,
       turn: int,
       usage: {
-        ...payload({ inputTokens: int, outputTokens: int, totalTokens: int, cacheReadTokens: int, cacheWriteTokens: int }),
+        ...payload({ inputTokens: int, outputTokens: int, totalTokens: int, cacheReadTokens: int, cacheWriteTokens: int, costUsd }),
         description: "the turn's model calls summed (absent on turns that ended before it was recorded)",
       },
     },

@@ -47,6 +47,12 @@ const TaskSchemas: Record<string, Schema> = {
     totalTokens: integer('inputTokens + outputTokens'),
     cacheReadTokens: integer('input tokens read from the provider prompt cache (0 when it reports none)'),
     cacheWriteTokens: integer('input tokens written to the provider prompt cache (0 when it reports none)'),
+    costUsd: {
+      type: 'number',
+      minimum: 0,
+      nullable: true,
+      description: "USD at the service's price table (list prices, MODEL_PRICES); null when any of the calls had no price",
+    },
   }),
   TaskMessage: object({
     id: string('msg_…'),
@@ -69,6 +75,13 @@ const TaskSchemas: Record<string, Schema> = {
       error: string('present while the latest turn has failed: why'),
       usage: ref('TokenUsage'),
       maxTokens: { type: 'integer', minimum: 1, nullable: true, description: 'the token budget in force; null: unlimited' },
+      maxCostUsd: {
+        type: 'number',
+        exclusiveMinimum: true,
+        minimum: 0,
+        nullable: true,
+        description: 'the cost budget in force, USD; null: unlimited',
+      },
       webhookUrl: {
         type: 'string',
         nullable: true,
@@ -109,6 +122,7 @@ const TaskSchemas: Record<string, Schema> = {
       'pendingApprovals',
       'usage',
       'maxTokens',
+      'maxCostUsd',
       'webhookUrl',
       'network',
       'envKeys',
@@ -212,6 +226,7 @@ const TaskSchemas: Record<string, Schema> = {
       autoExecute: { type: 'string', enum: ['true', 'false'], default: 'true' },
       showInHistory: { type: 'string', enum: ['true', 'false'], default: 'true' },
       maxTokens: { type: 'string', pattern: '^[0-9]+$', description: 'the token budget, in digits' },
+      maxCostUsd: { type: 'string', pattern: '^[0-9]+(\\.[0-9]+)?$', description: 'the cost budget in USD, a decimal in digits' },
       secrets: string('JSON-encoded object, string to string (as in the JSON body)'),
       env: string('JSON-encoded object, string to string (as in the JSON body)'),
       mcpServers: string('JSON-encoded object (as in the JSON body)'),

@@ -14,6 +14,7 @@ export function presentTask(view: TaskView) {
     ...(view.error === undefined ? {} : { error: view.error }),
     usage: view.usage,
     maxTokens: view.maxTokens ?? null, // null: unlimited
+    maxCostUsd: view.maxCostUsd ?? null, // null: unlimited
     webhookUrl: view.webhookUrl ?? null, // null: none given (no webhooks, or the operator's WEBHOOK_URL, never shown)
     network: view.network ?? null, // null: none given, SANDBOX_EGRESS_ALLOW applies
     envKeys: view.envKeys,

@@ -38,7 +38,13 @@ export interface Conversation {
   /** The id of the last event folded in: where a stream resumes (`after`). */
   readonly lastEventId: number;
   readonly items: readonly ConversationItem[];
-  readonly usage: { readonly inputTokens: number; readonly outputTokens: number; readonly totalTokens: number };
+  readonly usage: {
+    readonly inputTokens: number;
+    readonly outputTokens: number;
+    readonly totalTokens: number;
+    /** USD of the calls; null once one had no price (docs/api.md "The Task resource"). */
+    readonly costUsd: number | null;
+  };
   /** Artifacts recorded by the events, by path (removed ones dropped). */
   readonly artifacts: ReadonlyMap<string, Pick<ArtifactFile, 'path' | 'name' | 'size' | 'mimeType'>>;
 }
@@ -46,7 +52,7 @@ export interface Conversation {
 export const EMPTY_CONVERSATION: Conversation = {
   lastEventId: 0,
   items: [],
-  usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+  usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, costUsd: 0 },
   artifacts: new Map(),
 };
 
@@ -87,13 +93,14 @@ export function foldEvent(state: Conversation, event: TaskStreamEvent): Conversa
     case 'tool_result':
       return updateTool(next, event.data.callId, () => ({ result: event.data, resultEventId: event.id }));
     case 'usage': {
-      const { inputTokens, outputTokens, totalTokens } = state.usage;
+      const { inputTokens, outputTokens, totalTokens, costUsd } = state.usage;
       return {
         ...next,
         usage: {
           inputTokens: inputTokens + event.data.inputTokens,
           outputTokens: outputTokens + event.data.outputTokens,
           totalTokens: totalTokens + event.data.totalTokens,
+          costUsd: costUsd === null || event.data.costUsd === null ? null : costUsd + event.data.costUsd,
         },
       };
     }

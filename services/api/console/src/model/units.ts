@@ -1,5 +1,8 @@
 // How the console writes amounts a person reads at a glance: rounded, with their unit.
 
+/** `$0.0042`: four decimals, a cent is too coarse for a model call; null: a call had no price. */
+export const formatUsd = (usd: number | null): string => (usd === null ? 'cost unknown' : `$${usd.toFixed(4)}`);
+
 /** `340 ms`, `1.2 s`. */
 export const formatDuration = (ms: number): string => (ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`);
 

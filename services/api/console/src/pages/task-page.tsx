@@ -9,6 +9,7 @@ import { messageOf } from '../errors';
 import type { ConversationItem } from '../model/conversation';
 import { useTaskFollower } from '../model/use-task-follower';
 import { hrefOf } from '../route';
+import { formatUsd } from '../model/units';
 
 /** A task as it happens: its conversation, approvals, usage, files and the follow-up box. */
 export function TaskPage({ client, taskId }: { client: AtsClient; taskId: string }) {
@@ -89,7 +90,8 @@ export function TaskPage({ client, taskId }: { client: AtsClient; taskId: string
           <dt>Usage</dt>
           <dd aria-label="Usage">
             {conversation.usage.inputTokens} in · {conversation.usage.outputTokens} out · {conversation.usage.totalTokens} tokens
-            {task.maxTokens !== null && <> (budget {task.maxTokens})</>}
+            {task.maxTokens !== null && <> (budget {task.maxTokens})</>} · {formatUsd(conversation.usage.costUsd)}
+            {task.maxCostUsd !== null && <> (budget {formatUsd(task.maxCostUsd)})</>}
           </dd>
           {task.files.length > 0 && (
             <>

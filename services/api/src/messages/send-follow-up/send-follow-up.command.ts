@@ -6,6 +6,7 @@ export class SendFollowUpCommand extends Command<{ id: string; messageId: string
     readonly taskId: string,
     readonly text: string,
     readonly maxTokens?: number,
+    readonly maxCostUsd?: number,
   ) {
     super();
   }

@@ -17,13 +17,21 @@ export class SendFollowUpHandler implements ICommandHandler<SendFollowUpCommand>
     private readonly config: ApiConfig,
   ) {}
 
-  async execute({ tenantId, taskId, text, maxTokens }: SendFollowUpCommand) {
+  async execute({ tenantId, taskId, text, maxTokens, maxCostUsd }: SendFollowUpCommand) {
     checkTokenBudgetCap(maxTokens, this.config.taskMaxTokensCap);
     await this.tasks.find(tenantId, taskId);
     const messageId = newId('msg');
     const { position } = await this.commands.execute(
       taskId,
-      { type: 'AddUserMessage', data: { messageId, text, ...(maxTokens === undefined ? {} : { maxTokens }) } },
+      {
+        type: 'AddUserMessage',
+        data: {
+          messageId,
+          text,
+          ...(maxTokens === undefined ? {} : { maxTokens }),
+          ...(maxCostUsd === undefined ? {} : { maxCostUsd }),
+        },
+      },
       { retries: 10 },
     );
     if (position !== undefined) await this.views.waitForPosition(position);

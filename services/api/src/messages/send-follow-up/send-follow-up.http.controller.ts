@@ -21,6 +21,6 @@ export class SendFollowUpHttpController {
   @ApiOperation({ summary: 'Send a follow-up message: same workspace and context; queued while a turn runs.' })
   async send(@Tenant() tenantId: string, @Param('id') id: string, @Body() body: SendFollowUpRequestDto) {
     const dto = await validateInput(SendFollowUpRequestDto, body);
-    return ok(await this.commandBus.execute(new SendFollowUpCommand(tenantId, id, dto.message, dto.maxTokens)));
+    return ok(await this.commandBus.execute(new SendFollowUpCommand(tenantId, id, dto.message, dto.maxTokens, dto.maxCostUsd)));
   }
 }

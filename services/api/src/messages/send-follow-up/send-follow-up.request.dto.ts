@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsString, MaxLength } from 'class-validator';
 import { MAX_MESSAGE_LENGTH } from '../../tasks/create-task/create-task.request.dto';
 import { IsNotBlank } from '../../validation/is-not-blank';
+import { IsCostBudget } from '../../validation/is-cost-budget';
 import { IsTokenBudget } from '../../validation/is-token-budget';
 import { IsWellFormedText } from '../../validation/is-well-formed-text';
 
@@ -23,4 +24,15 @@ export class SendFollowUpRequestDto {
   })
   @IsTokenBudget()
   readonly maxTokens?: number;
+
+  @ApiPropertyOptional({
+    type: 'number',
+    exclusiveMinimum: true,
+    minimum: 0,
+    maximum: 1e9,
+    example: 5,
+    description: "The task's cost budget (USD over all turns) from now on: raise it to let a task that reached its maxCostUsd go on.",
+  })
+  @IsCostBudget()
+  readonly maxCostUsd?: number;
 }

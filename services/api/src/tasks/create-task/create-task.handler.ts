@@ -77,6 +77,7 @@ export class CreateTaskHandler implements ICommandHandler<CreateTaskCommand, Cre
     this.secrets.vault.put(taskId, secrets);
     // The default is recorded with the task: the budget in force never changes with the configuration.
     const maxTokens = request.maxTokens ?? this.config.taskMaxTokens;
+    const maxCostUsd = request.maxCostUsd ?? this.config.taskMaxCostUsd;
     const command = {
       type: 'CreateTask' as const,
       data: {
@@ -92,6 +93,7 @@ export class CreateTaskHandler implements ICommandHandler<CreateTaskCommand, Cre
         files: uploaded,
         ...(Object.keys(mcpServers).length > 0 ? { mcpServers } : {}),
         ...(maxTokens === undefined ? {} : { maxTokens }),
+        ...(maxCostUsd === undefined ? {} : { maxCostUsd }),
         ...(webhookUrl === undefined ? {} : { webhookUrl }),
         ...(prepared?.checkpoint ? { checkpoint: prepared.checkpoint } : {}),
         ...(webhookUrlIsDefault ? { webhookUrlIsDefault } : {}),

@@ -5,6 +5,7 @@ import type { TaskNetwork } from '@app/task-domain';
 import { MAX_WEBHOOK_URL_LENGTH } from '@app/webhooks';
 import { IsNotBlank } from '../../validation/is-not-blank';
 import { IsStringRecord } from '../../validation/is-string-record';
+import { IsCostBudget } from '../../validation/is-cost-budget';
 import { IsTokenBudget } from '../../validation/is-token-budget';
 import { IsTaskNetwork, MAX_NETWORK_ALLOW_PATTERNS, MAX_NETWORK_PATTERN_LENGTH } from '../../validation/is-task-network';
 import { IsWellFormedText } from '../../validation/is-well-formed-text';
@@ -54,6 +55,20 @@ export class CreateTaskRequestDto {
   })
   @IsTokenBudget()
   readonly maxTokens?: number;
+
+  @ApiPropertyOptional({
+    type: 'number',
+    exclusiveMinimum: true,
+    minimum: 0,
+    maximum: 1e9,
+    example: 2.5,
+    description:
+      "USD the task's model calls may cost over all its turns, as `usage.costUsd` counts them (calls of a model without a price count nothing). " +
+      'Checked before every model call: once reached, the turn ends `done` with status `failed` and an error naming the cost budget, without calling the model ' +
+      '(one call may take the cost past it). A follow-up may set a new value. Default: TASK_MAX_COST_USD, else unlimited. In multipart: the number as text.',
+  })
+  @IsCostBudget()
+  readonly maxCostUsd?: number;
 
   @ApiPropertyOptional({
     type: 'object',

@@ -27,6 +27,7 @@ export interface ParsedMultipart {
 const BOOLEAN_FIELDS = new Set(['autoExecute', 'showInHistory']);
 const JSON_FIELDS = new Set(['secrets', 'env', 'mcpServers', 'network']);
 const INTEGER_FIELDS = new Set(['maxTokens']);
+const DECIMAL_FIELDS = new Set(['maxCostUsd']);
 
 /**
  * Reads a multipart create request: text fields as the JSON form would carry them (booleans from
@@ -111,6 +112,11 @@ function fieldValue(name: string, raw: string): unknown {
   if (INTEGER_FIELDS.has(name)) {
     // Digits only (no sign, exponent or fraction); the DTO then checks the range.
     if (!/^\d{1,16}$/.test(raw)) throw new ValidationError(`${name} must be a whole number in digits`);
+    return Number(raw);
+  }
+  if (DECIMAL_FIELDS.has(name)) {
+    // A plain decimal (no sign or exponent); the DTO then checks the range.
+    if (!/^\d{1,10}(\.\d{1,12})?$/.test(raw)) throw new ValidationError(`${name} must be a number in digits, e.g. 2.5`);
     return Number(raw);
   }
   if (JSON_FIELDS.has(name)) {
