@@ -343,7 +343,7 @@ export interface components {
              */
             maxTokens?: number;
             /**
-             * @description USD the task's model calls may cost over all its turns, as `usage.costUsd` counts them (calls of a model without a price count nothing). Checked before every model call: once reached, the turn ends `done` with status `failed` and an error naming the cost budget, without calling the model (one call may take the cost past it). A follow-up may set a new value. Default: TASK_MAX_COST_USD, else unlimited. In multipart: the number as text.
+             * @description More than 0: USD the task's model calls may cost over all its turns, as `usage.costUsd` counts them (calls of a model without a price count nothing). Checked before every model call: once reached, the turn ends `done` with status `failed` and an error naming the cost budget, without calling the model (one call may take the cost past it). A follow-up may set a new value. Default: TASK_MAX_COST_USD, else unlimited. In multipart: the number as text.
              * @example 2.5
              */
             maxCostUsd?: number;
@@ -403,7 +403,7 @@ export interface components {
              */
             maxTokens?: number;
             /**
-             * @description The task's cost budget (USD over all turns) from now on: raise it to let a task that reached its maxCostUsd go on.
+             * @description More than 0: the task's cost budget (USD over all turns) from now on: raise it to let a task that reached its maxCostUsd go on.
              * @example 5
              */
             maxCostUsd?: number;
@@ -467,7 +467,7 @@ export interface components {
             usage: components["schemas"]["TokenUsage"];
             /** @description the token budget in force; null: unlimited */
             maxTokens: number | null;
-            /** @description the cost budget in force, USD; null: unlimited */
+            /** @description the cost budget in force, USD (more than 0); null: unlimited */
             maxCostUsd: number | null;
             /** @description where the task's webhooks go, as the create field gave it; null: none was given (the task's webhooks go to the service's default WEBHOOK_URL when one is configured, which is never shown, or nowhere) */
             webhookUrl: string | null;
@@ -663,6 +663,7 @@ export interface components {
                 text: string;
                 queued: boolean;
                 maxTokens?: number;
+                /** @description USD, more than 0 */
                 maxCostUsd?: number;
             };
         };
@@ -967,6 +968,7 @@ export interface components {
                 text: string;
                 queued: boolean;
                 maxTokens?: number;
+                /** @description USD, more than 0 */
                 maxCostUsd?: number;
             };
             /**

@@ -27,8 +27,8 @@ export function toPublicEvent(event: TaskEvent): PublicEvent {
         data: {
           cacheReadTokens: 0,
           cacheWriteTokens: 0,
+          costUsd: null,
           ...event.data.usage,
-          costUsd: event.data.usage.costUsd ?? null,
           turn: event.data.turn,
           step: event.data.step,
           model: event.data.model,

@@ -53,7 +53,7 @@ export const EVENT_PAYLOADS: Record<string, Schema> = {
       text: str,
       queued: bool,
       maxTokens: { type: 'integer', minimum: 1 },
-      maxCostUsd: { type: 'number', exclusiveMinimum: true, minimum: 0 },
+      maxCostUsd: { type: 'number', minimum: 0, description: 'USD, more than 0' },
     },
     ['maxTokens', 'maxCostUsd'],
   ),

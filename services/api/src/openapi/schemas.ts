@@ -77,10 +77,9 @@ const TaskSchemas: Record<string, Schema> = {
       maxTokens: { type: 'integer', minimum: 1, nullable: true, description: 'the token budget in force; null: unlimited' },
       maxCostUsd: {
         type: 'number',
-        exclusiveMinimum: true,
         minimum: 0,
         nullable: true,
-        description: 'the cost budget in force, USD; null: unlimited',
+        description: 'the cost budget in force, USD (more than 0); null: unlimited',
       },
       webhookUrl: {
         type: 'string',

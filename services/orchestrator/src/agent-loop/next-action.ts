@@ -56,6 +56,6 @@ export const INTERRUPTED_OUTPUT =
 export const tokenBudgetError = (used: number, maxTokens: number): string =>
   `Token budget reached: the task has used ${used} of its ${maxTokens} tokens (maxTokens), so no further model call is made. Send a follow-up with a higher maxTokens to continue.`;
 
-/** Like the token budget: checked before every model call; only calls with a price count (docs/api.md "Usage and cost"). */
+/** Like the token budget: checked before every model call; only calls with a price count (docs/operations/model-providers.md "Prices and cost"). */
 export const costBudgetError = (usedUsd: number, maxCostUsd: number): string =>
   `Cost budget reached: the task's model calls have cost ${usedUsd} USD of its ${maxCostUsd} USD (maxCostUsd), so no further model call is made. Send a follow-up with a higher maxCostUsd to continue.`;

@@ -27,11 +27,11 @@ export class SendFollowUpRequestDto {
 
   @ApiPropertyOptional({
     type: 'number',
-    exclusiveMinimum: true,
     minimum: 0,
     maximum: 1e9,
     example: 5,
-    description: "The task's cost budget (USD over all turns) from now on: raise it to let a task that reached its maxCostUsd go on.",
+    description:
+      "More than 0: the task's cost budget (USD over all turns) from now on: raise it to let a task that reached its maxCostUsd go on.",
   })
   @IsCostBudget()
   readonly maxCostUsd?: number;

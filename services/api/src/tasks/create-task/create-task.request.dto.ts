@@ -58,12 +58,11 @@ export class CreateTaskRequestDto {
 
   @ApiPropertyOptional({
     type: 'number',
-    exclusiveMinimum: true,
     minimum: 0,
     maximum: 1e9,
     example: 2.5,
     description:
-      "USD the task's model calls may cost over all its turns, as `usage.costUsd` counts them (calls of a model without a price count nothing). " +
+      "More than 0: USD the task's model calls may cost over all its turns, as `usage.costUsd` counts them (calls of a model without a price count nothing). " +
       'Checked before every model call: once reached, the turn ends `done` with status `failed` and an error naming the cost budget, without calling the model ' +
       '(one call may take the cost past it). A follow-up may set a new value. Default: TASK_MAX_COST_USD, else unlimited. In multipart: the number as text.',
   })
