@@ -43,7 +43,7 @@ describe('LLM_PROVIDER=anthropic', () => {
       LLM_PROVIDER: 'anthropic',
       LLM_BASE_URL: anthropic.url,
       LLM_API_KEY: ANTHROPIC_KEY,
-      LLM_MODEL: 'claude-e2e',
+      LLM_MODEL: 'claude-sonnet-4-5-20250929',
       LLM_MAX_TOKENS: '4096',
     });
     ats = h.client();
@@ -88,9 +88,12 @@ describe('LLM_PROVIDER=anthropic', () => {
       totalTokens: 1070,
       cacheReadTokens: 0,
       cacheWriteTokens: 1000,
+      // The built-in list price of claude-sonnet-4-5 (the dated id's longest prefix): 50 × 3 + 1,000
+      // cache writes × 3.75 + 20 out × 15 per million.
+      costUsd: 0.0042,
       turn: 1,
       step: 1,
-      model: 'claude-e2e',
+      model: 'claude-sonnet-4-5-20250929',
     });
     expect(turn1.at(-1)).toEqual({
       type: 'done',
@@ -98,7 +101,7 @@ describe('LLM_PROVIDER=anthropic', () => {
       data: {
         status: 'completed',
         turn: 1,
-        usage: { inputTokens: 2080, outputTokens: 30, totalTokens: 2110, cacheReadTokens: 1000, cacheWriteTokens: 1000 },
+        usage: { inputTokens: 2080, outputTokens: 30, totalTokens: 2110, cacheReadTokens: 1000, cacheWriteTokens: 1000, costUsd: 0.00474 },
       },
     });
 
@@ -137,7 +140,7 @@ describe('LLM_PROVIDER=anthropic', () => {
     expect(dataOf(all, 'done')[1]).toEqual({
       status: 'completed',
       turn: 2,
-      usage: { inputTokens: 2060, outputTokens: 20, totalTokens: 2080, cacheReadTokens: 2000, cacheWriteTokens: 0 },
+      usage: { inputTokens: 2060, outputTokens: 20, totalTokens: 2080, cacheReadTokens: 2000, cacheWriteTokens: 0, costUsd: 0.00108 },
     });
     expect((await ats.tasks.get(id)).usage).toEqual({
       inputTokens: 4140,
@@ -145,13 +148,14 @@ describe('LLM_PROVIDER=anthropic', () => {
       totalTokens: 4190,
       cacheReadTokens: 3000,
       cacheWriteTokens: 1000,
+      costUsd: 0.00582,
     });
 
     // Every request: the key, the version, the model, LLM_MAX_TOKENS, the cache breakpoints.
     expect(anthropic.requests).toHaveLength(4);
     for (const [i, request] of anthropic.requests.entries()) {
       expect(anthropic.headers[i]).toMatchObject({ 'x-api-key': ANTHROPIC_KEY, 'anthropic-version': '2023-06-01' });
-      expect(request).toMatchObject({ model: 'claude-e2e', max_tokens: 4096, stream: true });
+      expect(request).toMatchObject({ model: 'claude-sonnet-4-5-20250929', max_tokens: 4096, stream: true });
       expect(request.system).toEqual([{ type: 'text', text: expect.any(String), cache_control: { type: 'ephemeral' } }]);
       expect(request.tools!.at(-1)).toMatchObject({ cache_control: { type: 'ephemeral' } });
       expect(request.tools!.slice(0, -1).every((tool) => tool.cache_control === undefined)).toBe(true);
