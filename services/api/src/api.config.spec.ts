@@ -41,3 +41,14 @@ describe('ApiConfig: the token budget default and cap', () => {
     );
   });
 });
+
+describe('ApiConfig: the cost budget default', () => {
+  it('takes TASK_MAX_COST_USD as the default budget of a task created without maxCostUsd; unset: unlimited', () => {
+    expect(new ApiConfig({}).taskMaxCostUsd).toBeUndefined();
+    expect(new ApiConfig({ TASK_MAX_COST_USD: '2.5' }).taskMaxCostUsd).toBe(2.5);
+  });
+
+  it.each(['0', '-1', 'ten', 'Infinity'])('refuses to start with TASK_MAX_COST_USD=%s, saying what it must be', (value) => {
+    expect(() => new ApiConfig({ TASK_MAX_COST_USD: value })).toThrow(`TASK_MAX_COST_USD must be a positive number of USD, got "${value}"`);
+  });
+});

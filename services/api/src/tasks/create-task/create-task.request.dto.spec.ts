@@ -89,6 +89,24 @@ describe('maxTokens on create and follow-up', () => {
   });
 });
 
+describe('maxCostUsd on create and follow-up', () => {
+  it.each([
+    ['zero', 0, 'maxCostUsd must be a positive number of USD'],
+    ['a negative number', -0.5, 'maxCostUsd must be a positive number of USD'],
+    ['text', '2.5', 'maxCostUsd must be a number of USD'],
+    ['not a number', Number.NaN, 'maxCostUsd must be a number of USD'],
+    ['over a billion', 2e9, 'maxCostUsd must be at most'],
+  ])('refuses %s', async (_case, maxCostUsd, message) => {
+    expect(await refusal(CreateTaskRequestDto, { message: 'x', maxCostUsd })).toContain(message);
+    expect(await refusal(SendFollowUpRequestDto, { message: 'x', maxCostUsd })).toContain(message);
+  });
+
+  it('accepts a positive number of USD, fractions included, or none', async () => {
+    expect(await refusal(CreateTaskRequestDto, { message: 'x', maxCostUsd: 0.05 })).toBeUndefined();
+    expect(await refusal(SendFollowUpRequestDto, { message: 'x', maxCostUsd: 12 })).toBeUndefined();
+  });
+});
+
 describe('network on create', () => {
   it.each([
     ['patterns', { allow: ['pypi.org', '*.pythonhosted.org', 'registry.npmjs.org:443', '*'] }],
