@@ -78,6 +78,24 @@ describe('EventPrinter', () => {
     );
   });
 
+  it("prints the turn's usage as done records it, and says when its cost is unknown (a call without a price)", () => {
+    const p = printer();
+    const usage = { inputTokens: 1_000, outputTokens: 200, totalTokens: 1_200, cacheReadTokens: 0, cacheWriteTokens: 0 };
+    p.print([
+      { id: 1, type: 'done', data: { status: 'completed', turn: 1, usage: { ...usage, costUsd: null } } },
+      { id: 2, type: 'done', data: { status: 'failed', error: 'Cost budget reached', turn: 2, usage: { ...usage, costUsd: 0.00421 } } },
+    ]);
+    expect(p.out()).toBe(
+      [
+        '✔ completed',
+        'usage: 1,200 tokens (1,000 in, 200 out), cost unknown (no price)',
+        '✖ failed: Cost budget reached',
+        'usage: 1,200 tokens (1,000 in, 200 out), $0.0042',
+        '',
+      ].join('\n'),
+    );
+  });
+
   it("prints each connection of a call's command under the call, before its result: bytes and time, or why it was refused", () => {
     const p = printer();
     p.print([
