@@ -25,6 +25,7 @@ describe('GET /metrics after a task with a tool call and an approval (all-in-one
     h = await startHarness({
       WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
       WEBHOOK_ALLOW_HOSTS: `127.0.0.1:${receiver.port}`,
+      MODEL_PRICES: JSON.stringify({ 'scripted-model': { input: 1, output: 2 } }),
     });
     h.model.script({ toolCalls: [{ name: 'write_file', arguments: { path: 'downloads/a.md', content: 'hi' } }] }, { text: 'Written.' });
     const created = await h.api('/api/v1/tasks', {
@@ -96,6 +97,14 @@ describe('GET /metrics after a task with a tool call and an approval (all-in-one
     expect(calls[0].sum).toBeGreaterThan(0);
     expect(scrape.value('ats_model_tokens_total', 'counter', { model: 'scripted-model', direction: 'in' })).toBeGreaterThan(0);
     expect(scrape.value('ats_model_tokens_total', 'counter', { model: 'scripted-model', direction: 'out' })).toBeGreaterThan(0);
+  });
+
+  it("sums the priced calls' cost by tenant: the task's usage.costUsd", async () => {
+    const { costUsd } = (await h.api(`/api/v1/tasks/${taskId}`)).body.data.usage;
+    expect(costUsd).toBeGreaterThan(0);
+    const costs = scrape.samples('ats_model_cost_usd_total', 'counter');
+    expect(costs.map((c) => c.labels.tenant)).toEqual([expect.stringMatching(/^key-/)]);
+    expect(costs[0].value).toBeCloseTo(costUsd, 9);
   });
 
   it('times the tool run by tool and status', () => {
