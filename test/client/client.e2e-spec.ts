@@ -67,6 +67,7 @@ describe('The TypeScript client', () => {
       message: 'read the files',
       autoExecute: false,
       maxTokens: 5000,
+      maxCostUsd: 2.5,
       secrets: { TOKEN: 'secret-value-1' },
       files: [
         { name: 'data.csv', content: 'a,b\n1,2\n' },
@@ -79,7 +80,7 @@ describe('The TypeScript client', () => {
       { name: 'data.csv', size: 8 },
       { name: 'blob.bin', size: 4 },
     ]);
-    expect(task).toMatchObject({ autoExecute: false, maxTokens: 5000, secretNames: ['TOKEN'] });
+    expect(task).toMatchObject({ autoExecute: false, maxTokens: 5000, maxCostUsd: 2.5, secretNames: ['TOKEN'] });
   });
 
   it('approves and declines tool calls; a second decision is a typed CONFLICT', async () => {
@@ -109,10 +110,10 @@ describe('The TypeScript client', () => {
     const { id } = await ats.tasks.create({ message: 'one' });
     await settle(id);
     h.model.script({ text: 'second' });
-    const accepted = await ats.tasks.sendMessage(id, { message: 'two', maxTokens: 9000 });
+    const accepted = await ats.tasks.sendMessage(id, { message: 'two', maxTokens: 9000, maxCostUsd: 4 });
     expect(accepted).toEqual({ id, messageId: expect.stringMatching(/^msg_/), status: expect.stringMatching(/^(pending|running)$/) });
     const turn = await settle(id);
-    expect(turn[0]).toMatchObject({ type: 'message', data: { text: 'two', maxTokens: 9000 } });
+    expect(turn[0]).toMatchObject({ type: 'message', data: { text: 'two', maxTokens: 9000, maxCostUsd: 4 } });
     expect(turn.filter((e) => e.type === 'done')).toHaveLength(1);
     expect((await ats.tasks.get(id)).messages.map((m) => m.text)).toEqual(['one', 'two']);
     // `after: 0` replays both turns: the first `done` does not end it, the last one does.
