@@ -35,6 +35,10 @@ import { ListTasksHttpController } from './tasks/list-tasks/list-tasks.http.cont
 import { TaskAccess } from './tasks/task-access';
 import { ListWebhookDeliveriesHttpController } from './tasks/list-webhook-deliveries/list-webhook-deliveries.http.controller';
 import { RedeliverWebhookHttpController } from './tasks/redeliver-webhook/redeliver-webhook.http.controller';
+import { ScheduleBook } from './schedules/schedule-book';
+import { ScheduleFirer } from './schedules/schedule-firer';
+import { SchedulesConfig } from './schedules/schedules.config';
+import { SchedulesHttpController } from './schedules/schedules.http.controller';
 
 /** The public HTTP API: auth, validation, commands into the event store, reads from projections, SSE. */
 @Module({
@@ -54,9 +58,11 @@ import { RedeliverWebhookHttpController } from './tasks/redeliver-webhook/redeli
     TaskStreamHttpController,
     ArtifactsHttpController,
     WorkspaceFilesHttpController,
+    SchedulesHttpController,
   ],
   providers: [
     { provide: ApiConfig, inject: [RUNTIME_ENV], useFactory: (env: NodeJS.ProcessEnv) => new ApiConfig(env) },
+    { provide: SchedulesConfig, inject: [RUNTIME_ENV], useFactory: (env: NodeJS.ProcessEnv) => new SchedulesConfig(env) },
     { provide: WebhookConfig, inject: [RUNTIME_ENV], useFactory: (env: NodeJS.ProcessEnv) => new WebhookConfig(env) },
     {
       provide: ApiKeyRegistry,
@@ -78,6 +84,8 @@ import { RedeliverWebhookHttpController } from './tasks/redeliver-webhook/redeli
     ApproveToolCallHandler,
     TaskStatusMetrics,
     ObjectStoreReadiness,
+    ScheduleBook,
+    ScheduleFirer,
   ],
 })
 export class ApiModule {}

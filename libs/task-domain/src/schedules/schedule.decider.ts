@@ -79,7 +79,12 @@ function updateSchedule(d: UpdateSchedule['data'], state: ScheduleState): Schedu
   if (cron !== undefined || timezone !== undefined || overlap !== undefined) {
     events.push({
       type: 'ScheduleUpdated',
-      data: { ...(cron === undefined ? {} : { cron }), ...(timezone === undefined ? {} : { timezone }), ...(overlap ? { overlap } : {}), at: d.at },
+      data: {
+        ...(cron === undefined ? {} : { cron }),
+        ...(timezone === undefined ? {} : { timezone }),
+        ...(overlap ? { overlap } : {}),
+        at: d.at,
+      },
     });
   }
   if (d.paused === true && !state.paused) events.push({ type: 'SchedulePaused', data: { at: d.at } });

@@ -108,6 +108,8 @@ export interface ScheduleState {
   /** When the last run was recorded (fired, skipped or failed). */
   readonly lastRunAt?: string;
   readonly lastRun?: LastRun;
+  /** The task of the last run that fired (runs skipped since do not hide it: overlap looks at it). */
+  readonly lastTaskId?: string;
   readonly createdAt: string;
   readonly updatedAt: string;
   readonly revision: number;
@@ -174,6 +176,7 @@ export function evolveSchedule(state: ScheduleState, event: ScheduleEvent): Sche
         ...s,
         lastDueAt: dueAt,
         lastRunAt: firedAt,
+        lastTaskId: taskId,
         lastRun: { dueAt, taskId, ...(messageId ? { messageId } : {}), outcome: 'started' },
       };
     }

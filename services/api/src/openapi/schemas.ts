@@ -91,6 +91,7 @@ const TaskSchemas: Record<string, Schema> = {
         nullable: true,
         description: 'where the task was forked from (POST /tasks/{id}/fork); null: it was created, not forked',
       },
+      scheduleId: { type: 'string', nullable: true, description: 'the schedule that started the task (POST /schedules); null: a caller created it' },
     },
     [
       'id',
@@ -113,6 +114,7 @@ const TaskSchemas: Record<string, Schema> = {
       'turn',
       'lastEventId',
       'forkedFrom',
+      'scheduleId',
     ],
   ),
   ForkOrigin: FORK_ORIGIN,
