@@ -132,6 +132,26 @@ describe('Schedules', () => {
     expect(foreign.status).toBe(404);
   });
 
+  it('is driven whole by the typed client: schedules.create, get, list, pause, resume, update, runs, delete', async () => {
+    const client = h.client();
+    const created = await client.schedules.create({ cron: '0 0 1 1 *', timezone: 'Europe/Paris', task: { message: 'yearly' } });
+    expect(created.nextRunAt).toMatch(/-12-31T23:00:00.000Z$/);
+    expect((await client.schedules.get(created.id)).id).toBe(created.id);
+    const listed: string[] = [];
+    for await (const s of client.schedules.list({ limit: 1 })) listed.push(s.id);
+    expect(listed).toContain(created.id);
+    expect((await client.schedules.pause(created.id)).paused).toBe(true);
+    expect((await client.schedules.resume(created.id)).paused).toBe(false);
+    expect((await client.schedules.update(created.id, { cron: '0 12 * * *', timezone: 'UTC' })).nextRunAt).toMatch(/T12:00:00.000Z$/);
+    expect((await client.schedules.runsPage(created.id)).runs).toEqual([]);
+    expect(await client.schedules.delete(created.id)).toEqual({ id: created.id, deleted: true });
+    await expect(client.schedules.get(created.id)).rejects.toMatchObject({ code: 'NOT_FOUND', status: 404 });
+    await expect(client.schedules.create({ cron: 'every day', task: { message: 'x' } })).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+      status: 400,
+    });
+  });
+
   it("answers another tenant's schedule 404 on every route, as a missing one", async () => {
     const { body } = await create({ cron: '0 0 1 1 *', task: { message: 'mine' } });
     const id = body.data.id;
