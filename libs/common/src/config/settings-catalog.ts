@@ -137,13 +137,14 @@ export const SETTINGS_CATALOG: readonly CatalogedSetting[] = [
   {
     group: 'limits',
     names: ['MAX_SCHEDULES_PER_TENANT'],
-    meaning: 'schedules a tenant may have at once (deleted ones do not count); over it, a create answers `409 CONFLICT` (see [Schedules](../api.md#schedules))',
+    meaning:
+      'schedules a tenant may have at once (deleted ones do not count); over it, a create answers `409 CONFLICT` (see [Schedules](../api.md#schedules))',
     defaults: ['`100`'],
   },
   {
     group: 'limits',
     names: ['SCHEDULE_MIN_INTERVAL_MS'],
-    meaning: 'the shortest time a schedule\'s cron may leave between two runs; a tighter cron is refused with `400 VALIDATION_ERROR`',
+    meaning: "the shortest time a schedule's cron may leave between two runs; a tighter cron is refused with `400 VALIDATION_ERROR`",
     defaults: ['`60000`'],
   },
   {
