@@ -16,7 +16,7 @@ export interface ScheduleCostFigures {
   /** CPU the firing itself cost: recording each run and creating its task, whose turn then runs (scripted model). */
   readonly firingCpuS: number;
   readonly firingWallS: number;
-  /** Runs recorded (sample of schedules): each schedule fired once per minute, none twice. */
+  /** Runs started (sample of schedules), each task completed: each schedule fired once per minute, none twice. */
   readonly runsPerScheduleSample: readonly number[];
 }
 
@@ -87,9 +87,18 @@ export async function benchScheduleCost(options: { schedules: number; log: (line
     const sample = ids.filter((_, i) => i % Math.ceil(ids.length / 10) === 0);
     const runsPerScheduleSample = await Promise.all(
       sample.map(async (id) => {
-        const runs = (await call('GET', `/api/v1/schedules/${id}/runs?limit=100`)).runs as { dueAt: string }[];
+        const runs = (await call('GET', `/api/v1/schedules/${id}/runs?limit=100`)).runs as {
+          dueAt: string;
+          outcome: string;
+          taskId?: string;
+        }[];
         if (new Set(runs.map((r) => r.dueAt)).size !== runs.length) throw new Error(`schedule ${id} recorded a due time twice`);
-        return runs.length;
+        const started = runs.filter((r) => r.outcome === 'started');
+        for (const run of started) {
+          const status = (await call('GET', `/api/v1/tasks/${run.taskId}`)).status as string;
+          if (status !== 'completed') throw new Error(`task ${run.taskId} of schedule ${id} is ${status}, not completed`);
+        }
+        return started.length;
       }),
     );
     return {

@@ -386,7 +386,7 @@ export function renderReport(r: BenchResults): string {
       ],
       [
         name,
-        'runs of 10 sampled schedules after two firings',
+        'runs started (tasks completed) of 10 sampled schedules after two firings',
         c.runsPerScheduleSample.join(', '),
         '2 each',
         met(c.runsPerScheduleSample.every((n) => n === 2)),

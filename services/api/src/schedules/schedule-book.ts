@@ -143,7 +143,8 @@ export class ScheduleBook {
       if (stored.revision !== next.revision + 1) continue;
       next = evolveSchedule(next, toScheduleEvent(stored));
     }
-    if (next.exists) this.schedules.set(scheduleId, next);
+    // A load and a delivery of the same schedule may overlap: the later revision is kept.
+    if (next.exists && next.revision >= (this.schedules.get(scheduleId)?.revision ?? 0)) this.schedules.set(scheduleId, next);
     return next;
   }
 }
