@@ -129,7 +129,6 @@ export const OPERATIONS: Record<string, OperationAnswers> = {
     responses: {
       '200': json(envelope('Schedule'), 'The schedule as changed.'),
       '400': refTo('BadRequest'),
-      '409': refTo('Conflict'),
       ...OF_A_TASK,
     },
   },
@@ -137,7 +136,6 @@ export const OPERATIONS: Record<string, OperationAnswers> = {
     operationId: 'deleteSchedule',
     responses: {
       '200': json(envelope('DeletedSchedule'), 'The schedule is deleted: no run after this.'),
-      '409': refTo('Conflict'),
       ...OF_A_TASK,
     },
   },
