@@ -102,33 +102,44 @@ describe('Schedules across kill -9 and restart of the all-in-one service', () =>
   });
 
   it('fires a due time missed while down if younger than SCHEDULE_CATCHUP_MS, and records older ones skipped', async () => {
-    const env = envOf({ SCHEDULE_CATCHUP_MS: '5000' });
+    const catchupMs = 8000;
+    const env = envOf({ SCHEDULE_CATCHUP_MS: String(catchupMs) });
     const port = await freePort();
     service = await startServiceProcess(env, port);
     const { id } = await call(service, '/api/v1/schedules', 'POST', { cron: '* * * * * *', task: { message: 'tick' }, overlap: 'enqueue' });
     await sleep(1500);
     await service.kill9();
     const downAt = Date.now();
-    await sleep(9000);
+    await sleep(12_000);
     const startAt = Date.now();
     service = await startServiceProcess(env, port);
-    // The firer's first pass comes within the start-up, which must leave the youngest missed due times in the window.
-    expect(Date.now() - startAt).toBeLessThan(3500);
+    const upAt = Date.now();
     await sleep(1500);
     await call(service, `/api/v1/schedules/${id}`, 'PATCH', { paused: true });
     const runs = await allRuns(service, id);
     expectEverySecondOnce(runs);
-    const dueIn = (from: number, to: number) => runs.filter((r) => new Date(r.dueAt).getTime() > from && new Date(r.dueAt).getTime() < to);
-    // At least 5 s old by the time anything could fire them: recorded skipped.
-    const missed = dueIn(downAt, startAt - 5000);
-    expect(missed.length).toBeGreaterThanOrEqual(2);
-    for (const run of missed) expect(run).toMatchObject({ outcome: 'skipped', reason: expect.stringContaining('SCHEDULE_CATCHUP_MS') });
-    // Under 5 s old when the restarted firer found them: fired, once each.
-    const caughtUp = dueIn(startAt - 1500, startAt);
-    expect(caughtUp.length).toBeGreaterThanOrEqual(1);
-    for (const run of caughtUp) expect(run.outcome).toBe('started');
+    // Each due time of the stop, judged by its age when the restarted firer reached it: fired if
+    // under SCHEDULE_CATCHUP_MS, else recorded skipped with its age.
+    const missed = runs.filter((r) => new Date(r.dueAt).getTime() > downAt && new Date(r.dueAt).getTime() < startAt);
+    for (const run of missed) {
+      const age = run.outcome === 'started' ? new Date(run.firedAt!).getTime() - new Date(run.dueAt).getTime() : undefined;
+      if (age !== undefined) expect(age).toBeLessThanOrEqual(catchupMs);
+      else {
+        expect(run).toMatchObject({ outcome: 'skipped', reason: expect.stringContaining('SCHEDULE_CATCHUP_MS') });
+        expect(Number(/was (\d+) ms old/.exec(run.reason!)![1])).toBeGreaterThan(catchupMs);
+      }
+    }
+    const outcomes = missed.map((r) => r.outcome);
+    // Down 12 s: the oldest are too old; the youngest are not, unless the start-up itself (slow
+    // on a loaded machine) took nearly SCHEDULE_CATCHUP_MS.
+    expect(outcomes.filter((o) => o === 'skipped').length).toBeGreaterThanOrEqual(2);
+    if (upAt - startAt < catchupMs - 1000) expect(outcomes).toContain('started');
     // Skipped ones precede started ones: the older a due time, the likelier it is too old.
-    const outcomes = runs.filter((r) => new Date(r.dueAt).getTime() > downAt).map((r) => r.outcome);
-    expect(outcomes.join(',')).toMatch(/^(skipped,)+(started,?)+$/);
+    expect(
+      runs
+        .filter((r) => new Date(r.dueAt).getTime() > downAt)
+        .map((r) => r.outcome)
+        .join(','),
+    ).toMatch(/^(skipped,)+(started,?)+$/);
   });
 });
