@@ -1,3 +1,6 @@
+import { randomBytes } from 'node:crypto';
+import type { WebhookReceiver } from '@app/webhooks/testing/webhook-receiver';
+import { startWebhookReceiver } from '@app/webhooks/testing/webhook-receiver';
 import { ScheduleBook } from '../src/schedules/schedule-book';
 import { runTaskId } from '../src/schedules/schedule-firer';
 import type { Harness } from '../../../test/support/service-harness';
@@ -20,8 +23,20 @@ interface Run {
 
 describe('Schedules', () => {
   let h: Harness;
-  beforeAll(async () => (h = await startHarness({ SCHEDULE_MIN_INTERVAL_MS: '2000', MAX_SCHEDULES_PER_TENANT: '6' })));
-  afterAll(async () => h.close());
+  let receiver: WebhookReceiver;
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver((_request, res) => res.writeHead(204).end());
+    h = await startHarness({
+      SCHEDULE_MIN_INTERVAL_MS: '2000',
+      MAX_SCHEDULES_PER_TENANT: '6',
+      WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
+      WEBHOOK_ALLOW_HOSTS: `127.0.0.1:${receiver.port}`,
+    });
+  });
+  afterAll(async () => {
+    await h.close();
+    await receiver.close();
+  });
 
   const create = async (body: Record<string, unknown>, key?: string) => {
     const res = await h.api('/api/v1/schedules', { method: 'POST', json: body, ...(key ? { key } : {}) });
@@ -73,6 +88,23 @@ describe('Schedules', () => {
       expect(task.body.data).toMatchObject({ scheduleId: schedule.id, secretNames: ['TOKEN'], envKeys: ['REGION'] });
       expect(task.body.data.messages[0].text).toBe('tick');
     }
+  });
+
+  it("sends a scheduled task's webhooks like any task's, to the schedule's webhookUrl", async () => {
+    const { body } = await create({ cron: EVERY_2S, task: { message: 'hooked', webhookUrl: `${receiver.origin}/hooks/schedule` } });
+    const id = body.data.id;
+    expect(body.data.task.webhookUrl).toBe(`${receiver.origin}/hooks/schedule`);
+    const started = await waitFor(async () => (await runs(id)).find((r) => r.outcome === 'started'), 10_000);
+    await remove(id);
+    const message = await waitFor(
+      () =>
+        receiver.received
+          .filter((r) => r.url === '/hooks/schedule')
+          .map((r) => JSON.parse(r.body))
+          .find((m) => m.type === 'task.completed' && m.data.taskId === started.taskId),
+      15_000,
+    );
+    expect(message.data.taskId).toBe(started.taskId);
   });
 
   it('runs no due time while paused, and goes on after a resume', async () => {
