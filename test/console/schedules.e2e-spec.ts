@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { PageWatch } from '../support/browser';
 import { buildConsole, launchChromium, signIn, watchPage } from '../support/browser';
 import type { Harness } from '../support/service-harness';
-import { startHarness } from '../support/service-harness';
+import { startHarness, waitFor } from '../support/service-harness';
 
 // The console's Schedules page in a real browser against the all-in-one service: create (a
 // refused cron shows the API's message), pause, resume, delete; a secret's value never shown.
@@ -19,7 +19,7 @@ describe('Web console: schedules', () => {
 
   beforeAll(async () => {
     buildConsole();
-    h = await startHarness();
+    h = await startHarness({ SCHEDULE_MIN_INTERVAL_MS: '1000' });
     browser = await launchChromium();
   });
   afterAll(async () => {
@@ -37,6 +37,20 @@ describe('Web console: schedules', () => {
     await context.close();
   });
 
+  it('names the schedule on the page of a task it started', async () => {
+    const schedule = (
+      await h.api('/api/v1/schedules', { method: 'POST', json: { cron: '* * * * * *', task: { message: 'every second' } } })
+    ).body.data;
+    const run = await waitFor(async () => {
+      const runs = (await h.api(`/api/v1/schedules/${schedule.id}/runs`)).body.data.runs as { taskId?: string }[];
+      return runs.find((r) => r.taskId);
+    }, 10_000);
+    await h.api(`/api/v1/schedules/${schedule.id}`, { method: 'DELETE' });
+    await signIn(page, h.url);
+    await page.goto(`${h.url}/console#/tasks/${run.taskId}`);
+    await expect(page.getByLabel('Started by').textContent()).resolves.toBe(`schedule ${schedule.id}`);
+  });
+
   it('creates a schedule, pauses, resumes and deletes it, and shows why a cron is refused', async () => {
     await signIn(page, h.url);
     await page.getByRole('link', { name: 'Schedules' }).click();
@@ -44,11 +58,11 @@ describe('Web console: schedules', () => {
     await page.getByText('No schedules yet.').waitFor();
 
     const form = page.getByRole('form', { name: 'New schedule' });
-    await form.getByLabel('Cron').fill('* * * * * *');
+    await form.getByLabel('Cron').fill('0 0 30 2 *');
     await form.getByLabel('Time zone').fill('Europe/Paris');
     await form.getByLabel('Message').fill('Morning report');
     await form.getByRole('button', { name: 'Create schedule' }).click();
-    await expect(form.getByRole('alert').textContent()).resolves.toContain('SCHEDULE_MIN_INTERVAL_MS');
+    await expect(form.getByRole('alert').textContent()).resolves.toContain('never fires');
 
     await form.getByLabel('Cron').fill('0 9 * * MON-FRI');
     await form.getByRole('button', { name: 'Add secret' }).click();
