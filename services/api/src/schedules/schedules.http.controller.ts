@@ -17,6 +17,7 @@ import { ScheduleBook } from './schedule-book';
 import { ScheduleFirer } from './schedule-firer';
 import { presentSchedule } from './schedule.presenter';
 import { CreateScheduleRequestDto, ListSchedulesRequestDto, ScheduleTaskDto, UpdateScheduleRequestDto } from './schedule.request.dto';
+import type { ScheduleRun } from './schedule-runs';
 import { scheduleRuns } from './schedule-runs';
 import { SchedulesConfig } from './schedules.config';
 
@@ -162,16 +163,24 @@ export class SchedulesHttpController {
   @ApiQuery({ name: 'cursor', required: false, description: 'the nextCursor of the previous page', schema: { type: 'string' } })
   async runs(@Tenant() tenantId: string, @Param('id') id: string, @Query() query: Record<string, unknown>) {
     const dto = await validateInput(ListSchedulesRequestDto, { ...query });
-    await this.find(tenantId, id);
+    const state = await this.find(tenantId, id);
     const limit = dto.limit ?? 20;
-    const before = dto.cursor === undefined ? Infinity : Number(dto.cursor);
-    const all = scheduleRuns(await this.store.readStream(scheduleStreamId(id)))
-      .filter((r) => r.revision < before)
-      .reverse();
-    const page = all.slice(0, limit);
+    const newest = dto.cursor === undefined ? state.revision : Math.min(Number(dto.cursor) - 1, state.revision);
+    // Read back from the newest run asked for, in growing windows, never the whole history of a
+    // schedule that has run every minute for months. A window is read to the stream's end, where
+    // a failure of one of its runs is recorded.
+    const runsFrom = async (from: number): Promise<ScheduleRun[]> =>
+      scheduleRuns(await this.store.readStream(scheduleStreamId(id), { fromRevision: from })).filter((r) => r.revision <= newest);
+    let size = limit * 2 + 8;
+    let runs = await runsFrom(Math.max(1, newest - size + 1));
+    while (runs.length <= limit && newest - size + 1 > 1) {
+      size *= 4;
+      runs = await runsFrom(Math.max(1, newest - size + 1));
+    }
+    const page = runs.reverse().slice(0, limit);
     return ok({
       runs: page.map(({ revision: _cursor, ...run }) => run),
-      nextCursor: all.length > limit ? String(page[page.length - 1].revision) : null,
+      nextCursor: runs.length > limit ? String(page[page.length - 1].revision) : null,
     });
   }
 
