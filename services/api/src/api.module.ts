@@ -38,7 +38,13 @@ import { RedeliverWebhookHttpController } from './tasks/redeliver-webhook/redeli
 import { ScheduleBook } from './schedules/schedule-book';
 import { ScheduleFirer } from './schedules/schedule-firer';
 import { SchedulesConfig } from './schedules/schedules.config';
-import { SchedulesHttpController } from './schedules/schedules.http.controller';
+import { CreateScheduleHttpController } from './schedules/create-schedule/create-schedule.http.controller';
+import { DeleteScheduleHttpController } from './schedules/delete-schedule/delete-schedule.http.controller';
+import { GetScheduleHttpController } from './schedules/get-schedule/get-schedule.http.controller';
+import { ListScheduleRunsHttpController } from './schedules/list-schedule-runs/list-schedule-runs.http.controller';
+import { ListSchedulesHttpController } from './schedules/list-schedules/list-schedules.http.controller';
+import { ScheduleAccess } from './schedules/schedule-access';
+import { UpdateScheduleHttpController } from './schedules/update-schedule/update-schedule.http.controller';
 
 /** The public HTTP API: auth, validation, commands into the event store, reads from projections, SSE. */
 @Module({
@@ -58,7 +64,12 @@ import { SchedulesHttpController } from './schedules/schedules.http.controller';
     TaskStreamHttpController,
     ArtifactsHttpController,
     WorkspaceFilesHttpController,
-    SchedulesHttpController,
+    CreateScheduleHttpController,
+    ListSchedulesHttpController,
+    GetScheduleHttpController,
+    UpdateScheduleHttpController,
+    DeleteScheduleHttpController,
+    ListScheduleRunsHttpController,
   ],
   providers: [
     { provide: ApiConfig, inject: [RUNTIME_ENV], useFactory: (env: NodeJS.ProcessEnv) => new ApiConfig(env) },
@@ -85,6 +96,7 @@ import { SchedulesHttpController } from './schedules/schedules.http.controller';
     TaskStatusMetrics,
     ObjectStoreReadiness,
     ScheduleBook,
+    ScheduleAccess,
     ScheduleFirer,
   ],
 })

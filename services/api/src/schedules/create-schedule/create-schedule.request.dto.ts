@@ -1,12 +1,11 @@
 import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
 import type { ScheduleOverlap } from '@app/task-domain';
-import { CreateTaskRequestDto } from '../tasks/create-task/create-task.request.dto';
-import { IsWellFormedText } from '../validation/is-well-formed-text';
-import { MAX_CRON_LENGTH, MAX_TIMEZONE_LENGTH } from './cron-rules';
+import { CreateTaskRequestDto } from '../../tasks/create-task/create-task.request.dto';
+import { IsWellFormedText } from '../../validation/is-well-formed-text';
+import { MAX_CRON_LENGTH, MAX_TIMEZONE_LENGTH } from '../cron-rules';
 
-const OVERLAPS: readonly ScheduleOverlap[] = ['skip', 'enqueue'];
+export const OVERLAPS: readonly ScheduleOverlap[] = ['skip', 'enqueue'];
 
 /** What each run starts: the create-task fields a schedule keeps (no uploads, MCP servers or network). */
 export class ScheduleTaskDto extends PickType(CreateTaskRequestDto, [
@@ -19,11 +18,11 @@ export class ScheduleTaskDto extends PickType(CreateTaskRequestDto, [
   'webhookUrl',
 ] as const) {}
 
-const CRON_DESCRIPTION =
+export const CRON_DESCRIPTION =
   '5 fields (minute hour day-of-month month day-of-week), or 6 with seconds first; names (MON, JAN), ranges, steps, lists, L, W and # as croner reads them. ' +
   'Runs must be at least SCHEDULE_MIN_INTERVAL_MS apart.';
-const TIMEZONE_DESCRIPTION = 'IANA time zone the cron is read in (DST included).';
-const OVERLAP_DESCRIPTION =
+export const TIMEZONE_DESCRIPTION = 'IANA time zone the cron is read in (DST included).';
+export const OVERLAP_DESCRIPTION =
   '`skip`: a due time whose previous run (its task, or the target) is still active is recorded as skipped. `enqueue`: it starts anyway ' +
   '(a new task; for a target, a follow-up that waits its turn).';
 
@@ -65,48 +64,4 @@ export class CreateScheduleRequestDto {
   @IsOptional()
   @IsBoolean()
   readonly paused?: boolean;
-}
-
-export class UpdateScheduleRequestDto {
-  @ApiPropertyOptional({
-    example: '*/15 * * * *',
-    maxLength: MAX_CRON_LENGTH,
-    description: `${CRON_DESCRIPTION} Due times are counted anew from the change.`,
-  })
-  @IsOptional()
-  @IsString()
-  @MaxLength(MAX_CRON_LENGTH)
-  @IsWellFormedText()
-  readonly cron?: string;
-
-  @ApiPropertyOptional({ example: 'UTC', maxLength: MAX_TIMEZONE_LENGTH, description: TIMEZONE_DESCRIPTION })
-  @IsOptional()
-  @IsString()
-  @MaxLength(MAX_TIMEZONE_LENGTH)
-  readonly timezone?: string;
-
-  @ApiPropertyOptional({ enum: OVERLAPS, description: OVERLAP_DESCRIPTION })
-  @IsOptional()
-  @IsIn(OVERLAPS)
-  readonly overlap?: ScheduleOverlap;
-
-  @ApiPropertyOptional({ description: 'true: pause; false: resume (due times while paused are neither run nor recorded).' })
-  @IsOptional()
-  @IsBoolean()
-  readonly paused?: boolean;
-}
-
-export class ListSchedulesRequestDto {
-  @ApiPropertyOptional({ default: 20, minimum: 1, maximum: 100 })
-  @IsOptional()
-  @Transform(({ value }) => (value === undefined || value === '' ? value : Number(value)))
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  readonly limit?: number;
-
-  @ApiPropertyOptional({ description: 'nextCursor of the previous page' })
-  @IsOptional()
-  @Matches(/^[1-9][0-9]{0,15}$/, { message: 'cursor must be a nextCursor value returned by this endpoint' })
-  readonly cursor?: string;
 }
