@@ -21,6 +21,8 @@ const CONCURRENCY = 8;
 /** Due times one schedule records in one pass (missed ones after a long stop); the next pass goes on. */
 const MAX_RUNS_PER_PASS = 1000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/** Schedules read at once when the firer starts. */
+const LOAD_BATCH = 32;
 
 /** The task a schedule's run starts, the same in every process: creating it twice is refused, not doubled. */
 export const runTaskId = (scheduleId: string, dueAt: string): string => `task_${digest(`${scheduleId} ${dueAt}`)}`;
@@ -62,7 +64,12 @@ export class ScheduleFirer implements OnApplicationBootstrap, OnApplicationShutd
 
   async onApplicationBootstrap(): Promise<void> {
     this.unsubscribe = this.store.onAppended((events) => this.delivered(events));
-    for (const entry of await this.book.registered()) this.track(await this.book.load(entry.scheduleId));
+    // Read a few at a time: a start with many schedules is not one store round trip after another.
+    const entries = await this.book.registered();
+    for (let i = 0; i < entries.length; i += LOAD_BATCH) {
+      const states = await Promise.all(entries.slice(i, i + LOAD_BATCH).map((e) => this.book.load(e.scheduleId)));
+      for (const state of states) this.track(state);
+    }
     // Runs recorded but not started when the last process stopped are started now, then what is due.
     this.queuePass(true);
   }
@@ -86,7 +93,10 @@ export class ScheduleFirer implements OnApplicationBootstrap, OnApplicationShutd
     const bySchedule = new Map<string, StoredEvent[]>();
     for (const e of events) {
       const id = scheduleIdOf(e.streamId);
-      if (id !== undefined) bySchedule.set(id, [...(bySchedule.get(id) ?? []), e]);
+      if (id === undefined) continue;
+      const list = bySchedule.get(id);
+      if (list) list.push(e);
+      else bySchedule.set(id, [e]);
     }
     for (const [id, list] of bySchedule) {
       this.book.applyDelivered(id, list).then(
