@@ -12,6 +12,7 @@ import type { BenchResults } from './lib/report';
 import { renderReport } from './lib/report';
 import { benchReplay } from './replay';
 import { benchSandbox } from './sandbox';
+import { benchScheduleCost } from './schedules';
 import { benchSseFanout } from './sse-fanout';
 import { benchCompiledSseFanout } from './sse-fanout-compiled';
 import { benchStepOverhead } from './step-overhead';
@@ -23,7 +24,7 @@ import { benchWebhookLatency } from './webhook-latency';
 // table on stdout and in .bench/latest.md. Exit code 0, or 1 when a measurement failed.
 //
 // Environment: BENCH_RATE (create rate, default 500), BENCH_DURATION_S (measured seconds, 10),
-// BENCH_ONLY (comma list of create,sse,sse-compiled,replay,sandbox,approve,bounds,webhook,webhook-append,webhook-backlog,footprint,step,egress,checkpoints,fork), BENCH_CPU_PROF (directory: profile the children of
+// BENCH_ONLY (comma list of create,sse,sse-compiled,replay,sandbox,approve,bounds,webhook,webhook-append,webhook-backlog,footprint,step,egress,checkpoints,fork,schedules), BENCH_CPU_PROF (directory: profile the children of
 // benchmarks 1, 8, 8c, 9 and 10 with --cpu-prof, and this process over benchmark 11's proxied downloads), BENCH_PACED=0 (skip the evenly paced supplementary run),
 // BENCH_CHILD_ENV (JSON object of extra variables for the child of benchmarks 1 and 8, for comparison runs),
 // BENCH_WEBHOOK_WARMUP (tasks in benchmark 8's warm-up round, 10), BENCH_WEBHOOK_WARMUP_ROUNDS (its warm-up rounds, 1),
@@ -52,7 +53,7 @@ async function main(): Promise<number> {
   const durationS = envNumber('BENCH_DURATION_S', 10);
   const only = (
     process.env.BENCH_ONLY ??
-    'create,sse,sse-compiled,replay,sandbox,approve,bounds,webhook,webhook-append,webhook-backlog,footprint,step,egress,checkpoints,fork'
+    'create,sse,sse-compiled,replay,sandbox,approve,bounds,webhook,webhook-append,webhook-backlog,footprint,step,egress,checkpoints,fork,schedules'
   )
     .split(',')
     .map((s) => s.trim());
@@ -129,6 +130,17 @@ async function main(): Promise<number> {
       results.failures['12. checkpoints'] = describe(error);
     }
   } else results.skipped.push('12. checkpoints');
+
+  if (only.includes('schedules')) {
+    try {
+      mutable.schedules = await benchScheduleCost({ schedules: 1000, log });
+      const runs = mutable.schedules.runsPerScheduleSample;
+      if (runs.some((n) => n !== runs[0]))
+        results.failures['13. schedules'] = `schedules recorded different numbers of runs: ${runs.join(', ')}`;
+    } catch (error) {
+      results.failures['13. schedules'] = describe(error);
+    }
+  } else results.skipped.push('13. schedules');
 
   if (only.includes('sse-compiled')) {
     try {

@@ -261,7 +261,8 @@ export function decide(command: TaskCommand, state: TaskState, policy: DecidePol
 function forkTask(data: ForkTask['data'], policy: DecidePolicy): TaskEvent[] {
   const [created, ...rest] = forkPrefix(data.source.events, data.afterEventId, data.message !== undefined);
   if (created.type !== 'TaskCreated') throw new Error(`task ${data.source.taskId} does not begin with TaskCreated`);
-  const { sealedSecrets: _boundToSource, ...createdData } = created.data;
+  // A fork is the caller's, not the schedule's that started the source.
+  const { sealedSecrets: _boundToSource, scheduleId: _notTheForks, ...createdData } = created.data;
   const copy: TaskEvent = {
     type: 'TaskCreated',
     data: { ...createdData, taskId: data.taskId, ...(data.sealedSecrets ? { sealedSecrets: data.sealedSecrets } : {}) },

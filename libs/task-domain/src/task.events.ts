@@ -100,6 +100,8 @@ export type TaskCreated = Event<
     readonly network?: TaskNetwork;
     /** The workspace with the uploads placed (internal, never shown); absent: no uploads. */
     readonly checkpoint?: CheckpointRef;
+    /** The schedule that started the task (docs/api.md "Schedules"); absent: created by a caller. */
+    readonly scheduleId?: string;
   }
 >;
 

@@ -64,6 +64,8 @@ export interface TaskView {
   readonly lastEventId: number;
   /** Set on a fork: the task and event (public id) it was taken after. */
   readonly forkedFrom?: ForkOrigin;
+  /** Set on a task a schedule started. */
+  readonly scheduleId?: string;
 }
 
 export interface ProjectedEvent {
@@ -108,6 +110,7 @@ export function projectTaskView(view: TaskView | undefined, { event, revision, r
       // The operator's default URL stays out of the view, which is the tenant's.
       ...(d.webhookUrl !== undefined && d.webhookUrlIsDefault !== true ? { webhookUrl: d.webhookUrl } : {}),
       ...(d.network !== undefined ? { network: d.network } : {}),
+      ...(d.scheduleId !== undefined ? { scheduleId: d.scheduleId } : {}),
       envKeys: Object.keys(d.env),
       files: d.files,
       artifacts: [],

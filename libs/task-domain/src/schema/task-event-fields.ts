@@ -24,6 +24,7 @@ export const TASK_EVENT_FIELDS = {
     'webhookUrlIsDefault',
     'network',
     'checkpoint',
+    'scheduleId',
   ],
   UserMessageAdded: ['messageId', 'text', 'queued', 'maxTokens'],
   TurnStarted: ['turn', 'messageId'],

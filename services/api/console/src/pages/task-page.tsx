@@ -84,6 +84,14 @@ export function TaskPage({ client, taskId }: { client: AtsClient; taskId: string
               </dd>
             </>
           )}
+          {task.scheduleId && (
+            <>
+              <dt>Started by</dt>
+              <dd aria-label="Started by">
+                <a href={hrefOf({ page: 'schedules' })}>schedule {task.scheduleId}</a>
+              </dd>
+            </>
+          )}
           <dt>Tools</dt>
           <dd>{task.autoExecute ? 'run without asking' : 'ask before running'}</dd>
           <dt>Usage</dt>

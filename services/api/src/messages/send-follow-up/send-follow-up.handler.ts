@@ -17,10 +17,10 @@ export class SendFollowUpHandler implements ICommandHandler<SendFollowUpCommand>
     private readonly config: ApiConfig,
   ) {}
 
-  async execute({ tenantId, taskId, text, maxTokens }: SendFollowUpCommand) {
+  async execute({ tenantId, taskId, text, maxTokens, messageId: givenId }: SendFollowUpCommand) {
     checkTokenBudgetCap(maxTokens, this.config.taskMaxTokensCap);
     await this.tasks.find(tenantId, taskId);
-    const messageId = newId('msg');
+    const messageId = givenId ?? newId('msg');
     const { position } = await this.commands.execute(
       taskId,
       { type: 'AddUserMessage', data: { messageId, text, ...(maxTokens === undefined ? {} : { maxTokens }) } },
