@@ -9,7 +9,7 @@ const READ_PAGE = 500;
 
 /**
  * Every checkpoint a task's history names, in order: the
- * uploads' (on TaskCreated) and each step's (on its tool_result). A fork's copied history names
+ * uploads' (on TaskCreated), each step's (on its tool_result) and the one a rollback brought back. A fork's copied history names
  * its source's, which it shares.
  */
 export async function recordedCheckpoints(
@@ -32,7 +32,8 @@ export function checkpointsIn(events: readonly StoredEvent[]): RecordedCheckpoin
   const checkpoints: RecordedCheckpoint<CheckpointRef>[] = [];
   for (const stored of events) {
     const event = toTaskEvent(stored);
-    if ((event.type === 'TaskCreated' || event.type === 'ToolCallFinished') && event.data.checkpoint) {
+    // A rollback names the checkpoint it brought back: the workspace from then on, kept as such.
+    if ((event.type === 'TaskCreated' || event.type === 'ToolCallFinished' || event.type === 'TurnRolledBack') && event.data.checkpoint) {
       checkpoints.push({ eventId: stored.revision, recordedAt: stored.recordedAt, ref: event.data.checkpoint });
     }
   }

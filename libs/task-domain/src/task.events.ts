@@ -287,7 +287,31 @@ export type TurnResumed = Event<'TurnResumed', ResumedTurn>;
 
 export type TurnCompleted = Event<'TurnCompleted', { readonly turn: number }>;
 export type TaskFailed = Event<'TaskFailed', { readonly turn: number; readonly error: string }>;
-export type TaskCancelled = Event<'TaskCancelled', { readonly turn: number; readonly droppedMessageIds: readonly string[] }>;
+export type TaskCancelled = Event<
+  'TaskCancelled',
+  {
+    readonly turn: number;
+    readonly droppedMessageIds: readonly string[];
+    /** `interrupted`: a follow-up sent with ifRunning `interrupt` or `rollback` stopped the turn; its turn follows at once. */
+    readonly reason?: 'interrupted';
+  }
+>;
+/**
+ * The turn just interrupted (TaskCancelled `interrupted`) is undone (docs/api.md "Follow-ups"):
+ * the workspace goes back to `checkpoint`, the one in effect when the turn started (absent: the
+ * workspace was empty then), and the model's context leaves out the events `fromEventId` to
+ * `toEventId` (the turn's TurnStarted to its TaskCancelled). The history keeps them.
+ */
+export type TurnRolledBack = Event<
+  'TurnRolledBack',
+  {
+    readonly turn: number;
+    readonly fromEventId: number;
+    readonly toEventId: number;
+    /** The workspace as it was when the turn started (internal, never shown); absent: empty. */
+    readonly checkpoint?: CheckpointRef;
+  }
+>;
 
 export type TaskEvent =
   | TaskCreated
@@ -313,7 +337,8 @@ export type TaskEvent =
   | ArtifactLinksChanged
   | EgressRecorded
   | TaskForked
-  | TurnResumed;
+  | TurnResumed
+  | TurnRolledBack;
 
 export type TaskEventType = TaskEvent['type'];
 export type TaskEventData<T extends TaskEventType> = Extract<TaskEvent, { type: T }>['data'];
@@ -343,4 +368,5 @@ export const TASK_EVENT_SCHEMA_VERSIONS: Record<TaskEventType, number> = {
   EgressRecorded: 1,
   TaskForked: 1,
   TurnResumed: 1,
+  TurnRolledBack: 1,
 };

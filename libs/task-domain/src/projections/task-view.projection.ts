@@ -200,6 +200,8 @@ export function projectTaskView(view: TaskView | undefined, { event, revision, r
     }
     case 'TurnResumed':
       return { ...v, status: activeStatus(v.pendingApprovals) };
+    case 'TurnRolledBack':
+      return v; // the history keeps the turn; only the workspace and the model's context leave it out
     default: {
       const _exhaustive: never = event;
       return _exhaustive;

@@ -47,7 +47,7 @@ export const TASK_EVENT_FIELDS = {
   ],
   TurnCompleted: ['turn'],
   TaskFailed: ['turn', 'error'],
-  TaskCancelled: ['turn', 'droppedMessageIds'],
+  TaskCancelled: ['turn', 'droppedMessageIds', 'reason'],
   ArtifactRecorded: ['path', 'name', 'size', 'sha256', 'category', 'mimeType', 'modifiedAt', 'objectKey', 'callId'],
   ArtifactRemoved: ['path', 'callId'],
   SandboxExpired: ['snapshotKey', 'sizeBytes', 'idleMs', 'skipped'],
@@ -59,6 +59,7 @@ export const TASK_EVENT_FIELDS = {
   EgressRecorded: ['callId', 'host', 'port', 'allowed', 'reason', 'bytesOut', 'bytesIn', 'durationMs'],
   TaskForked: ['taskId', 'eventId', 'autoExecute', 'resumes'],
   TurnResumed: ['turn', 'messageId'],
+  TurnRolledBack: ['turn', 'fromEventId', 'toEventId', 'checkpoint'],
 } as const satisfies FieldList;
 
 type Listed<T extends TaskEventType> = (typeof TASK_EVENT_FIELDS)[T][number];

@@ -134,7 +134,19 @@ export const EVENT_PAYLOADS: Record<string, Schema> = {
       description: "the source's event the fork was taken after; the events before this one are its copy",
     },
   }),
-  done: payload({ status: oneOf('completed', 'failed', 'cancelled'), error: str, turn: int }, ['error']),
+  rolled_back: payload({
+    fromEventId: { type: 'integer', minimum: 1, description: "the interrupted turn's first event (its `status`)" },
+    toEventId: { type: 'integer', minimum: 1, description: "its last (its `done`): the events in between stay in the history, out of the model's context" },
+  }),
+  done: payload(
+    {
+      status: oneOf('completed', 'failed', 'cancelled'),
+      error: str,
+      turn: int,
+      reason: { ...oneOf('interrupted'), description: 'on a cancelled turn stopped by a follow-up sent with ifRunning interrupt or rollback' },
+    },
+    ['error', 'reason'],
+  ),
 };
 
 const schemaName = (kind: string): string => `${kind.replace(/(^|_)([a-z])/g, (_m, _s, c: string) => c.toUpperCase())}Event`;

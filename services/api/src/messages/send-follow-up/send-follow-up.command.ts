@@ -1,4 +1,5 @@
 import { Command } from '@nestjs/cqrs';
+import type { IfRunning } from './send-follow-up.request.dto';
 
 export class SendFollowUpCommand extends Command<{ id: string; messageId: string; status: string }> {
   constructor(
@@ -6,6 +7,7 @@ export class SendFollowUpCommand extends Command<{ id: string; messageId: string
     readonly taskId: string,
     readonly text: string,
     readonly maxTokens?: number,
+    readonly ifRunning: IfRunning = 'enqueue',
   ) {
     super();
   }

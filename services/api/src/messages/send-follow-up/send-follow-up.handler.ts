@@ -1,32 +1,100 @@
+import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { newId } from '@app/common';
+import type { CheckpointSettings } from '@app/checkpoints';
+import { checkpointSettingsFromEnv, checkpointsIn, retainedCheckpoints } from '@app/checkpoints';
+import { ConflictError, newId } from '@app/common';
+import type { StoredEvent } from '@app/event-store';
 import { TaskViewsStore } from '@app/read-models';
+import { RUNTIME_ENV } from '@app/runtime';
 import { TaskCommandExecutor } from '@app/task-commands';
+import type { CheckpointRef, ExistingTask, InterruptTurn, TaskCommand, TaskEvent } from '@app/task-domain';
+import { isTurnRunning, openCallsOf, toTaskEvent } from '@app/task-domain';
 import { ApiConfig } from '../../api.config';
 import { TaskAccess } from '../../tasks/task-access';
 import { checkTokenBudgetCap } from '../../validation/check-token-budget-cap';
 import { SendFollowUpCommand } from './send-follow-up.command';
 
-/** A follow-up on a finished task starts the next turn; one sent mid-turn is queued. */
+/**
+ * A follow-up on a finished task starts the next turn; one sent mid-turn is queued, refused,
+ * or stops the turn (and undoes it) as `ifRunning` says (docs/api.md "Follow-ups"). Whether a
+ * turn runs is decided in the stream, with the rest: the handler only reads what the caller
+ * would act on (the turn, the calls awaiting approval, where the turn began) into the command.
+ */
 @CommandHandler(SendFollowUpCommand)
 export class SendFollowUpHandler implements ICommandHandler<SendFollowUpCommand> {
+  private readonly checkpointSettings: CheckpointSettings;
+
   constructor(
     private readonly tasks: TaskAccess,
     private readonly commands: TaskCommandExecutor,
     private readonly views: TaskViewsStore,
     private readonly config: ApiConfig,
-  ) {}
+    @Inject(RUNTIME_ENV) env: NodeJS.ProcessEnv,
+  ) {
+    this.checkpointSettings = checkpointSettingsFromEnv(env);
+  }
 
-  async execute({ tenantId, taskId, text, maxTokens }: SendFollowUpCommand) {
+  async execute({ tenantId, taskId, text, maxTokens, ifRunning }: SendFollowUpCommand) {
     checkTokenBudgetCap(maxTokens, this.config.taskMaxTokensCap);
     await this.tasks.find(tenantId, taskId);
     const messageId = newId('msg');
-    const { position } = await this.commands.execute(
-      taskId,
-      { type: 'AddUserMessage', data: { messageId, text, ...(maxTokens === undefined ? {} : { maxTokens }) } },
-      { retries: 10 },
-    );
+    const message = { messageId, text, ...(maxTokens === undefined ? {} : { maxTokens }) };
+    let command: TaskCommand = { type: 'AddUserMessage', data: { ...message, ...(ifRunning === 'reject' ? { ifRunning } : {}) } };
+    if (ifRunning === 'interrupt' || ifRunning === 'rollback') {
+      const { state, events } = await this.commands.load(taskId);
+      // No turn running: every value is `enqueue`.
+      if (state.exists && isTurnRunning(state.status)) command = this.interrupt(state, events, message, ifRunning === 'rollback');
+    }
+    const { position } = await this.commands.execute(taskId, command, { retries: 10 });
     if (position !== undefined) await this.views.waitForPosition(position);
     return { id: taskId, messageId, status: (await this.tasks.find(tenantId, taskId)).status };
   }
+
+  private interrupt(
+    state: ExistingTask,
+    events: readonly StoredEvent[],
+    message: Pick<InterruptTurn['data'], 'messageId' | 'text' | 'maxTokens'>,
+    rollback: boolean,
+  ): InterruptTurn {
+    const awaiting = openCallsOf(state)
+      .filter((c) => c.phase === 'awaiting_approval')
+      .map((c) => c.callId);
+    return {
+      type: 'InterruptTurn',
+      data: { ...message, turn: state.turn, awaiting, ...(rollback ? { rollback: this.turnStart(state.turn, events) } : {}) },
+    };
+  }
+
+  /**
+   * Where the running turn began (its TurnStarted, or a fork's copy of it) and the checkpoint in
+   * effect then: the last one recorded before it, which must still be kept (CHECKPOINT_RETENTION)
+   * and must be the workspace as it was (no step after it went unrecorded).
+   */
+  private turnStart(turn: number, events: readonly StoredEvent[]): { fromEventId: number; checkpoint?: CheckpointRef } {
+    const decoded = events.map(toTaskEvent);
+    let startIndex = decoded.length - 1;
+    while (startIndex >= 0 && !isStartOf(decoded[startIndex], turn)) startIndex--;
+    if (startIndex < 0) throw new ConflictError(`turn ${turn} cannot be rolled back: its start is not in the task's history`);
+    const fromEventId = events[startIndex].revision;
+    const before = events.slice(0, startIndex);
+    const atStart = checkpointsIn(before).at(-1);
+    const unrecorded = decoded
+      .slice(atStart?.eventId ?? 0, startIndex)
+      .find((e) => e.type === 'ToolCallFinished' && e.data.checkpointSkipped !== undefined);
+    if (unrecorded?.type === 'ToolCallFinished') {
+      throw new ConflictError(
+        `turn ${turn} cannot be rolled back: the workspace at its start was not recorded (${unrecorded.data.checkpointSkipped}); nothing was changed`,
+      );
+    }
+    if (!atStart) return { fromEventId };
+    const kept = retainedCheckpoints(checkpointsIn(events), this.checkpointSettings.retention, Date.now());
+    if (!kept.some((c) => c.eventId === atStart.eventId)) {
+      throw new ConflictError(
+        `turn ${turn} cannot be rolled back: the workspace as of its start (event ${atStart.eventId}) is no longer kept (CHECKPOINT_RETENTION); nothing was changed`,
+      );
+    }
+    return { fromEventId, checkpoint: atStart.ref };
+  }
 }
+
+const isStartOf = (event: TaskEvent, turn: number): boolean => event.type === 'TurnStarted' && event.data.turn === turn;
