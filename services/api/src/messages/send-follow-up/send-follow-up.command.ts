@@ -1,4 +1,5 @@
 import { Command } from '@nestjs/cqrs';
+import type { TaskView } from '@app/task-domain';
 import type { IfRunning } from './send-follow-up.request.dto';
 
 export class SendFollowUpCommand extends Command<{ id: string; messageId: string; status: string }> {
@@ -8,6 +9,8 @@ export class SendFollowUpCommand extends Command<{ id: string; messageId: string
     readonly text: string,
     readonly maxTokens?: number,
     readonly ifRunning: IfRunning = 'enqueue',
+    /** The task as read when the request arrived, before its body was read (what an interrupt is of). */
+    readonly arrivedTo?: TaskView,
   ) {
     super();
   }

@@ -7,8 +7,8 @@ import type { StoredEvent } from '@app/event-store';
 import { TaskViewsStore } from '@app/read-models';
 import { RUNTIME_ENV } from '@app/runtime';
 import { TaskCommandExecutor } from '@app/task-commands';
-import type { CheckpointRef, ExistingTask, InterruptTurn, TaskCommand, TaskEvent } from '@app/task-domain';
-import { isTurnRunning, openCallsOf, toTaskEvent } from '@app/task-domain';
+import type { CheckpointRef, InterruptTurn, TaskCommand, TaskEvent, TaskView } from '@app/task-domain';
+import { isTurnRunning, toTaskEvent } from '@app/task-domain';
 import { ApiConfig } from '../../api.config';
 import { TaskAccess } from '../../tasks/task-access';
 import { checkTokenBudgetCap } from '../../validation/check-token-budget-cap';
@@ -34,35 +34,32 @@ export class SendFollowUpHandler implements ICommandHandler<SendFollowUpCommand>
     this.checkpointSettings = checkpointSettingsFromEnv(env);
   }
 
-  async execute({ tenantId, taskId, text, maxTokens, ifRunning }: SendFollowUpCommand) {
+  async execute({ tenantId, taskId, text, maxTokens, ifRunning, arrivedTo }: SendFollowUpCommand) {
     checkTokenBudgetCap(maxTokens, this.config.taskMaxTokensCap);
-    await this.tasks.find(tenantId, taskId);
+    // The task as the caller found it on arrival: an interrupt is of the turn running then. Two
+    // sent at once both name it, so the second finds another turn running and loses (409).
+    const seen = arrivedTo ?? (await this.tasks.find(tenantId, taskId));
     const messageId = newId('msg');
     const message = { messageId, text, ...(maxTokens === undefined ? {} : { maxTokens }) };
     let command: TaskCommand = { type: 'AddUserMessage', data: { ...message, ...(ifRunning === 'reject' ? { ifRunning } : {}) } };
-    if (ifRunning === 'interrupt' || ifRunning === 'rollback') {
-      const { state, events } = await this.commands.load(taskId);
-      // No turn running: every value is `enqueue`.
-      if (state.exists && isTurnRunning(state.status)) command = this.interrupt(state, events, message, ifRunning === 'rollback');
+    // No turn running: every value is `enqueue`.
+    if ((ifRunning === 'interrupt' || ifRunning === 'rollback') && isTurnRunning(seen.status)) {
+      command = await this.interrupt(taskId, seen, message, ifRunning === 'rollback');
     }
     const { position } = await this.commands.execute(taskId, command, { retries: 10 });
     if (position !== undefined) await this.views.waitForPosition(position);
     return { id: taskId, messageId, status: (await this.tasks.find(tenantId, taskId)).status };
   }
 
-  private interrupt(
-    state: ExistingTask,
-    events: readonly StoredEvent[],
+  private async interrupt(
+    taskId: string,
+    seen: TaskView,
     message: Pick<InterruptTurn['data'], 'messageId' | 'text' | 'maxTokens'>,
     rollback: boolean,
-  ): InterruptTurn {
-    const awaiting = openCallsOf(state)
-      .filter((c) => c.phase === 'awaiting_approval')
-      .map((c) => c.callId);
-    return {
-      type: 'InterruptTurn',
-      data: { ...message, turn: state.turn, awaiting, ...(rollback ? { rollback: this.turnStart(state.turn, events) } : {}) },
-    };
+  ): Promise<InterruptTurn> {
+    const awaiting = seen.pendingApprovals.map((p) => p.callId);
+    const undo = rollback ? this.turnStart(seen.turn, (await this.commands.load(taskId)).events) : undefined;
+    return { type: 'InterruptTurn', data: { ...message, turn: seen.turn, awaiting, ...(undo ? { rollback: undo } : {}) } };
   }
 
   /**

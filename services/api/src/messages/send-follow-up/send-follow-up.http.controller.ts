@@ -9,6 +9,7 @@ import { ApiKeyGuard } from '../../auth/api-key.guard';
 import { Tenant } from '../../auth/tenant.decorator';
 import { RateLimitGuard } from '../../limits/rate-limit.guard';
 import { ok } from '../../http/envelope';
+import { TaskAccess } from '../../tasks/task-access';
 import { parseMultipartCreate } from '../../tasks/create-task/multipart-create.parser';
 import { validateInput } from '../../validation/validate-input';
 import { SendFollowUpCommand } from './send-follow-up.command';
@@ -23,6 +24,7 @@ export class SendFollowUpHttpController {
   constructor(
     private readonly commandBus: CommandBus,
     private readonly config: ApiConfig,
+    private readonly tasks: TaskAccess,
   ) {}
 
   @Post(':id/messages')
@@ -33,6 +35,9 @@ export class SendFollowUpHttpController {
   @ApiConsumes('application/json', 'multipart/form-data')
   @ApiBody({ schema: { $ref: getSchemaPath(SendFollowUpRequestDto) }, description: 'JSON, or multipart with the same fields as text.' })
   async send(@Req() request: FastifyRequest, @Tenant() tenantId: string, @Param('id') id: string) {
+    // Read first, as close to the request's arrival as can be: `interrupt` and `rollback` are of the
+    // turn running then, so that of two sent at once the second loses (docs/api.md "Follow-ups").
+    const arrivedTo = await this.tasks.find(tenantId, id);
     // Text fields only: a follow-up carries no files (the staging folder is never made).
     const fields = request.isMultipart()
       ? (
@@ -44,6 +49,6 @@ export class SendFollowUpHttpController {
         ).fields
       : request.body;
     const dto = await validateInput(SendFollowUpRequestDto, fields);
-    return ok(await this.commandBus.execute(new SendFollowUpCommand(tenantId, id, dto.message, dto.maxTokens, dto.ifRunning)));
+    return ok(await this.commandBus.execute(new SendFollowUpCommand(tenantId, id, dto.message, dto.maxTokens, dto.ifRunning, arrivedTo)));
   }
 }

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsIn, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { MAX_MESSAGE_LENGTH } from '../../tasks/create-task/create-task.request.dto';
 import { IsNotBlank } from '../../validation/is-not-blank';
 import { IsTokenBudget } from '../../validation/is-token-budget';
@@ -36,7 +36,8 @@ export class SendFollowUpRequestDto {
       'then undo the turn (workspace back to its checkpoint at the turn\'s start, the turn left out of the model\'s context, a ' +
       '`rolled_back` event). With no turn running, every value is `enqueue`.',
   })
-  @IsOptional()
+  // Absent is `enqueue`; null is a wrong value, not an absent one.
+  @ValidateIf((dto: SendFollowUpRequestDto) => dto.ifRunning !== undefined)
   @IsIn(IF_RUNNING, { message: `ifRunning must be one of ${IF_RUNNING.join(', ')}` })
   readonly ifRunning?: IfRunning;
 }
