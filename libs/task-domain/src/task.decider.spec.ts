@@ -480,7 +480,12 @@ describe('task decider', () => {
         .when(interrupt())
         .thenThrows(TurnDecidedError);
       spec
-        .given([...waiting(), closedC1, { type: 'TaskCancelled', data: { turn: 1, droppedMessageIds: [], reason: 'interrupted' } }, ...next])
+        .given([
+          ...waiting(),
+          closedC1,
+          { type: 'TaskCancelled', data: { turn: 1, droppedMessageIds: [], reason: 'interrupted' } },
+          ...next,
+        ])
         .when(interrupt({ messageId: 'm9' }))
         .thenThrows(TurnDecidedError);
     });

@@ -111,7 +111,12 @@ describe('Follow-ups sent while a turn runs (ifRunning)', () => {
     const events = await history(id);
     expect(events.filter((e) => e.type === 'done').map((e) => e.data)).toEqual([1, 2, 3, 4].map((turn) => ({ status: 'completed', turn })));
     expect(events.filter((e) => e.type === 'rolled_back')).toEqual([]);
-    expect(events.filter((e) => e.type === 'message').map((e) => (e.data as { queued: boolean }).queued)).toEqual([true, false, false, false]);
+    expect(events.filter((e) => e.type === 'message').map((e) => (e.data as { queued: boolean }).queued)).toEqual([
+      true,
+      false,
+      false,
+      false,
+    ]);
   });
 
   it("rollback of another tenant's task is a 404, and changes nothing", async () => {
@@ -251,7 +256,11 @@ describe('Follow-ups sent while a turn runs (ifRunning)', () => {
     // Turn 3's first request is turn 1's conversation and the new message: nothing of turn 2.
     const turn3First = h.model.requests[turn1Requests + 1].messages!;
     const turn1Last = h.model.requests[turn1Requests - 1].messages!;
-    expect(turn3First).toEqual([...turn1Last, { role: 'assistant', content: 'Wrote keep.txt.' }, { role: 'user', content: 'no, leave it as it was' }]);
+    expect(turn3First).toEqual([
+      ...turn1Last,
+      { role: 'assistant', content: 'Wrote keep.txt.' },
+      { role: 'user', content: 'no, leave it as it was' },
+    ]);
     expect(JSON.stringify(h.model.requests.slice(turn1Requests + 1).map((r) => r.messages))).not.toContain('change everything');
   });
 

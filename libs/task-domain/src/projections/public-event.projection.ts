@@ -44,7 +44,10 @@ export function toPublicEvent(event: TaskEvent): PublicEvent {
     case 'TaskFailed':
       return { kind: DONE_KIND, data: { status: 'failed', error: event.data.error, turn: event.data.turn } };
     case 'TaskCancelled':
-      return { kind: DONE_KIND, data: { status: 'cancelled', turn: event.data.turn, ...(event.data.reason ? { reason: event.data.reason } : {}) } };
+      return {
+        kind: DONE_KIND,
+        data: { status: 'cancelled', turn: event.data.turn, ...(event.data.reason ? { reason: event.data.reason } : {}) },
+      };
     case 'ArtifactRecorded': {
       const { objectKey: _internal, ...artifact } = event.data;
       return { kind: 'artifact', data: { ...artifact, status: 'recorded' } };

@@ -136,14 +136,21 @@ export const EVENT_PAYLOADS: Record<string, Schema> = {
   }),
   rolled_back: payload({
     fromEventId: { type: 'integer', minimum: 1, description: "the interrupted turn's first event (its `status`)" },
-    toEventId: { type: 'integer', minimum: 1, description: "its last (its `done`): the events in between stay in the history, out of the model's context" },
+    toEventId: {
+      type: 'integer',
+      minimum: 1,
+      description: "its last (its `done`): the events in between stay in the history, out of the model's context",
+    },
   }),
   done: payload(
     {
       status: oneOf('completed', 'failed', 'cancelled'),
       error: str,
       turn: int,
-      reason: { ...oneOf('interrupted'), description: 'on a cancelled turn stopped by a follow-up sent with ifRunning interrupt or rollback' },
+      reason: {
+        ...oneOf('interrupted'),
+        description: 'on a cancelled turn stopped by a follow-up sent with ifRunning interrupt or rollback',
+      },
     },
     ['error', 'reason'],
   ),

@@ -30,7 +30,8 @@ export class SendFollowUpHttpController {
   @Post(':id/messages')
   @UseGuards(RateLimitGuard)
   @ApiOperation({
-    summary: 'Send a follow-up message: same workspace and context; queued while a turn runs, or per ifRunning rejected, interrupting or undoing it.',
+    summary:
+      'Send a follow-up message: same workspace and context; queued while a turn runs, or per ifRunning rejected, interrupting or undoing it.',
   })
   @ApiConsumes('application/json', 'multipart/form-data')
   @ApiBody({ schema: { $ref: getSchemaPath(SendFollowUpRequestDto) }, description: 'JSON, or multipart with the same fields as text.' })

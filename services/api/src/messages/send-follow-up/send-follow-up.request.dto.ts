@@ -33,7 +33,7 @@ export class SendFollowUpRequestDto {
     description:
       'What to do when a turn is running: `enqueue` the message behind it; `reject` it (409, nothing recorded); `interrupt` the turn ' +
       '(stopped as a cancel stops it, `done` with `reason: "interrupted"`) and start this message\'s turn at once; `rollback`: interrupt, ' +
-      'then undo the turn (workspace back to its checkpoint at the turn\'s start, the turn left out of the model\'s context, a ' +
+      "then undo the turn (workspace back to its checkpoint at the turn's start, the turn left out of the model's context, a " +
       '`rolled_back` event). With no turn running, every value is `enqueue`.',
   })
   // Absent is `enqueue`; null is a wrong value, not an absent one.
