@@ -5,6 +5,8 @@ import type { MovedBoundsFigures } from '../moved-bounds';
 import { MOVED_BOUND_TARGETS } from '../moved-bounds';
 import type { CreateLatencyFigures } from '../create-latency';
 import type { CheckpointFigures, ForkFigures } from '../checkpoints';
+import type { InterruptLatencyFigures } from '../interrupt-latency';
+import type { Summary } from './stats';
 import type { EgressFigures } from '../egress';
 import type { FootprintFigures, MemorySample } from '../footprint';
 import type { ReplayFigures } from '../replay';
@@ -35,6 +37,7 @@ export interface BenchResults {
   readonly egress?: EgressFigures;
   readonly checkpoints?: CheckpointFigures;
   readonly fork?: ForkFigures;
+  readonly interrupt?: InterruptLatencyFigures;
   /** Benchmark name → error message, for the ones that failed. */
   readonly failures: Record<string, string>;
   readonly skipped: string[];
@@ -362,6 +365,16 @@ export function renderReport(r: BenchResults): string {
     const f = r.fork;
     const name = `12c. fork of a task of ${f.sourceEvents} events, ${f.runs} runs`;
     rows.push([name, 'POST /fork → 201 p50 / p99', `${ms(f.forkMs.p50)} / ${ms(f.forkMs.p99)}`, '≤ 200 ms', met(f.forkMs.p99 <= 200)]);
+  }
+  if (r.interrupt) {
+    const i = r.interrupt;
+    const name = `13. follow-up with ifRunning interrupt → the new turn's first model request, ${i.runs} runs`;
+    const p = (s: Summary) => `${ms(s.p50)} / ${ms(s.p99)}`;
+    rows.push(
+      [name, 'while the model call hangs, p50 / p99', p(i.duringModelCall), '≤ 50 ms p99', met(i.duringModelCall.p99 <= 50)],
+      [name, 'while a command runs (killed first), p50 / p99', p(i.duringCommand), '≤ 50 ms p99', met(i.duringCommand.p99 <= 50)],
+      [name, 'POST → 201 (model-call case), p50 / p99', p(i.postResponse), '', ''],
+    );
   }
   for (const [bench, message] of Object.entries(r.failures))
     rows.push([bench, 'FAILED', message.replace(/\|/g, '\\|').replace(/\n/g, ' '), '', '**no**']);
