@@ -121,7 +121,7 @@ const EVERY_EVENT: Record<string, unknown>[] = [
   { type: 'TaskForked', data: { taskId: 'task_source', eventId: 7, autoExecute: false } },
   { type: 'TurnResumed', data: { turn: 1, messageId: 'msg_1' } },
   { type: 'TaskCancelled', data: { turn: 2, droppedMessageIds: [], reason: 'interrupted' } },
-  { type: 'TurnRolledBack', data: { turn: 2, fromEventId: 9, toEventId: 14 } },
+  { type: 'TurnRolledBack', data: { turn: 2, fromEventId: 9, toEventId: 14, artifacts: [] } },
 ];
 
 const sseExamples = (): unknown[] =>

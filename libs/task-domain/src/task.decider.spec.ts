@@ -459,11 +459,11 @@ describe('task decider', () => {
       const events = waiting();
       const state = events.reduce(evolve, initialTaskState());
       const ref = { lineage: 'task_x', seq: 1, root: 'r', files: 1, bytes: 1 } as never;
-      const decided = decide(interrupt({ rollback: { fromEventId: 2, checkpoint: ref } }), state, undefined, events.length);
+      const decided = decide(interrupt({ rollback: { fromEventId: 2, checkpoint: ref, artifacts: [] } }), state, undefined, events.length);
       expect(decided).toEqual([
         closedC1,
         { type: 'TaskCancelled', data: { turn: 1, droppedMessageIds: [], reason: 'interrupted' } },
-        { type: 'TurnRolledBack', data: { turn: 1, fromEventId: 2, toEventId: events.length + 2, checkpoint: ref } },
+        { type: 'TurnRolledBack', data: { turn: 1, fromEventId: 2, toEventId: events.length + 2, checkpoint: ref, artifacts: [] } },
         ...next,
       ]);
       const after = decided.reduce(evolve, state);

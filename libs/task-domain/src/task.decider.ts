@@ -102,8 +102,8 @@ export type InterruptTurn = Command<
     readonly messageId: string;
     readonly text: string;
     readonly maxTokens?: number;
-    /** Undo the turn too: its first event (TurnStarted) and the workspace's checkpoint in effect then (absent: empty). */
-    readonly rollback?: { readonly fromEventId: number; readonly checkpoint?: CheckpointRef };
+    /** Undo the turn too: its first event (TurnStarted), the workspace's checkpoint in effect then (absent: empty) and the artifacts then. */
+    readonly rollback?: { readonly fromEventId: number; readonly checkpoint?: CheckpointRef; readonly artifacts: readonly ArtifactRecord[] };
   }
 >;
 /**
@@ -439,6 +439,7 @@ function interruptTurn(data: InterruptTurn['data'], s: ExistingTask, policy: Dec
             fromEventId: rollback.fromEventId,
             toEventId: revision + closing.length + 1,
             ...(rollback.checkpoint ? { checkpoint: rollback.checkpoint } : {}),
+            artifacts: rollback.artifacts,
           },
         },
       ]

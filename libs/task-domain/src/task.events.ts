@@ -310,6 +310,8 @@ export type TurnRolledBack = Event<
     readonly toEventId: number;
     /** The workspace as it was when the turn started (internal, never shown); absent: empty. */
     readonly checkpoint?: CheckpointRef;
+    /** The task's artifacts as they were when the turn started: the artifact list from now on (internal). */
+    readonly artifacts: readonly ArtifactRecord[];
   }
 >;
 

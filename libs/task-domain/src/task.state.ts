@@ -247,7 +247,9 @@ export function evolve(state: TaskState, event: TaskEvent): TaskState {
       // The workspace is the turn start's checkpoint from now on, not the snapshot of an expiry during the turn.
       const { lastCheckpoint: _undone, expiredSnapshotKey: _stale, ...rest } = s;
       const rollbacks = (s.rollbacks ?? 0) + 1;
-      return event.data.checkpoint ? { ...rest, rollbacks, lastCheckpoint: event.data.checkpoint } : { ...rest, rollbacks };
+      const artifacts = Object.fromEntries(event.data.artifacts.map((a) => [a.path, a]));
+      const undone = { ...rest, rollbacks, artifacts };
+      return event.data.checkpoint ? { ...undone, lastCheckpoint: event.data.checkpoint } : undone;
     }
     default: {
       const _exhaustive: never = event;

@@ -8,14 +8,14 @@ import { rawExchange } from '../../../test/support/raw-exchange';
 // with the scripted model: reject records nothing, interrupt stops the turn as a cancel does and
 // starts the message's turn with the whole context, rollback also brings the workspace back to the
 // turn's start and leaves the turn out of what the model is sent; concurrent interrupts and an
-// interrupt racing an approval have exactly one winner. CHECKPOINT_RETENTION=last:1 so that a
+// interrupt racing an approval have exactly one winner. CHECKPOINT_RETENTION=last:2 so that a
 // turn whose start is no longer kept can be shown refusing its rollback.
 
 describe('Follow-ups sent while a turn runs (ifRunning)', () => {
   let h: Harness;
   let ats: AtsClient;
   beforeAll(async () => {
-    h = await startHarness({ CHECKPOINT_RETENTION: 'last:1' });
+    h = await startHarness({ CHECKPOINT_RETENTION: 'last:2' });
     ats = h.client();
   });
   afterAll(async () => h.close());
@@ -37,20 +37,24 @@ describe('Follow-ups sent while a turn runs (ifRunning)', () => {
       .split('\n')
       .filter((l) => l.includes(mark) && l.startsWith('sleep'));
   /**
-   * POSTs each body to its path at the same moment: every connection is open first, then all are
-   * written in one timer tick, so the service has them all in hand before it answers one (fetch
-   * would open the second connection while the first request is already being answered).
+   * POSTs each body to its path at the same moment: all of them pipelined in one write on one
+   * connection, so the service has every one in hand, parsed in the same turn of its event loop,
+   * before it answers any. Separate connections would race the client's own writes instead.
    */
-  const atOnce = (requests: readonly { path: string; json: unknown }[]) =>
-    Promise.all(
-      requests.map(({ path, json }) => {
+  const atOnce = async (requests: readonly { path: string; json: unknown }[]) => {
+    const wire = requests
+      .map(({ path, json }, i) => {
         const body = JSON.stringify(json);
-        const head =
+        const close = i === requests.length - 1 ? 'close' : 'keep-alive';
+        return (
           `POST ${path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${API_KEY}\r\nContent-Type: application/json\r\n` +
-          `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`;
-        return rawExchange(h.url, [{ pauseMs: 200 }, head + body], { waitMs: 10_000, waitForClose: false });
-      }),
-    );
+          `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: ${close}\r\n\r\n${body}`
+        );
+      })
+      .join('');
+    const { response } = await rawExchange(h.url, [wire], { waitMs: 10_000 });
+    return splitResponses(response);
+  };
   /** A task whose first call waits for approval. */
   async function waitingForApproval(): Promise<{ id: string; callId: string }> {
     h.model.script({ toolCalls: [{ name: 'shell', arguments: { command: 'ls' } }] });
@@ -216,18 +220,35 @@ describe('Follow-ups sent while a turn runs (ifRunning)', () => {
   it("rollback: the workspace is the turn start's again, the model's context leaves the turn out, and the history keeps it", async () => {
     const mark = marker();
     h.model.script(
-      // Turn 1: a file, then an answer.
-      { toolCalls: [{ name: 'write_file', arguments: { path: 'keep.txt', content: 'before\n' } }] },
+      // Turn 1: a file and an artifact, then an answer.
+      {
+        toolCalls: [
+          { name: 'write_file', arguments: { path: 'keep.txt', content: 'before\n' } },
+          { name: 'write_file', arguments: { path: 'downloads/report.txt', content: 'turn 1\n' } },
+        ],
+      },
       { text: 'Wrote keep.txt.' },
-      // Turn 2: changes the workspace in a command still running when the rollback comes.
-      { toolCalls: [{ name: 'shell', arguments: { command: `echo changed > keep.txt; echo x > scratch.txt; sleep 3${mark}` } }] },
+      // Turn 2: an artifact of its own (a recorded step), then changes in a command still running when the rollback comes.
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'downloads/turn2.txt', content: 'turn 2\n' } }] },
+      {
+        toolCalls: [
+          {
+            name: 'shell',
+            arguments: {
+              command: `echo changed > keep.txt; echo turn 2 was here > downloads/report.txt; echo x > scratch.txt; sleep 3${mark}`,
+            },
+          },
+        ],
+      },
       // Turn 3: looks at the workspace.
-      { toolCalls: [{ name: 'shell', arguments: { command: 'cat keep.txt; ls' } }] },
+      { toolCalls: [{ name: 'shell', arguments: { command: 'cat keep.txt downloads/report.txt; ls . downloads' } }] },
       { text: 'All as before.' },
     );
     const { id } = await ats.tasks.create({ message: 'write keep.txt' });
     await finished(id);
     const turn1Requests = h.model.requests.length;
+    const turn1Artifacts = await ats.artifacts.list(id);
+    expect(turn1Artifacts.map((a) => a.path)).toEqual(['downloads/report.txt']);
     await ats.tasks.sendMessage(id, 'change everything');
     await waitFor(() => (sleeping(mark).length === 1 ? true : undefined), 10_000, 'the command of turn 2 to run');
     const beforeRollback = await history(id);
@@ -250,18 +271,25 @@ describe('Follow-ups sent while a turn runs (ifRunning)', () => {
     const results = events.filter((e) => e.type === 'tool_result').map((e) => e.data as { output: string; status: string });
     expect(results.at(-1)).toMatchObject({ status: 'success' });
     expect(results.at(-1)!.output).toContain('before');
+    expect(results.at(-1)!.output).toContain('turn 1');
     expect(results.at(-1)!.output).not.toContain('changed');
+    expect(results.at(-1)!.output).not.toContain('turn 2 was here');
     expect(results.at(-1)!.output).not.toContain('scratch.txt');
+    expect(results.at(-1)!.output).not.toContain('turn2.txt');
+    // The artifacts are the turn start's again, and the next call's scan found nothing to change.
+    expect(await ats.artifacts.list(id)).toEqual(turn1Artifacts);
+    expect(events.slice(rolledBack.id).filter((e) => e.type === 'artifact')).toEqual([]);
 
     // Turn 3's first request is turn 1's conversation and the new message: nothing of turn 2.
-    const turn3First = h.model.requests[turn1Requests + 1].messages!;
+    const turn3At = h.model.requests.findIndex((r, i) => i >= turn1Requests && r.messages?.at(-1)?.content === 'no, leave it as it was');
+    const turn3First = h.model.requests[turn3At].messages!;
     const turn1Last = h.model.requests[turn1Requests - 1].messages!;
     expect(turn3First).toEqual([
       ...turn1Last,
       { role: 'assistant', content: 'Wrote keep.txt.' },
       { role: 'user', content: 'no, leave it as it was' },
     ]);
-    expect(JSON.stringify(h.model.requests.slice(turn1Requests + 1).map((r) => r.messages))).not.toContain('change everything');
+    expect(JSON.stringify(h.model.requests.slice(turn3At).map((r) => r.messages))).not.toContain('change everything');
   });
 
   it('rollback when the checkpoint of the turn start is no longer kept: 409 saying so, and nothing recorded', async () => {
@@ -269,8 +297,13 @@ describe('Follow-ups sent while a turn runs (ifRunning)', () => {
     h.model.script(
       { toolCalls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'a' } }] },
       { text: 'Wrote a.txt.' },
-      // Turn 2 records a checkpoint of its own (CHECKPOINT_RETENTION=last:1 then keeps only that), then runs on.
-      { toolCalls: [{ name: 'write_file', arguments: { path: 'b.txt', content: 'b' } }] },
+      // Turn 2 records two checkpoints of its own (CHECKPOINT_RETENTION=last:2 then keeps only those), then runs on.
+      {
+        toolCalls: [
+          { name: 'write_file', arguments: { path: 'b.txt', content: 'b' } },
+          { name: 'write_file', arguments: { path: 'c.txt', content: 'c' } },
+        ],
+      },
       { toolCalls: [{ name: 'shell', arguments: { command: `sleep 3${mark}` } }] },
     );
     const { id } = await ats.tasks.create({ message: 'write a.txt' });
@@ -286,3 +319,22 @@ describe('Follow-ups sent while a turn runs (ifRunning)', () => {
     await ats.tasks.cancel(id);
   });
 });
+
+/** The HTTP/1.1 responses one connection answered in turn, each with its status and JSON body. */
+function splitResponses(raw: string): { status: number; body: any }[] {
+  const answers: { status: number; body: any }[] = [];
+  let rest = raw;
+  while (rest.startsWith('HTTP/1.1 ')) {
+    const headEnd = rest.indexOf('\r\n\r\n');
+    const head = rest.slice(0, headEnd);
+    const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+    const body = Buffer.from(rest.slice(headEnd + 4), 'latin1')
+      .subarray(0, length)
+      .toString('utf8');
+    answers.push({ status: Number(head.split(' ')[1]), body: JSON.parse(body) });
+    rest = Buffer.from(rest.slice(headEnd + 4), 'latin1')
+      .subarray(length)
+      .toString('latin1');
+  }
+  return answers;
+}

@@ -59,7 +59,7 @@ export const TASK_EVENT_FIELDS = {
   EgressRecorded: ['callId', 'host', 'port', 'allowed', 'reason', 'bytesOut', 'bytesIn', 'durationMs'],
   TaskForked: ['taskId', 'eventId', 'autoExecute', 'resumes'],
   TurnResumed: ['turn', 'messageId'],
-  TurnRolledBack: ['turn', 'fromEventId', 'toEventId', 'checkpoint'],
+  TurnRolledBack: ['turn', 'fromEventId', 'toEventId', 'checkpoint', 'artifacts'],
 } as const satisfies FieldList;
 
 type Listed<T extends TaskEventType> = (typeof TASK_EVENT_FIELDS)[T][number];

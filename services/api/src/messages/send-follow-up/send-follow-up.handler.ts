@@ -7,8 +7,8 @@ import type { StoredEvent } from '@app/event-store';
 import { TaskViewsStore } from '@app/read-models';
 import { RUNTIME_ENV } from '@app/runtime';
 import { TaskCommandExecutor } from '@app/task-commands';
-import type { CheckpointRef, InterruptTurn, TaskCommand, TaskEvent, TaskView } from '@app/task-domain';
-import { isTurnRunning, toTaskEvent } from '@app/task-domain';
+import type { InterruptTurn, TaskCommand, TaskEvent, TaskView } from '@app/task-domain';
+import { evolve, initialTaskState, isTurnRunning, toTaskEvent } from '@app/task-domain';
 import { ApiConfig } from '../../api.config';
 import { TaskAccess } from '../../tasks/task-access';
 import { checkTokenBudgetCap } from '../../validation/check-token-budget-cap';
@@ -67,13 +67,15 @@ export class SendFollowUpHandler implements ICommandHandler<SendFollowUpCommand>
    * effect then: the last one recorded before it, which must still be kept (CHECKPOINT_RETENTION)
    * and must be the workspace as it was (no step after it went unrecorded).
    */
-  private turnStart(turn: number, events: readonly StoredEvent[]): { fromEventId: number; checkpoint?: CheckpointRef } {
+  private turnStart(turn: number, events: readonly StoredEvent[]): NonNullable<InterruptTurn['data']['rollback']> {
     const decoded = events.map(toTaskEvent);
     let startIndex = decoded.length - 1;
     while (startIndex >= 0 && !isStartOf(decoded[startIndex], turn)) startIndex--;
     if (startIndex < 0) throw new ConflictError(`turn ${turn} cannot be rolled back: its start is not in the task's history`);
     const fromEventId = events[startIndex].revision;
     const before = events.slice(0, startIndex);
+    const atStartState = decoded.slice(0, startIndex).reduce(evolve, initialTaskState());
+    const artifacts = atStartState.exists ? Object.values(atStartState.artifacts) : [];
     const atStart = checkpointsIn(before).at(-1);
     const unrecorded = decoded
       .slice(atStart?.eventId ?? 0, startIndex)
@@ -83,14 +85,14 @@ export class SendFollowUpHandler implements ICommandHandler<SendFollowUpCommand>
         `turn ${turn} cannot be rolled back: the workspace at its start was not recorded (${unrecorded.data.checkpointSkipped}); nothing was changed`,
       );
     }
-    if (!atStart) return { fromEventId };
+    if (!atStart) return { fromEventId, artifacts };
     const kept = retainedCheckpoints(checkpointsIn(events), this.checkpointSettings.retention, Date.now());
     if (!kept.some((c) => c.eventId === atStart.eventId)) {
       throw new ConflictError(
         `turn ${turn} cannot be rolled back: the workspace as of its start (event ${atStart.eventId}) is no longer kept (CHECKPOINT_RETENTION); nothing was changed`,
       );
     }
-    return { fromEventId, checkpoint: atStart.ref };
+    return { fromEventId, checkpoint: atStart.ref, artifacts };
   }
 }
 

@@ -12,6 +12,7 @@ import { ok } from '../../http/envelope';
 import { TaskAccess } from '../../tasks/task-access';
 import { parseMultipartCreate } from '../../tasks/create-task/multipart-create.parser';
 import { validateInput } from '../../validation/validate-input';
+import { viewOnArrival } from './follow-up-arrival';
 import { SendFollowUpCommand } from './send-follow-up.command';
 import { SendFollowUpRequestDto } from './send-follow-up.request.dto';
 
@@ -36,9 +37,10 @@ export class SendFollowUpHttpController {
   @ApiConsumes('application/json', 'multipart/form-data')
   @ApiBody({ schema: { $ref: getSchemaPath(SendFollowUpRequestDto) }, description: 'JSON, or multipart with the same fields as text.' })
   async send(@Req() request: FastifyRequest, @Tenant() tenantId: string, @Param('id') id: string) {
-    // Read first, as close to the request's arrival as can be: `interrupt` and `rollback` are of the
-    // turn running then, so that of two sent at once the second loses (docs/api.md "Follow-ups").
-    const arrivedTo = await this.tasks.find(tenantId, id);
+    // `interrupt` and `rollback` are of the turn running when the request arrived (follow-up-arrival.ts);
+    // read afresh first for the tenant check, and as the arrival when this instance did not know the task then.
+    const current = await this.tasks.find(tenantId, id);
+    const arrivedTo = viewOnArrival(request) ?? current;
     // Text fields only: a follow-up carries no files (the staging folder is never made).
     const fields = request.isMultipart()
       ? (
