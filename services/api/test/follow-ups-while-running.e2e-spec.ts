@@ -292,6 +292,34 @@ describe('Follow-ups sent while a turn runs (ifRunning)', () => {
     expect(JSON.stringify(h.model.requests.slice(turn3At).map((r) => r.messages))).not.toContain('change everything');
   });
 
+  it('a rollback of the turn a rollback started brings back what that one brought back, an empty workspace included', async () => {
+    h.model.script(
+      { text: 'Nothing written.' },
+      // Turn 2 records a file, then waits on the model when it is rolled back.
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'a' } }] },
+      { hang: true },
+      // Turn 3 (started by the rollback) waits on the model, and is rolled back in turn.
+      { hang: true },
+      // Turn 4 looks.
+      { toolCalls: [{ name: 'shell', arguments: { command: 'ls -A; echo end' } }] },
+      { text: 'Empty.' },
+    );
+    const { id } = await ats.tasks.create({ message: 'nothing yet' });
+    await finished(id);
+    const before = h.model.requests.length;
+    await ats.tasks.sendMessage(id, 'write a.txt');
+    await waitFor(() => (h.model.requests.length === before + 2 ? true : undefined), 10_000, 'turn 2 to ask again');
+    expect((await send(id, { message: 'undo', ifRunning: 'rollback' })).status).toBe(201);
+    await waitFor(() => (h.model.requests.length === before + 3 ? true : undefined), 10_000, 'turn 3 to ask');
+    expect((await send(id, { message: 'undo again', ifRunning: 'rollback' })).status).toBe(201);
+    expect(await finished(id)).toBe('completed');
+    const events = await history(id);
+    expect(events.filter((e) => e.type === 'rolled_back')).toHaveLength(2);
+    const listing = events.filter((e) => e.type === 'tool_result').at(-1)!.data as { output: string };
+    expect(listing.output).not.toContain('a.txt');
+    expect(listing.output).toContain('end');
+  });
+
   it('rollback when the checkpoint of the turn start is no longer kept: 409 saying so, and nothing recorded', async () => {
     const mark = marker();
     h.model.script(

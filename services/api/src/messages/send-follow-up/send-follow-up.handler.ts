@@ -63,9 +63,10 @@ export class SendFollowUpHandler implements ICommandHandler<SendFollowUpCommand>
   }
 
   /**
-   * Where the running turn began (its TurnStarted, or a fork's copy of it) and the checkpoint in
-   * effect then: the last one recorded before it, which must still be kept (CHECKPOINT_RETENTION)
-   * and must be the workspace as it was (no step after it went unrecorded).
+   * Where the running turn began (its TurnStarted, or a fork's copy of it) and the workspace then:
+   * the checkpoint in effect (the last one recorded before it, or brought back by a rollback
+   * before it; none: empty), which must still be kept (CHECKPOINT_RETENTION) and must be the
+   * workspace as it was (no step after it went unrecorded); and the artifacts then.
    */
   private turnStart(turn: number, events: readonly StoredEvent[]): NonNullable<InterruptTurn['data']['rollback']> {
     const decoded = events.map(toTaskEvent);
@@ -73,27 +74,34 @@ export class SendFollowUpHandler implements ICommandHandler<SendFollowUpCommand>
     while (startIndex >= 0 && !isStartOf(decoded[startIndex], turn)) startIndex--;
     if (startIndex < 0) throw new ConflictError(`turn ${turn} cannot be rolled back: its start is not in the task's history`);
     const fromEventId = events[startIndex].revision;
-    const before = events.slice(0, startIndex);
     const atStartState = decoded.slice(0, startIndex).reduce(evolve, initialTaskState());
     const artifacts = atStartState.exists ? Object.values(atStartState.artifacts) : [];
-    const atStart = checkpointsIn(before).at(-1);
+    const ref = atStartState.exists ? atStartState.lastCheckpoint : undefined;
+    let setAt = startIndex - 1;
+    while (setAt >= 0 && !setsCheckpoint(decoded[setAt])) setAt--;
     const unrecorded = decoded
-      .slice(atStart?.eventId ?? 0, startIndex)
+      .slice(setAt + 1, startIndex)
       .find((e) => e.type === 'ToolCallFinished' && e.data.checkpointSkipped !== undefined);
     if (unrecorded?.type === 'ToolCallFinished') {
       throw new ConflictError(
         `turn ${turn} cannot be rolled back: the workspace at its start was not recorded (${unrecorded.data.checkpointSkipped}); nothing was changed`,
       );
     }
-    if (!atStart) return { fromEventId, artifacts };
+    if (!ref) return { fromEventId, artifacts };
+    const atStart = events[setAt].revision;
     const kept = retainedCheckpoints(checkpointsIn(events), this.checkpointSettings.retention, Date.now());
-    if (!kept.some((c) => c.eventId === atStart.eventId)) {
+    if (!kept.some((c) => c.eventId === atStart)) {
       throw new ConflictError(
-        `turn ${turn} cannot be rolled back: the workspace as of its start (event ${atStart.eventId}) is no longer kept (CHECKPOINT_RETENTION); nothing was changed`,
+        `turn ${turn} cannot be rolled back: the workspace as of its start (event ${atStart}) is no longer kept (CHECKPOINT_RETENTION); nothing was changed`,
       );
     }
-    return { fromEventId, checkpoint: atStart.ref, artifacts };
+    return { fromEventId, checkpoint: ref, artifacts };
   }
 }
+
+/** The event set the checkpoint in effect after it: a recorded one, or a rollback's (none: empty). */
+const setsCheckpoint = (event: TaskEvent): boolean =>
+  event.type === 'TurnRolledBack' ||
+  ((event.type === 'TaskCreated' || event.type === 'ToolCallFinished') && event.data.checkpoint !== undefined);
 
 const isStartOf = (event: TaskEvent, turn: number): boolean => event.type === 'TurnStarted' && event.data.turn === turn;
