@@ -103,7 +103,11 @@ export type InterruptTurn = Command<
     readonly text: string;
     readonly maxTokens?: number;
     /** Undo the turn too: its first event (TurnStarted), the workspace's checkpoint in effect then (absent: empty) and the artifacts then. */
-    readonly rollback?: { readonly fromEventId: number; readonly checkpoint?: CheckpointRef; readonly artifacts: readonly ArtifactRecord[] };
+    readonly rollback?: {
+      readonly fromEventId: number;
+      readonly checkpoint?: CheckpointRef;
+      readonly artifacts: readonly ArtifactRecord[];
+    };
   }
 >;
 /**

@@ -26,7 +26,7 @@ describe('buildConversation', () => {
       { type: 'UserMessageAdded', data: { messageId: 'm2', text: 'queued meanwhile', queued: true } }, // 5
       { type: 'ToolCallFinished', data: { callId: 'c1', toolName: 'shell', status: 'cancelled', output: 'x', durationMs: 0 } },
       { type: 'TaskCancelled', data: { turn: 1, droppedMessageIds: [], reason: 'interrupted' } }, // 7
-      { type: 'TurnRolledBack', data: { turn: 1, fromEventId: 2, toEventId: 7 } },
+      { type: 'TurnRolledBack', data: { turn: 1, fromEventId: 2, toEventId: 7, artifacts: [] } },
       { type: 'UserMessageAdded', data: { messageId: 'm3', text: 'instead', queued: false } },
       { type: 'TurnStarted', data: { turn: 2, messageId: 'm3' } },
       { type: 'ModelResponded', data: { turn: 2, step: 1, model: 'x', finishReason: 'stop', usage } },
