@@ -15,16 +15,18 @@ const READ_PAGE = 500;
 export async function recordedCheckpoints(
   store: EventStore,
   taskId: string,
-): Promise<{ checkpoints: RecordedCheckpoint<CheckpointRef>[]; lastEventId: number }> {
+): Promise<{ checkpoints: RecordedCheckpoint<CheckpointRef>[]; emptiedAt: number[]; lastEventId: number }> {
   const checkpoints: RecordedCheckpoint<CheckpointRef>[] = [];
+  const emptiedAt: number[] = [];
   let lastEventId = 0;
   for (let from = 1; ; from += READ_PAGE) {
     const page = await store.readStream(taskStreamId(taskId), { fromRevision: from, maxCount: READ_PAGE });
     checkpoints.push(...checkpointsIn(page));
+    emptiedAt.push(...emptiedIn(page));
     lastEventId = page.at(-1)?.revision ?? lastEventId;
     if (page.length < READ_PAGE) break;
   }
-  return { checkpoints, lastEventId };
+  return { checkpoints, emptiedAt, lastEventId };
 }
 
 /** The checkpoints named by `events` (stored events of one task, in order). */
@@ -38,4 +40,12 @@ export function checkpointsIn(events: readonly StoredEvent[]): RecordedCheckpoin
     }
   }
   return checkpoints;
+}
+
+/** The events (ids) that left the workspace empty: rollbacks to a turn that started with nothing recorded. */
+export function emptiedIn(events: readonly StoredEvent[]): number[] {
+  return events.flatMap((stored) => {
+    const event = toTaskEvent(stored);
+    return event.type === 'TurnRolledBack' && !event.data.checkpoint ? [stored.revision] : [];
+  });
 }

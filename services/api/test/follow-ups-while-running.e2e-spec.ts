@@ -314,7 +314,12 @@ describe('Follow-ups sent while a turn runs (ifRunning)', () => {
     expect((await send(id, { message: 'undo again', ifRunning: 'rollback' })).status).toBe(201);
     expect(await finished(id)).toBe('completed');
     const events = await history(id);
-    expect(events.filter((e) => e.type === 'rolled_back')).toHaveLength(2);
+    const rollbacks = events.filter((e) => e.type === 'rolled_back');
+    expect(rollbacks).toHaveLength(2);
+    // Time travel agrees: right after each rollback the workspace is empty, as it was when turn 2 began.
+    const writtenAt = events.find((e) => e.type === 'tool_result')!.id;
+    expect((await ats.files.list(id, { at: writtenAt })).files.map((f) => f.path)).toEqual(['a.txt']);
+    for (const rolledBack of rollbacks) expect((await ats.files.list(id, { at: rolledBack.id })).files).toEqual([]);
     const listing = events.filter((e) => e.type === 'tool_result').at(-1)!.data as { output: string };
     expect(listing.output).not.toContain('a.txt');
     expect(listing.output).toContain('end');
