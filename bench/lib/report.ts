@@ -6,6 +6,8 @@ import type { MovedBoundsFigures } from '../moved-bounds';
 import { MOVED_BOUND_TARGETS } from '../moved-bounds';
 import type { CreateLatencyFigures } from '../create-latency';
 import type { CheckpointFigures, ForkFigures } from '../checkpoints';
+import type { InterruptLatencyFigures } from '../interrupt-latency';
+import type { Summary } from './stats';
 import type { EgressFigures } from '../egress';
 import type { FootprintFigures, MemorySample } from '../footprint';
 import type { ReplayFigures } from '../replay';
@@ -37,6 +39,7 @@ export interface BenchResults {
   readonly checkpoints?: CheckpointFigures;
   readonly fork?: ForkFigures;
   readonly schedules?: ScheduleCostFigures;
+  readonly interrupt?: InterruptLatencyFigures;
   /** Benchmark name → error message, for the ones that failed. */
   readonly failures: Record<string, string>;
   readonly skipped: string[];
@@ -367,7 +370,7 @@ export function renderReport(r: BenchResults): string {
   }
   if (r.schedules) {
     const c = r.schedules;
-    const name = `13. ${c.schedules} schedules firing every minute (all-in-one)`;
+    const name = `14. ${c.schedules} schedules firing every minute (all-in-one)`;
     rows.push(
       [
         name,
@@ -391,6 +394,16 @@ export function renderReport(r: BenchResults): string {
         '2 each',
         met(c.runsPerScheduleSample.every((n) => n === 2)),
       ],
+    );
+  }
+  if (r.interrupt) {
+    const i = r.interrupt;
+    const name = `13. follow-up with ifRunning interrupt → the new turn's first model request, ${i.runs} runs`;
+    const p = (s: Summary) => `${ms(s.p50)} / ${ms(s.p99)}`;
+    rows.push(
+      [name, 'while the model call hangs, p50 / p99', p(i.duringModelCall), '≤ 50 ms p99', met(i.duringModelCall.p99 <= 50)],
+      [name, 'while a command runs (killed first), p50 / p99', p(i.duringCommand), '≤ 50 ms p99', met(i.duringCommand.p99 <= 50)],
+      [name, 'POST → 201 (model-call case), p50 / p99', p(i.postResponse), '', ''],
     );
   }
   for (const [bench, message] of Object.entries(r.failures))

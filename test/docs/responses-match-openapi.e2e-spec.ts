@@ -293,10 +293,12 @@ describe('Every answer of the running service matches docs/openapi.json', () => 
     ids.callId = listCall;
   });
 
-  it('answers cancel 200 with the cancelled status', async () => {
+  it('answers a follow-up refused while a turn runs 409, and cancel 200 with the cancelled status', async () => {
     h.model.script({ toolCalls: [{ name: 'list_files', arguments: {} }] });
     const id = (await expectAnswer('POST', TASKS, 201, { json: { message: 'Wait for me', autoExecute: false } })).data.id;
     await pendingCalls(id, 1);
+    const refused = await expectAnswer('POST', MESSAGES, 409, { params: { id }, json: { message: 'not now', ifRunning: 'reject' } });
+    expect(refused.error.code).toBe('CONFLICT');
     expect((await expectAnswer('POST', CANCEL, 200, { params: { id } })).data).toEqual({ id, status: 'cancelled' });
   });
 

@@ -76,6 +76,10 @@ export class EventPrinter {
         return this.term.line(egressLine(event.data, c));
       case 'forked':
         return this.term.line(c.dim(`forked from ${safeLine(event.data.taskId)} after event ${event.data.eventId}`));
+      case 'rolled_back':
+        return this.term.line(
+          c.dim(`turn undone: events ${event.data.fromEventId} to ${event.data.toEventId} left out, workspace as before it`),
+        );
       case 'done':
         return this.printDone(event.data);
       default: {
@@ -85,9 +89,10 @@ export class EventPrinter {
     }
   }
 
-  private printDone(done: { status: string; error?: string; turn: number }): void {
+  private printDone(done: { status: string; error?: string; turn: number; reason?: string }): void {
     const c = this.term.colors;
-    const status = done.status === 'completed' ? c.green(`✔ ${done.status}`) : c.red(`✖ ${done.status}`);
+    const status =
+      done.status === 'completed' ? c.green(`✔ ${done.status}`) : c.red(`✖ ${done.status}${done.reason ? ` (${done.reason})` : ''}`);
     this.term.line(`${status}${done.error ? `: ${safeLine(done.error)}` : ''}`);
     const { inputTokens, outputTokens, totalTokens } = this.usage;
     this.term.line(c.dim(`usage: ${count(totalTokens)} tokens (${count(inputTokens)} in, ${count(outputTokens)} out)`));

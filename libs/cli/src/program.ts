@@ -80,11 +80,21 @@ export function buildProgram(ctx: CliContext, done: (code: ExitCode) => void): C
 
   program
     .command('send')
-    .description('a follow-up message in the same workspace')
+    .description('a follow-up message in the same workspace (queued while a turn runs, unless one of the options says otherwise)')
     .argument('<id>')
     .argument('<message>')
+    .addOption(
+      new Option('--interrupt', 'stop the running turn (as cancel does) and start this one at once').conflicts(['rollback', 'reject']),
+    )
+    .addOption(
+      new Option('--rollback', 'as --interrupt, then undo the stopped turn: its files and its place in the context').conflicts(['reject']),
+    )
+    .addOption(new Option('--reject', 'refuse to send while a turn runs (exit status of a conflict, nothing recorded)'))
     .addOption(jsonOption())
-    .action(async (id: string, message: string, options) => done(await sendCommand(ctx, id, message, { json: false, ...options })));
+    .action(async (id: string, message: string, options: { json?: boolean; interrupt?: boolean; rollback?: boolean; reject?: boolean }) => {
+      const ifRunning = options.interrupt ? 'interrupt' : options.rollback ? 'rollback' : options.reject ? 'reject' : undefined;
+      done(await sendCommand(ctx, id, message, { json: options.json ?? false, ifRunning }));
+    });
 
   program
     .command('approve')

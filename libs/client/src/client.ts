@@ -204,7 +204,10 @@ export class TasksApi {
     } while (cursor);
   }
 
-  /** A follow-up in the same workspace: starts the next turn, or waits behind the running one. */
+  /**
+   * A follow-up in the same workspace: starts the next turn, or waits behind the running one; with
+   * `ifRunning` it is refused (409), or stops the running turn (`interrupt`) and undoes it (`rollback`).
+   */
   async sendMessage(taskId: string, message: string | SendMessageRequest): Promise<FollowUpAccepted> {
     const body = typeof message === 'string' ? { message } : message;
     return data(await this.api.POST('/api/v1/tasks/{id}/messages', { params: { path: { id: taskId } }, body }));

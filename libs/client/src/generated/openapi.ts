@@ -190,7 +190,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a follow-up message: same workspace and context; queued while a turn runs. */
+        /** Send a follow-up message: same workspace and context; queued while a turn runs, or per ifRunning rejected, interrupting or undoing it. */
         post: operations["sendMessage"];
         delete?: never;
         options?: never;
@@ -451,6 +451,12 @@ export interface components {
              * @example 400000
              */
             maxTokens?: number;
+            /**
+             * @description What to do when a turn is running: `enqueue` the message behind it; `reject` it (409, nothing recorded); `interrupt` the turn (stopped as a cancel stops it, `done` with `reason: "interrupted"`) and start this message's turn at once; `rollback`: interrupt, then undo the turn (workspace back to its checkpoint at the turn's start, the turn left out of the model's context, a `rolled_back` event). With no turn running, every value is `enqueue`.
+             * @default enqueue
+             * @enum {string}
+             */
+            ifRunning?: "enqueue" | "reject" | "interrupt" | "rollback";
         };
         ApproveToolCallRequestDto: {
             /** @enum {string} */
@@ -748,6 +754,17 @@ export interface components {
             dependencies: {
                 [key: string]: "up" | "down";
             };
+        };
+        FollowUpForm: {
+            /** @description the follow-up message */
+            message: string;
+            /** @description the token budget from now on, in digits */
+            maxTokens?: string;
+            /**
+             * @default enqueue
+             * @enum {string}
+             */
+            ifRunning?: "enqueue" | "reject" | "interrupt" | "rollback";
         };
         CreateTaskForm: {
             /** @description the instruction for the agent */
@@ -1118,6 +1135,19 @@ export interface components {
                 eventId: number;
             };
         };
+        RolledBackEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "rolled_back";
+            data: {
+                /** @description the interrupted turn's first event (its `status`) */
+                fromEventId: number;
+                /** @description its last (its `done`): the events in between stay in the history, out of the model's context */
+                toEventId: number;
+            };
+        };
         DoneEvent: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1137,10 +1167,15 @@ export interface components {
                     cacheReadTokens: number;
                     cacheWriteTokens: number;
                 };
+                /**
+                 * @description on a cancelled turn stopped by a follow-up sent with ifRunning interrupt or rollback
+                 * @enum {string}
+                 */
+                reason?: "interrupted";
             };
         };
         /** @description The JSON of one SSE block's `data:` line; the block's `event:` is the same kind and its `id:` the event id (1, 2, 3, …). */
-        TaskEvent: components["schemas"]["MessageEvent"] | components["schemas"]["StatusEvent"] | components["schemas"]["UsageEvent"] | components["schemas"]["ContentEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["ToolDecisionEvent"] | components["schemas"]["ToolStartedEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["ArtifactEvent"] | components["schemas"]["ArtifactLinksEvent"] | components["schemas"]["SandboxEvent"] | components["schemas"]["NoticeEvent"] | components["schemas"]["EgressEvent"] | components["schemas"]["ForkedEvent"] | components["schemas"]["DoneEvent"];
+        TaskEvent: components["schemas"]["MessageEvent"] | components["schemas"]["StatusEvent"] | components["schemas"]["UsageEvent"] | components["schemas"]["ContentEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["ToolDecisionEvent"] | components["schemas"]["ToolStartedEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["ArtifactEvent"] | components["schemas"]["ArtifactLinksEvent"] | components["schemas"]["SandboxEvent"] | components["schemas"]["NoticeEvent"] | components["schemas"]["EgressEvent"] | components["schemas"]["ForkedEvent"] | components["schemas"]["RolledBackEvent"] | components["schemas"]["DoneEvent"];
         MessageEventRecord: {
             /** @description the event id, as on the stream */
             id: number;
@@ -1513,6 +1548,26 @@ export interface components {
              */
             at: string;
         };
+        RolledBackEventRecord: {
+            /** @description the event id, as on the stream */
+            id: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "rolled_back";
+            data: {
+                /** @description the interrupted turn's first event (its `status`) */
+                fromEventId: number;
+                /** @description its last (its `done`): the events in between stay in the history, out of the model's context */
+                toEventId: number;
+            };
+            /**
+             * Format: date-time
+             * @description when the service recorded the event
+             */
+            at: string;
+        };
         DoneEventRecord: {
             /** @description the event id, as on the stream */
             id: number;
@@ -1534,6 +1589,11 @@ export interface components {
                     cacheReadTokens: number;
                     cacheWriteTokens: number;
                 };
+                /**
+                 * @description on a cancelled turn stopped by a follow-up sent with ifRunning interrupt or rollback
+                 * @enum {string}
+                 */
+                reason?: "interrupted";
             };
             /**
              * Format: date-time
@@ -1542,7 +1602,7 @@ export interface components {
             at: string;
         };
         /** @description An event of the task as the stream sends it (`type`, `data`), with its `id` and the time it was recorded (`at`). */
-        TaskEventRecord: components["schemas"]["MessageEventRecord"] | components["schemas"]["StatusEventRecord"] | components["schemas"]["UsageEventRecord"] | components["schemas"]["ContentEventRecord"] | components["schemas"]["ToolCallEventRecord"] | components["schemas"]["ToolDecisionEventRecord"] | components["schemas"]["ToolStartedEventRecord"] | components["schemas"]["ToolResultEventRecord"] | components["schemas"]["ArtifactEventRecord"] | components["schemas"]["ArtifactLinksEventRecord"] | components["schemas"]["SandboxEventRecord"] | components["schemas"]["NoticeEventRecord"] | components["schemas"]["EgressEventRecord"] | components["schemas"]["ForkedEventRecord"] | components["schemas"]["DoneEventRecord"];
+        TaskEventRecord: components["schemas"]["MessageEventRecord"] | components["schemas"]["StatusEventRecord"] | components["schemas"]["UsageEventRecord"] | components["schemas"]["ContentEventRecord"] | components["schemas"]["ToolCallEventRecord"] | components["schemas"]["ToolDecisionEventRecord"] | components["schemas"]["ToolStartedEventRecord"] | components["schemas"]["ToolResultEventRecord"] | components["schemas"]["ArtifactEventRecord"] | components["schemas"]["ArtifactLinksEventRecord"] | components["schemas"]["SandboxEventRecord"] | components["schemas"]["NoticeEventRecord"] | components["schemas"]["EgressEventRecord"] | components["schemas"]["ForkedEventRecord"] | components["schemas"]["RolledBackEventRecord"] | components["schemas"]["DoneEventRecord"];
     };
     responses: {
         /** @description VALIDATION_ERROR: a request value is invalid (the message names the field), a body that is not JSON, a malformed URL or request */
@@ -2092,13 +2152,15 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description JSON, or multipart with the same fields as text. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["SendFollowUpRequestDto"];
+                "multipart/form-data": components["schemas"]["FollowUpForm"];
             };
         };
         responses: {
-            /** @description The message is recorded: it starts the next turn, or waits behind the running one. */
+            /** @description The message is recorded: it starts the next turn (at once when it interrupted the running one), or waits behind the running one. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -2115,6 +2177,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];

@@ -198,6 +198,9 @@ export function projectTaskView(view: TaskView | undefined, { event, revision, r
     }
     case 'TurnResumed':
       return { ...v, status: activeStatus(v.pendingApprovals) };
+    case 'TurnRolledBack':
+      // The history keeps the turn; the files (so the artifacts) are the turn start's again.
+      return { ...v, artifacts: [...event.data.artifacts].sort((a, b) => a.path.localeCompare(b.path)) };
     default: {
       const _exhaustive: never = event;
       return _exhaustive;

@@ -213,9 +213,14 @@ export const OPERATIONS: Record<string, OperationAnswers> = {
   },
   'POST /api/v1/tasks/{id}/messages': {
     operationId: 'sendMessage',
+    requestContent: { 'multipart/form-data': { schema: ref('FollowUpForm') } },
     responses: {
-      '201': json(envelope('FollowUpAccepted'), 'The message is recorded: it starts the next turn, or waits behind the running one.'),
+      '201': json(
+        envelope('FollowUpAccepted'),
+        'The message is recorded: it starts the next turn (at once when it interrupted the running one), or waits behind the running one.',
+      ),
       '400': refTo('BadRequest'),
+      '409': refTo('Conflict'),
       '429': refTo('RateLimited'),
       ...OF_A_TASK,
     },

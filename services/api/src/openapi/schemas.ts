@@ -212,6 +212,14 @@ const TaskSchemas: Record<string, Schema> = {
       additionalProperties: { type: 'string', enum: ['up', 'down'] },
     },
   }),
+  FollowUpForm: object(
+    {
+      message: string('the follow-up message'),
+      maxTokens: { type: 'string', pattern: '^[0-9]+$', description: 'the token budget from now on, in digits' },
+      ifRunning: { type: 'string', enum: ['enqueue', 'reject', 'interrupt', 'rollback'], default: 'enqueue' },
+    },
+    ['message'],
+  ),
   CreateTaskForm: object(
     {
       message: string('the instruction for the agent'),
