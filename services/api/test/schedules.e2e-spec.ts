@@ -147,28 +147,25 @@ describe('Schedules', () => {
   // Reaches into the process to record a run without its task, as a crash between the two leaves it:
   // all-in-one only (not defined, rather than skipped, in the distributed run).
   const inOneProcess = process.env.ATS_E2E_MODE === 'distributed' ? () => undefined : it;
-  inOneProcess(
-    'creates the task of a run recorded before a crash, once, with the id derived from the due time',
-    async () => {
-      const { body } = await create({ cron: '0 0 1 1 *', task: { message: 'recovered' }, overlap: 'enqueue' });
-      const id = body.data.id;
-      const dueAt = new Date(Math.ceil(Date.now() / 1000) * 1000 + 1000).toISOString();
-      const taskId = runTaskId(id, dueAt);
-      await h.app.get(ScheduleBook).execute(id, { type: 'RecordScheduleRun', data: { dueAt, at: dueAt, outcome: 'fired', taskId } });
-      expect((await h.api(`/api/v1/tasks/${taskId}`)).status).toBe(404);
-      // The next due time the firer looks at starts the missing task first.
-      await h.api(`/api/v1/schedules/${id}`, { method: 'PATCH', json: { cron: EVERY_2S } });
-      const task = await waitFor(async () => {
-        const res = await h.api(`/api/v1/tasks/${taskId}`);
-        return res.status === 200 ? res.body.data : undefined;
-      }, 10_000);
-      expect(task).toMatchObject({ scheduleId: id, messages: [{ text: 'recovered' }] });
-      await waitFor(async () => ((await runs(id)).length >= 2 ? true : undefined), 10_000);
-      await remove(id);
-      const all = (await h.api('/api/v1/tasks?limit=100&includeHidden=true')).body.data.tasks as { id: string }[];
-      expect(all.filter((t) => t.id === taskId)).toHaveLength(1);
-    },
-  );
+  inOneProcess('creates the task of a run recorded before a crash, once, with the id derived from the due time', async () => {
+    const { body } = await create({ cron: '0 0 1 1 *', task: { message: 'recovered' }, overlap: 'enqueue' });
+    const id = body.data.id;
+    const dueAt = new Date(Math.ceil(Date.now() / 1000) * 1000 + 1000).toISOString();
+    const taskId = runTaskId(id, dueAt);
+    await h.app.get(ScheduleBook).execute(id, { type: 'RecordScheduleRun', data: { dueAt, at: dueAt, outcome: 'fired', taskId } });
+    expect((await h.api(`/api/v1/tasks/${taskId}`)).status).toBe(404);
+    // The next due time the firer looks at starts the missing task first.
+    await h.api(`/api/v1/schedules/${id}`, { method: 'PATCH', json: { cron: EVERY_2S } });
+    const task = await waitFor(async () => {
+      const res = await h.api(`/api/v1/tasks/${taskId}`);
+      return res.status === 200 ? res.body.data : undefined;
+    }, 10_000);
+    expect(task).toMatchObject({ scheduleId: id, messages: [{ text: 'recovered' }] });
+    await waitFor(async () => ((await runs(id)).length >= 2 ? true : undefined), 10_000);
+    await remove(id);
+    const all = (await h.api('/api/v1/tasks?limit=100&includeHidden=true')).body.data.tasks as { id: string }[];
+    expect(all.filter((t) => t.id === taskId)).toHaveLength(1);
+  });
 
   it('sends each run as a follow-up into the target task', async () => {
     const task = await h.client().tasks.create({ message: 'the target' });

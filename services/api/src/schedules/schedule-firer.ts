@@ -192,7 +192,9 @@ export class ScheduleFirer implements OnApplicationBootstrap, OnApplicationShutd
   private async start(s: ScheduleState, dueAt: string, taskId: string, messageId?: string): Promise<ScheduleState> {
     try {
       if (s.target) {
-        await this.sendFollowUp.execute(new SendFollowUpCommand(s.tenantId, s.target, s.task.message, s.task.maxTokens, 'enqueue', undefined, messageId));
+        await this.sendFollowUp.execute(
+          new SendFollowUpCommand(s.tenantId, s.target, s.task.message, s.task.maxTokens, 'enqueue', undefined, messageId),
+        );
         return s;
       }
       const secrets = this.secrets.open(s.id, { secretNames: s.task.secretNames, sealedSecrets: s.task.sealedSecrets });
