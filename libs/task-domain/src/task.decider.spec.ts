@@ -22,6 +22,8 @@ import { evolve, initialTaskState } from './task.state';
 const spec = DeciderSpecification.for<TaskState, TaskCommand, TaskEvent>({ decide, evolve, initialState: initialTaskState });
 
 const usage = { inputTokens: 1, outputTokens: 2, totalTokens: 3 };
+/** What a turn of one such model call spent, as a turn's end records it. */
+const turnUsage = { ...usage, cacheReadTokens: 0, cacheWriteTokens: 0 };
 /** The turn's usage the ends of a turn record: one `usage` response, or none. */
 const spent = { ...usage, cacheReadTokens: 0, cacheWriteTokens: 0 };
 const nothingSpent = { inputTokens: 0, outputTokens: 0, totalTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
@@ -473,7 +475,7 @@ describe('task decider', () => {
       spec
         .given([...waiting(), { type: 'UserMessageAdded', data: { messageId: 'm3', text: 'later', queued: true } }])
         .when(interrupt())
-        .then([closedC1, { type: 'TaskCancelled', data: { turn: 1, droppedMessageIds: [], reason: 'interrupted' } }, ...next]));
+        .then([closedC1, { type: 'TaskCancelled', data: { turn: 1, droppedMessageIds: [], usage: turnUsage, reason: 'interrupted' } }, ...next]));
 
     it('rollback: records the turn undone, from its start to the interrupted turn end, with the checkpoint of its start', () => {
       const events = waiting();
@@ -482,7 +484,7 @@ describe('task decider', () => {
       const decided = decide(interrupt({ rollback: { fromEventId: 2, checkpoint: ref, artifacts: [] } }), state, undefined, events.length);
       expect(decided).toEqual([
         closedC1,
-        { type: 'TaskCancelled', data: { turn: 1, droppedMessageIds: [], reason: 'interrupted' } },
+        { type: 'TaskCancelled', data: { turn: 1, droppedMessageIds: [], usage: turnUsage, reason: 'interrupted' } },
         { type: 'TurnRolledBack', data: { turn: 1, fromEventId: 2, toEventId: events.length + 2, checkpoint: ref, artifacts: [] } },
         ...next,
       ]);
@@ -503,7 +505,7 @@ describe('task decider', () => {
         .given([
           ...waiting(),
           closedC1,
-          { type: 'TaskCancelled', data: { turn: 1, droppedMessageIds: [], reason: 'interrupted' } },
+          { type: 'TaskCancelled', data: { turn: 1, droppedMessageIds: [], usage: turnUsage, reason: 'interrupted' } },
           ...next,
         ])
         .when(interrupt({ messageId: 'm9' }))

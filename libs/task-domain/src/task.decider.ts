@@ -435,7 +435,7 @@ function interruptTurn(data: InterruptTurn['data'], s: ExistingTask, policy: Dec
       type: 'ToolCallFinished',
       data: { callId: c.callId, toolName: c.toolName, status: 'cancelled', output: 'The turn was interrupted.', durationMs: 0 },
     }));
-  const cancelled: TaskEvent = { type: 'TaskCancelled', data: { turn, droppedMessageIds: [], reason: 'interrupted' } };
+  const cancelled: TaskEvent = { type: 'TaskCancelled', data: { turn, droppedMessageIds: [], usage: s.turnUsage, reason: 'interrupted' } };
   const undone: TaskEvent[] = rollback
     ? [
         {

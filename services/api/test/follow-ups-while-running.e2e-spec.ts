@@ -113,7 +113,9 @@ describe('Follow-ups sent while a turn runs (ifRunning)', () => {
       expect(await finished(id)).toBe('completed');
     }
     const events = await history(id);
-    expect(events.filter((e) => e.type === 'done').map((e) => e.data)).toEqual([1, 2, 3, 4].map((turn) => ({ status: 'completed', turn })));
+    expect(events.filter((e) => e.type === 'done').map((e) => e.data)).toEqual(
+      [1, 2, 3, 4].map((turn) => ({ status: 'completed', turn, usage: expect.objectContaining({ totalTokens: expect.any(Number) }) })),
+    );
     expect(events.filter((e) => e.type === 'rolled_back')).toEqual([]);
     expect(events.filter((e) => e.type === 'message').map((e) => (e.data as { queued: boolean }).queued)).toEqual([
       true,
@@ -158,12 +160,15 @@ describe('Follow-ups sent while a turn runs (ifRunning)', () => {
         type: 'tool_result',
         data: { callId, toolName: 'shell', status: 'cancelled', output: 'The turn was interrupted.', durationMs: 0 },
       },
-      { type: 'done', data: { status: 'cancelled', turn: 1, reason: 'interrupted' } },
+      {
+        type: 'done',
+        data: { status: 'cancelled', turn: 1, reason: 'interrupted', usage: expect.objectContaining({ totalTokens: expect.any(Number) }) },
+      },
       { type: 'message', data: { messageId: answer.body.data.messageId, text: 'do the other thing', queued: false } },
       { type: 'status', data: { status: 'running', turn: 2, messageId: answer.body.data.messageId } },
       { type: 'usage', data: expect.objectContaining({ turn: 2, step: 1 }) },
       { type: 'content', data: { text: 'Stopped, doing the other thing.' } },
-      { type: 'done', data: { status: 'completed', turn: 2 } },
+      { type: 'done', data: { status: 'completed', turn: 2, usage: expect.objectContaining({ totalTokens: expect.any(Number) }) } },
     ]);
     // The new turn asked once, with everything: the first message, the call and its cancelled result, the new message.
     expect(h.model.requests).toHaveLength(before + 1);
