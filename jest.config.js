@@ -34,7 +34,7 @@ module.exports = {
       displayName: 'e2e-distributed',
       setupFilesAfterEnv: ['<rootDir>/test/support/slow-tier-timeout.ts', '<rootDir>/test/support/distributed-e2e-mode.ts'],
       testMatch: [
-        '<rootDir>/services/api/test/{task-lifecycle,approvals,anthropic-provider,cost,auth-and-errors,hostile-input,uploads,secrets,stream,webhooks,fork}.e2e-spec.ts',
+        '<rootDir>/services/api/test/{task-lifecycle,approvals,anthropic-provider,cost,auth-and-errors,hostile-input,uploads,secrets,stream,webhooks,fork,schedules,follow-ups-while-running}.e2e-spec.ts',
         '<rootDir>/services/sandbox/test/{shell-and-artifacts,sandbox-escape,task-bounds,egress,expiry-and-restore,secret-canary,web-tools,mcp-tools,time-travel}.e2e-spec.ts',
         '<rootDir>/test/client/*.e2e-spec.ts',
       ],

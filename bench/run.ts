@@ -5,6 +5,7 @@ import { benchCheckpoints, benchFork } from './checkpoints';
 import { benchCreateLatency } from './create-latency';
 import { benchEgress } from './egress';
 import { benchFootprint } from './footprint';
+import { benchInterruptLatency } from './interrupt-latency';
 import { InProcessService } from './lib/in-process-service';
 import { machineFacts } from './lib/machine';
 import { benchMovedBounds } from './moved-bounds';
@@ -12,6 +13,7 @@ import type { BenchResults } from './lib/report';
 import { renderReport } from './lib/report';
 import { benchReplay } from './replay';
 import { benchSandbox } from './sandbox';
+import { benchScheduleCost } from './schedules';
 import { benchSseFanout } from './sse-fanout';
 import { benchCompiledSseFanout } from './sse-fanout-compiled';
 import { benchStepOverhead } from './step-overhead';
@@ -23,7 +25,7 @@ import { benchWebhookLatency } from './webhook-latency';
 // table on stdout and in .bench/latest.md. Exit code 0, or 1 when a measurement failed.
 //
 // Environment: BENCH_RATE (create rate, default 500), BENCH_DURATION_S (measured seconds, 10),
-// BENCH_ONLY (comma list of create,sse,sse-compiled,replay,sandbox,approve,bounds,webhook,webhook-append,webhook-backlog,footprint,step,egress,checkpoints,fork), BENCH_CPU_PROF (directory: profile the children of
+// BENCH_ONLY (comma list of create,sse,sse-compiled,replay,sandbox,approve,bounds,webhook,webhook-append,webhook-backlog,footprint,step,egress,checkpoints,fork,schedules,interrupt), BENCH_CPU_PROF (directory: profile the children of
 // benchmarks 1, 8, 8c, 9 and 10 with --cpu-prof, and this process over benchmark 11's proxied downloads), BENCH_PACED=0 (skip the evenly paced supplementary run),
 // BENCH_CHILD_ENV (JSON object of extra variables for the child of benchmarks 1 and 8, for comparison runs),
 // BENCH_WEBHOOK_WARMUP (tasks in benchmark 8's warm-up round, 10), BENCH_WEBHOOK_WARMUP_ROUNDS (its warm-up rounds, 1),
@@ -52,7 +54,7 @@ async function main(): Promise<number> {
   const durationS = envNumber('BENCH_DURATION_S', 10);
   const only = (
     process.env.BENCH_ONLY ??
-    'create,sse,sse-compiled,replay,sandbox,approve,bounds,webhook,webhook-append,webhook-backlog,footprint,step,egress,checkpoints,fork'
+    'create,sse,sse-compiled,replay,sandbox,approve,bounds,webhook,webhook-append,webhook-backlog,footprint,step,egress,checkpoints,fork,schedules,interrupt'
   )
     .split(',')
     .map((s) => s.trim());
@@ -76,7 +78,7 @@ async function main(): Promise<number> {
     }
   } else results.skipped.push('1. create');
 
-  const inProcess = only.includes('sse') || only.includes('replay') || only.includes('approve') || only.includes('fork');
+  const inProcess = ['sse', 'replay', 'approve', 'fork', 'interrupt'].some((name) => only.includes(name));
   if (inProcess) {
     let service: InProcessService | undefined;
     try {
@@ -115,12 +117,19 @@ async function main(): Promise<number> {
           results.failures['12c. fork'] = describe(error);
         }
       } else results.skipped.push('12c. fork');
+      if (only.includes('interrupt')) {
+        try {
+          mutable.interrupt = await benchInterruptLatency(service, { runs: 50, warmupRuns: 5, log });
+        } catch (error) {
+          results.failures['13. interrupt → next turn'] = describe(error);
+        }
+      } else results.skipped.push('13. interrupt → next turn');
     } catch (error) {
       results.failures['in-process service'] = describe(error);
     } finally {
       await service?.close();
     }
-  } else results.skipped.push('2. append → SSE', '3. replay', '6. approve → tool_result', '12c. fork');
+  } else results.skipped.push('2. append → SSE', '3. replay', '6. approve → tool_result', '12c. fork', '13. interrupt → next turn');
 
   if (only.includes('checkpoints')) {
     try {
@@ -129,6 +138,17 @@ async function main(): Promise<number> {
       results.failures['12. checkpoints'] = describe(error);
     }
   } else results.skipped.push('12. checkpoints');
+
+  if (only.includes('schedules')) {
+    try {
+      mutable.schedules = await benchScheduleCost({ schedules: 1000, log });
+      const runs = mutable.schedules.runsPerScheduleSample;
+      if (runs.some((n) => n !== runs[0]))
+        results.failures['14. schedules'] = `schedules recorded different numbers of runs: ${runs.join(', ')}`;
+    } catch (error) {
+      results.failures['14. schedules'] = describe(error);
+    }
+  } else results.skipped.push('14. schedules');
 
   if (only.includes('sse-compiled')) {
     try {

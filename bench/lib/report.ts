@@ -1,10 +1,13 @@
 import type { Row } from './report-row';
 import type { ApproveLatencyFigures } from '../approve-latency';
 import type { SandboxFigures } from '../sandbox';
+import type { ScheduleCostFigures } from '../schedules';
 import type { MovedBoundsFigures } from '../moved-bounds';
 import { MOVED_BOUND_TARGETS } from '../moved-bounds';
 import type { CreateLatencyFigures } from '../create-latency';
 import type { CheckpointFigures, ForkFigures } from '../checkpoints';
+import type { InterruptLatencyFigures } from '../interrupt-latency';
+import type { Summary } from './stats';
 import type { EgressFigures } from '../egress';
 import type { FootprintFigures, MemorySample } from '../footprint';
 import type { ReplayFigures } from '../replay';
@@ -35,6 +38,8 @@ export interface BenchResults {
   readonly egress?: EgressFigures;
   readonly checkpoints?: CheckpointFigures;
   readonly fork?: ForkFigures;
+  readonly schedules?: ScheduleCostFigures;
+  readonly interrupt?: InterruptLatencyFigures;
   /** Benchmark name → error message, for the ones that failed. */
   readonly failures: Record<string, string>;
   readonly skipped: string[];
@@ -362,6 +367,44 @@ export function renderReport(r: BenchResults): string {
     const f = r.fork;
     const name = `12c. fork of a task of ${f.sourceEvents} events, ${f.runs} runs`;
     rows.push([name, 'POST /fork → 201 p50 / p99', `${ms(f.forkMs.p50)} / ${ms(f.forkMs.p99)}`, '≤ 200 ms', met(f.forkMs.p99 <= 200)]);
+  }
+  if (r.schedules) {
+    const c = r.schedules;
+    const name = `14. ${c.schedules} schedules firing every minute (all-in-one)`;
+    rows.push(
+      [
+        name,
+        `CPU between firings (${c.betweenS.toFixed(0)} s)`,
+        `${c.betweenPercent.toFixed(2)} % of a core`,
+        '≤ 2 %',
+        met(c.betweenPercent <= 2),
+      ],
+      [name, `CPU before the first firing (${c.idleBeforeS.toFixed(0)} s)`, `${c.idleBeforePercent.toFixed(2)} % of a core`, '', ''],
+      [
+        name,
+        'one firing: CPU / wall (each run a task and its turn)',
+        `${c.firingCpuS.toFixed(1)} s / ${c.firingWallS.toFixed(1)} s`,
+        '',
+        '',
+      ],
+      [
+        name,
+        'runs started (tasks completed) of 10 sampled schedules after two firings',
+        c.runsPerScheduleSample.join(', '),
+        '2 each',
+        met(c.runsPerScheduleSample.every((n) => n === 2)),
+      ],
+    );
+  }
+  if (r.interrupt) {
+    const i = r.interrupt;
+    const name = `13. follow-up with ifRunning interrupt → the new turn's first model request, ${i.runs} runs`;
+    const p = (s: Summary) => `${ms(s.p50)} / ${ms(s.p99)}`;
+    rows.push(
+      [name, 'while the model call hangs, p50 / p99', p(i.duringModelCall), '≤ 50 ms p99', met(i.duringModelCall.p99 <= 50)],
+      [name, 'while a command runs (killed first), p50 / p99', p(i.duringCommand), '≤ 50 ms p99', met(i.duringCommand.p99 <= 50)],
+      [name, 'POST → 201 (model-call case), p50 / p99', p(i.postResponse), '', ''],
+    );
   }
   for (const [bench, message] of Object.entries(r.failures))
     rows.push([bench, 'FAILED', message.replace(/\|/g, '\\|').replace(/\n/g, ' '), '', '**no**']);

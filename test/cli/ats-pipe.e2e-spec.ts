@@ -244,6 +244,36 @@ describe('ats in a pipe', () => {
     const cancelled = await runAts(['cancel', id], env());
     expect(cancelled.stdout).toBe(`${id} cancelled\n`);
   });
+
+  it('send --reject, --interrupt and --rollback while a turn runs', async () => {
+    h.model.script({ hang: true });
+    const { id } = await ats.tasks.create({ message: 'slow' });
+    await waitFor(async () => ((await ats.tasks.get(id)).status === 'running' ? true : undefined));
+    const rejected = await runAts(['send', id, 'not now', '--reject'], env());
+    expect(rejected).toMatchObject({ code: 1, stderr: expect.stringContaining('reject') });
+    const clash = await runAts(['send', id, 'x', '--interrupt', '--rollback'], env());
+    expect(clash.code).not.toBe(0);
+    expect(clash.stderr).toContain('cannot be used with');
+
+    h.model.script({ hang: true });
+    const interrupted = await runAts(['send', id, 'instead', '--interrupt', '--json'], env());
+    expect(interrupted.code).toBe(0);
+    expect(jsonLines(interrupted.stdout)[0]).toMatchObject({ id, status: 'running' });
+    h.model.script({ text: 'as if never asked' });
+    const rolledBack = await runAts(['send', id, 'undo that', '--rollback'], env());
+    expect(rolledBack.stdout).toMatch(/^msg_\S+ sent, task running/);
+    await waitFor(async () => ((await ats.tasks.get(id)).status === 'completed' ? true : undefined));
+    const logs = await runAts(['logs', id], env());
+    expect(logs.stdout).toContain('cancelled (interrupted)');
+    expect(logs.stdout).toContain('turn undone');
+    const history = [];
+    for await (const event of ats.tasks.history(id)) history.push(event);
+    expect(history.filter((e) => e.type === 'done').map((e) => e.data)).toEqual([
+      { status: 'cancelled', turn: 1, reason: 'interrupted' },
+      { status: 'cancelled', turn: 2, reason: 'interrupted' },
+      { status: 'completed', turn: 3 },
+    ]);
+  });
 });
 
 /** Passes everything to the service, except that a task's artifact list gets these paths added. */

@@ -172,6 +172,35 @@ describe('Web console: approvals, follow-ups, files, cancel, reload', () => {
     expect(await page.getByRole('button', { name: 'Cancel task' }).count()).toBe(0);
   });
 
+  it('stops a running turn and sends ("Stop and send"), then undoes the next one and sends ("Undo turn and send")', async () => {
+    h.model.script({ hang: true });
+    const { id } = await h.client().tasks.create({ message: 'Take your time' });
+    await signIn(page, h.url);
+    await page.goto(`${h.url}/console#/tasks/${id}`);
+    await page.locator('.badge', { hasText: 'running' }).waitFor();
+
+    h.model.script({ hang: true });
+    await page.getByLabel('Follow-up').fill('Do this instead');
+    await page.getByRole('button', { name: 'Stop and send', exact: true }).click();
+    await page.getByText('Turn cancelled').waitFor();
+    await waitFor(async () => ((await h.client().tasks.get(id)).turn === 2 ? true : undefined), 10_000, 'turn 2 to run');
+    await page.getByText('Do this instead').waitFor();
+
+    h.model.script({ text: 'As if turn 2 never was.' });
+    await page.getByLabel('Follow-up').fill('Forget that');
+    await page.getByRole('button', { name: 'Undo turn and send', exact: true }).click();
+    await page.getByText(/^Turn undone: events \d+ to \d+/).waitFor();
+    await page.locator('.badge', { hasText: 'completed' }).waitFor();
+    await page.getByText('As if turn 2 never was.').waitFor();
+    const done = [];
+    for await (const event of h.client().tasks.history(id))
+      if (event.type === 'done' || event.type === 'rolled_back') done.push(event.type);
+    expect(done).toEqual(['done', 'done', 'rolled_back', 'done']);
+    // Nothing runs now: only Send is offered.
+    expect(await page.getByRole('button', { name: 'Stop and send' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Undo turn and send' }).count()).toBe(0);
+  });
+
   it('shows every event once after a reload mid-turn, and the history from event 1', async () => {
     h.model.script({ toolCalls: [{ name: 'list_files', arguments: { path: '.' } }] }, { text: 'Listed after the reload.' });
     await signIn(page, h.url);

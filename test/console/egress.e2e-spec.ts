@@ -101,6 +101,7 @@ const TASK: Task = {
   turn: 1,
   lastEventId: EVENTS.length,
   forkedFrom: null,
+  scheduleId: null,
 };
 
 const sse = (events: TaskEvent[]): string =>

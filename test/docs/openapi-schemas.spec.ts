@@ -8,6 +8,10 @@ import { ok } from '../../services/api/src/http/envelope';
 import { EVENT_PAYLOADS, eventSchemas } from '../../services/api/src/openapi/event-schemas';
 import { SCHEMAS, envelope } from '../../services/api/src/openapi/schemas';
 import { presentTask } from '../../services/api/src/tasks/task.presenter';
+import { presentSchedule } from '../../services/api/src/schedules/schedule.presenter';
+import { scheduleRuns } from '../../services/api/src/schedules/schedule-runs';
+import type { ScheduleEvent } from '@app/task-domain';
+import { evolveSchedule, initialScheduleState } from '@app/task-domain';
 
 // The hand-written response and event schemas of the OpenAPI document, checked against what the
 // code returns: presentTask over a projected task, toPublicEvent over every kind of stored event,
@@ -120,6 +124,8 @@ const EVERY_EVENT: Record<string, unknown>[] = [
   { type: 'TaskCancelled', data: { turn: 1, droppedMessageIds: [] } },
   { type: 'TaskForked', data: { taskId: 'task_source', eventId: 7, autoExecute: false } },
   { type: 'TurnResumed', data: { turn: 1, messageId: 'msg_1' } },
+  { type: 'TaskCancelled', data: { turn: 2, droppedMessageIds: [], reason: 'interrupted' } },
+  { type: 'TurnRolledBack', data: { turn: 2, fromEventId: 9, toEventId: 14, artifacts: [] } },
 ];
 
 const sseExamples = (): unknown[] =>
@@ -129,7 +135,7 @@ describe('the OpenAPI schemas', () => {
   it('have a payload schema for every kind of event the public stream carries, and no other', () => {
     const kinds = Object.keys(TASK_EVENT_SCHEMA_VERSIONS).map((type) => toPublicEvent({ type, data: {} } as unknown as TaskEvent).kind);
     expect(Object.keys(EVENT_PAYLOADS).sort()).toEqual([...new Set(kinds)].sort());
-    expect(EVERY_EVENT.map((e) => e.type).sort()).toEqual(Object.keys(TASK_EVENT_SCHEMA_VERSIONS).sort());
+    expect([...new Set(EVERY_EVENT.map((e) => e.type))].sort()).toEqual(Object.keys(TASK_EVENT_SCHEMA_VERSIONS).sort());
   });
 
   it.each(EVERY_EVENT.map((event) => [event.type, event] as const))('describe the public event of %s', (_type, event) => {
@@ -180,5 +186,50 @@ describe('the OpenAPI schemas', () => {
     const fork = projectTaskView(failed, { event: forked, revision: 10, recordedAt: AT });
     expect(presentTask(fork!).forkedFrom).toEqual({ taskId: 'task_source', eventId: 7 });
     expectValid(envelope('Task'), ok(presentTask(fork!)));
+  });
+
+  it('describe the Schedule answers as presentSchedule and the runs list build them', () => {
+    const history: ScheduleEvent[] = [
+      {
+        type: 'ScheduleCreated',
+        data: {
+          scheduleId: 'sched_0123456789abcdef0123456789abcdef',
+          tenantId: 't',
+          cron: '0 9 * * MON-FRI',
+          timezone: 'Europe/Paris',
+          task: {
+            message: 'report',
+            autoExecute: true,
+            showInHistory: true,
+            env: { REGION: 'eu' },
+            secretNames: ['TOKEN'],
+            maxTokens: 1000,
+          },
+          overlap: 'skip',
+          paused: false,
+          at: AT,
+        },
+      },
+      { type: 'ScheduleFired', data: { dueAt: '2026-11-26T08:00:00.000Z', firedAt: '2026-11-26T08:00:00.004Z', taskId: TASK_ID } },
+      { type: 'ScheduleSkipped', data: { dueAt: '2026-11-27T08:00:00.000Z', at: AT, reason: 'the previous run is still running' } },
+      { type: 'ScheduleFired', data: { dueAt: '2026-11-30T08:00:00.000Z', firedAt: '2026-11-30T08:00:00.010Z', taskId: TASK_ID } },
+      { type: 'ScheduleRunFailed', data: { dueAt: '2026-11-30T08:00:00.000Z', at: AT, reason: 'webhookUrl is refused' } },
+    ];
+    const state = history.reduce(evolveSchedule, initialScheduleState());
+    expectValid(envelope('Schedule'), ok(presentSchedule(state)));
+    expectValid(envelope('Schedule'), ok(presentSchedule(evolveSchedule(state, { type: 'SchedulePaused', data: { at: AT } }))));
+    expectValid(envelope('SchedulePage'), ok({ schedules: [presentSchedule(state)], nextCursor: '3' }));
+    const stored = history.map((e, i) => ({
+      ...e,
+      streamId: 's',
+      revision: i + 1,
+      globalPosition: i + 1,
+      recordedAt: AT,
+      schemaVersion: 1,
+    }));
+    const runs = scheduleRuns(stored).map(({ revision: _cursor, ...run }) => run);
+    expect(runs.map((r) => r.outcome)).toEqual(['started', 'skipped', 'failed']);
+    expectValid(envelope('ScheduleRunPage'), ok({ runs, nextCursor: null }));
+    expectValid(envelope('DeletedSchedule'), ok({ id: state.id, deleted: true }));
   });
 });

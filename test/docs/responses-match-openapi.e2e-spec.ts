@@ -12,6 +12,7 @@ import { CancelTaskHandler } from '../../services/api/src/tasks/cancel-task/canc
 import { ForkTaskHandler } from '../../services/api/src/tasks/fork-task/fork-task.handler';
 import { CreateTaskHandler } from '../../services/api/src/tasks/create-task/create-task.handler';
 import { TaskAccess } from '../../services/api/src/tasks/task-access';
+import { ScheduleBook } from '../../services/api/src/schedules/schedule-book';
 import type { ObservedAnswer } from '../support/openapi-response-validator';
 import { OpenApiResponseValidator } from '../support/openapi-response-validator';
 import type { Pause, RawExchange } from '../support/raw-exchange';
@@ -44,6 +45,10 @@ const FILES = '/api/v1/tasks/{id}/files';
 const FILE_DOWNLOAD = '/api/v1/tasks/{id}/files/download';
 const DELIVERIES = '/api/v1/tasks/{id}/webhook-deliveries';
 const REDELIVER = '/api/v1/tasks/{id}/webhook-deliveries/{deliveryId}/redeliver';
+const SCHEDULES = '/api/v1/schedules';
+const SCHEDULE = '/api/v1/schedules/{id}';
+const SCHEDULE_RUNS = '/api/v1/schedules/{id}/runs';
+const MAX_SCHEDULES = 3;
 const HEALTH = '/healthz';
 const READYZ = '/readyz';
 const METRICS = '/metrics';
@@ -80,6 +85,7 @@ describe('Every answer of the running service matches docs/openapi.json', () => 
       HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
       UPLOAD_MAX_BYTES: String(UPLOAD_MAX_BYTES),
       RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
+      MAX_SCHEDULES_PER_TENANT: String(MAX_SCHEDULES),
     });
   });
   afterAll(async () => {
@@ -287,10 +293,12 @@ describe('Every answer of the running service matches docs/openapi.json', () => 
     ids.callId = listCall;
   });
 
-  it('answers cancel 200 with the cancelled status', async () => {
+  it('answers a follow-up refused while a turn runs 409, and cancel 200 with the cancelled status', async () => {
     h.model.script({ toolCalls: [{ name: 'list_files', arguments: {} }] });
     const id = (await expectAnswer('POST', TASKS, 201, { json: { message: 'Wait for me', autoExecute: false } })).data.id;
     await pendingCalls(id, 1);
+    const refused = await expectAnswer('POST', MESSAGES, 409, { params: { id }, json: { message: 'not now', ifRunning: 'reject' } });
+    expect(refused.error.code).toBe('CONFLICT');
     expect((await expectAnswer('POST', CANCEL, 200, { params: { id } })).data).toEqual({ id, status: 'cancelled' });
   });
 
@@ -317,6 +325,58 @@ describe('Every answer of the running service matches docs/openapi.json', () => 
     for (const path of UNAUTHENTICATED) {
       checked('GET', path, 400, observed(await rawExchange(h.url, [`GET ${path} HTTP/1.1\r\n\r\n`], { waitForClose: false })));
     }
+  });
+
+  it('answers schedules 201 and 200, invalid ones 400, unknown or foreign ones 404, one past MAX_SCHEDULES_PER_TENANT 409, a failure 500', async () => {
+    const body = { cron: '0 0 1 1 *', task: { message: 'yearly' } };
+    const created = (await expectAnswer('POST', SCHEDULES, 201, { json: body })).data;
+    const id = { params: { id: created.id } };
+    await expectAnswer('GET', SCHEDULES, 200, { query: '?limit=1' });
+    await expectAnswer('GET', SCHEDULE, 200, id);
+    await expectAnswer('PATCH', SCHEDULE, 200, { ...id, json: { paused: true } });
+    await expectAnswer('GET', SCHEDULE_RUNS, 200, id);
+    await expectAnswer('POST', SCHEDULES, 400, { json: { ...body, cron: '* * *' } });
+    await expectAnswer('GET', SCHEDULES, 400, { query: '?limit=0' });
+    await expectAnswer('PATCH', SCHEDULE, 400, { ...id, json: { timezone: 'Nowhere/Land' } });
+    await expectAnswer('GET', SCHEDULE_RUNS, 400, { ...id, query: '?cursor=x' });
+    await expectAnswer('GET', SCHEDULE, 400, { params: { id: '%E0%A4%A' } });
+    await expectAnswer('DELETE', SCHEDULE, 400, { params: { id: '%E0%A4%A' } });
+    await expectAnswer('POST', SCHEDULES, 404, { json: { ...body, target: UNKNOWN_TASK } });
+    for (const [method, template] of [
+      ['GET', SCHEDULE],
+      ['PATCH', SCHEDULE],
+      ['DELETE', SCHEDULE],
+      ['GET', SCHEDULE_RUNS],
+    ] as const) {
+      await expectAnswer(method, template, 404, { ...id, key: OTHER_API_KEY, json: method === 'PATCH' ? { paused: false } : undefined });
+    }
+    const more: string[] = [];
+    for (let i = 1; i < MAX_SCHEDULES; i++) more.push((await expectAnswer('POST', SCHEDULES, 201, { json: body })).data.id);
+    expect((await expectAnswer('POST', SCHEDULES, 409, { json: body })).error.code).toBe('CONFLICT');
+    const book = h.app.get(ScheduleBook);
+    const fail = (method: 'load' | 'registered' | 'register') =>
+      jest.spyOn(book, method).mockRejectedValueOnce(new Error('injected: secret internals'));
+    const cases: [string, string, () => jest.SpyInstance, Call][] = [
+      ['POST', SCHEDULES, () => fail('register'), { json: body }],
+      ['GET', SCHEDULES, () => fail('registered'), {}],
+      ['GET', SCHEDULE, () => fail('load'), id],
+      ['PATCH', SCHEDULE, () => fail('load'), { ...id, json: { paused: false } }],
+      ['DELETE', SCHEDULE, () => fail('load'), id],
+      ['GET', SCHEDULE_RUNS, () => fail('load'), id],
+    ];
+    for (const [method, template, fault, call] of cases) {
+      const spy = fault();
+      try {
+        expect(await expectAnswer(method, template, 500, call)).toEqual({
+          success: false,
+          error: { code: 'INTERNAL', message: 'Internal error' },
+        });
+        expect(spy).toHaveBeenCalled();
+      } finally {
+        spy.mockRestore();
+      }
+    }
+    for (const schedule of [created.id, ...more]) await expectAnswer('DELETE', SCHEDULE, 200, { params: { id: schedule } });
   });
 
   it('answers 401 to a request without a key and to one with an unknown key, on every authenticated operation', async () => {

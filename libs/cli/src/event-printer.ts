@@ -77,6 +77,10 @@ export class EventPrinter {
         return this.term.line(egressLine(event.data, c));
       case 'forked':
         return this.term.line(c.dim(`forked from ${safeLine(event.data.taskId)} after event ${event.data.eventId}`));
+      case 'rolled_back':
+        return this.term.line(
+          c.dim(`turn undone: events ${event.data.fromEventId} to ${event.data.toEventId} left out, workspace as before it`),
+        );
       case 'done':
         return this.printDone(event.data);
       default: {
@@ -86,9 +90,10 @@ export class EventPrinter {
     }
   }
 
-  private printDone(done: { status: string; error?: string; turn: number; usage?: TurnUsage }): void {
+  private printDone(done: { status: string; error?: string; turn: number; reason?: string; usage?: TurnUsage }): void {
     const c = this.term.colors;
-    const status = done.status === 'completed' ? c.green(`✔ ${done.status}`) : c.red(`✖ ${done.status}`);
+    const status =
+      done.status === 'completed' ? c.green(`✔ ${done.status}`) : c.red(`✖ ${done.status}${done.reason ? ` (${done.reason})` : ''}`);
     this.term.line(`${status}${done.error ? `: ${safeLine(done.error)}` : ''}`);
     // The turn's usage as recorded on done; summed from the usage events for turns that ended without it.
     this.term.line(c.dim(`usage: ${usageText(done.usage ?? this.usage)}`));

@@ -12,6 +12,13 @@ import { loginCommand } from './commands/login.command';
 import { logsCommand } from './commands/logs.command';
 import { lsCommand } from './commands/ls.command';
 import { runCommand } from './commands/run.command';
+import {
+  scheduleCreateCommand,
+  scheduleLsCommand,
+  schedulePauseCommand,
+  scheduleRmCommand,
+  scheduleShowCommand,
+} from './commands/schedule.command';
 import { showCommand } from './commands/show.command';
 import type { CliContext } from './context';
 import { CliExit, ExitCode } from './exit-codes';
@@ -73,11 +80,21 @@ export function buildProgram(ctx: CliContext, done: (code: ExitCode) => void): C
 
   program
     .command('send')
-    .description('a follow-up message in the same workspace')
+    .description('a follow-up message in the same workspace (queued while a turn runs, unless one of the options says otherwise)')
     .argument('<id>')
     .argument('<message>')
+    .addOption(
+      new Option('--interrupt', 'stop the running turn (as cancel does) and start this one at once').conflicts(['rollback', 'reject']),
+    )
+    .addOption(
+      new Option('--rollback', 'as --interrupt, then undo the stopped turn: its files and its place in the context').conflicts(['reject']),
+    )
+    .addOption(new Option('--reject', 'refuse to send while a turn runs (exit status of a conflict, nothing recorded)'))
     .addOption(jsonOption())
-    .action(async (id: string, message: string, options) => done(await sendCommand(ctx, id, message, { json: false, ...options })));
+    .action(async (id: string, message: string, options: { json?: boolean; interrupt?: boolean; rollback?: boolean; reject?: boolean }) => {
+      const ifRunning = options.interrupt ? 'interrupt' : options.rollback ? 'rollback' : options.reject ? 'reject' : undefined;
+      done(await sendCommand(ctx, id, message, { json: options.json ?? false, ifRunning }));
+    });
 
   program
     .command('approve')
@@ -130,6 +147,53 @@ export function buildProgram(ctx: CliContext, done: (code: ExitCode) => void): C
       if (options.output !== undefined) throw new CliExit(ExitCode.failed, 'ats: -o needs --get <path>');
       done(await filesCommand(ctx, id, { json: false, ...options }));
     });
+
+  const schedule = program.command('schedule').description('tasks started on a cron: create, ls, show, pause, resume, rm');
+  schedule
+    .command('create')
+    .description('start a task (or a follow-up into --target) at each due time of a cron (5 fields, or 6 with seconds first)')
+    .argument('<cron>', 'e.g. "0 9 * * MON-FRI"')
+    .argument('<message>', 'what each run asks the agent')
+    .option('--tz <zone>', 'IANA time zone the cron is read in (default UTC)')
+    .option('--target <id>', 'each run is a follow-up into this task instead of a new task')
+    .addOption(
+      new Option('--overlap <policy>', 'a due time whose previous run still runs: skip it, or run anyway').choices(['skip', 'enqueue']),
+    )
+    .option('--paused', 'create it paused', false)
+    .option('--env <K=V>', 'an environment value for each task (repeatable)', parseEnvPair, {})
+    .option('--secret <NAME>', 'a secret from the environment variable NAME, else asked for without echo (repeatable)', parseSecretName, [])
+    .addOption(jsonOption())
+    .action(async (cron: string, message: string, options) =>
+      done(await scheduleCreateCommand(ctx, cron, message, { json: false, ...options })),
+    );
+  schedule
+    .command('ls')
+    .description('your schedules, newest first')
+    .addOption(jsonOption())
+    .action(async (options) => done(await scheduleLsCommand(ctx, { json: false, ...options })));
+  schedule
+    .command('show')
+    .description('a schedule and its latest runs (started, skipped, failed, and why)')
+    .argument('<id>')
+    .option('--runs <n>', 'how many runs (1-100)', parseCount, 10)
+    .addOption(jsonOption())
+    .action(async (id: string, options) => done(await scheduleShowCommand(ctx, id, { json: false, ...options })));
+  for (const [name, paused] of [
+    ['pause', true],
+    ['resume', false],
+  ] as const) {
+    schedule
+      .command(name)
+      .description(paused ? 'stop the runs until resumed' : 'run again from now on (due times while paused are not run)')
+      .argument('<id>')
+      .addOption(jsonOption())
+      .action(async (id: string, options) => done(await schedulePauseCommand(ctx, id, paused, { json: false, ...options })));
+  }
+  schedule
+    .command('rm')
+    .description('delete a schedule (the tasks it started stay)')
+    .argument('<id>')
+    .action(async (id: string) => done(await scheduleRmCommand(ctx, id)));
 
   program
     .command('login')

@@ -10,7 +10,14 @@ import type {
   ApprovalOutcome,
   ArtifactFile,
   CancelledTask,
+  CreateScheduleRequest,
   CreateTaskRequest,
+  DeletedSchedule,
+  Schedule,
+  SchedulePage,
+  ScheduleRun,
+  ScheduleRunPage,
+  UpdateScheduleRequest,
   CreatedTask,
   FollowUpAccepted,
   ForkTaskRequest,
@@ -70,6 +77,7 @@ export class AtsClient {
   readonly artifacts: ArtifactsApi;
   readonly files: WorkspaceFilesApi;
   readonly webhookDeliveries: WebhookDeliveriesApi;
+  readonly schedules: SchedulesApi;
   private readonly api: ReturnType<typeof createOpenApiClient<paths>>;
 
   constructor(options: AtsClientOptions) {
@@ -85,6 +93,7 @@ export class AtsClient {
     this.artifacts = new ArtifactsApi(this.api);
     this.files = new WorkspaceFilesApi(this.api);
     this.webhookDeliveries = new WebhookDeliveriesApi(this.api);
+    this.schedules = new SchedulesApi(this.api);
   }
 
   /** `{status: "ok"}` once the service accepts tasks. */
@@ -94,6 +103,73 @@ export class AtsClient {
 }
 
 type Api = AtsClient['api'];
+
+export interface PageOptions {
+  /** Page size (1–100). */
+  readonly limit?: number;
+  /** The nextCursor of the previous page. */
+  readonly cursor?: string;
+}
+
+/** Schedules: a task, or a follow-up into `target`, at each due time of a cron (docs/api.md "Schedules"). */
+export class SchedulesApi {
+  constructor(private readonly api: Api) {}
+
+  async create(request: CreateScheduleRequest): Promise<Schedule> {
+    return data(await this.api.POST('/api/v1/schedules', { body: request }));
+  }
+
+  async get(scheduleId: string): Promise<Schedule> {
+    return data(await this.api.GET('/api/v1/schedules/{id}', { params: { path: { id: scheduleId } } }));
+  }
+
+  /** One page of the caller's schedules, newest first. */
+  async listPage(options: PageOptions = {}): Promise<SchedulePage> {
+    return data(await this.api.GET('/api/v1/schedules', { params: { query: options } }));
+  }
+
+  /** Every schedule of the caller, newest first, fetching pages as the loop goes on. */
+  async *list(options: Omit<PageOptions, 'cursor'> = {}): AsyncGenerator<Schedule> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.listPage({ ...options, cursor });
+      yield* page.schedules;
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+  }
+
+  /** Changes cron, timezone or overlap; `paused` pauses (true) or resumes (false). */
+  async update(scheduleId: string, request: UpdateScheduleRequest): Promise<Schedule> {
+    return data(await this.api.PATCH('/api/v1/schedules/{id}', { params: { path: { id: scheduleId } }, body: request }));
+  }
+
+  async pause(scheduleId: string): Promise<Schedule> {
+    return this.update(scheduleId, { paused: true });
+  }
+
+  async resume(scheduleId: string): Promise<Schedule> {
+    return this.update(scheduleId, { paused: false });
+  }
+
+  async delete(scheduleId: string): Promise<DeletedSchedule> {
+    return data(await this.api.DELETE('/api/v1/schedules/{id}', { params: { path: { id: scheduleId } } }));
+  }
+
+  /** One page of the schedule's runs, newest first. */
+  async runsPage(scheduleId: string, options: PageOptions = {}): Promise<ScheduleRunPage> {
+    return data(await this.api.GET('/api/v1/schedules/{id}/runs', { params: { path: { id: scheduleId }, query: options } }));
+  }
+
+  /** Every run of the schedule, newest first. */
+  async *runs(scheduleId: string, options: Omit<PageOptions, 'cursor'> = {}): AsyncGenerator<ScheduleRun> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.runsPage(scheduleId, { ...options, cursor });
+      yield* page.runs;
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+  }
+}
 
 export class TasksApi {
   constructor(
@@ -128,7 +204,10 @@ export class TasksApi {
     } while (cursor);
   }
 
-  /** A follow-up in the same workspace: starts the next turn, or waits behind the running one. */
+  /**
+   * A follow-up in the same workspace: starts the next turn, or waits behind the running one; with
+   * `ifRunning` it is refused (409), or stops the running turn (`interrupt`) and undoes it (`rollback`).
+   */
   async sendMessage(taskId: string, message: string | SendMessageRequest): Promise<FollowUpAccepted> {
     const body = typeof message === 'string' ? { message } : message;
     return data(await this.api.POST('/api/v1/tasks/{id}/messages', { params: { path: { id: taskId } }, body }));

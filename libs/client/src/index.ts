@@ -1,5 +1,5 @@
-export { AtsClient, ArtifactsApi, TasksApi, WebhookDeliveriesApi, WorkspaceFilesApi } from './client';
-export type { AtsClientOptions, CreateTaskInput, ListTasksOptions, TaskEventsOptions, WorkspaceFilesOptions } from './client';
+export { AtsClient, ArtifactsApi, SchedulesApi, TasksApi, WebhookDeliveriesApi, WorkspaceFilesApi } from './client';
+export type { AtsClientOptions, CreateTaskInput, ListTasksOptions, PageOptions, TaskEventsOptions, WorkspaceFilesOptions } from './client';
 export { AtsError } from './errors';
 export type { ClientErrorCode } from './errors';
 export type { ArtifactDownload, UploadFile } from './multipart';

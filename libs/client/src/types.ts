@@ -25,6 +25,14 @@ export type WorkspaceChange = NonNullable<Extract<TaskEvent, { type: 'tool_resul
 export type WebhookDelivery = Schemas['WebhookDelivery'];
 export type WebhookAttempt = Schemas['WebhookAttempt'];
 
+export type Schedule = Schemas['Schedule'];
+export type SchedulePage = Schemas['SchedulePage'];
+export type ScheduleRun = Schemas['ScheduleRun'];
+export type ScheduleRunPage = Schemas['ScheduleRunPage'];
+export type DeletedSchedule = Schemas['DeletedSchedule'];
+export type CreateScheduleRequest = Schemas['CreateScheduleRequestDto'];
+export type UpdateScheduleRequest = Schemas['UpdateScheduleRequestDto'];
+
 /** One event of a task's stream, as the `data:` line carries it: `{type, data}`. */
 export type TaskEvent = Schemas['TaskEvent'];
 export type TaskEventType = TaskEvent['type'];

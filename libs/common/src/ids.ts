@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
-/** Prefixed ids tell what they name in logs and URLs: task_…, msg_…, call_…. */
-export const newId = (prefix: 'task' | 'msg' | 'call'): string => `${prefix}_${randomUUID().replace(/-/g, '')}`;
+/** Prefixed ids tell what they name in logs and URLs: task_…, msg_…, call_…, sched_…. */
+export const newId = (prefix: 'task' | 'msg' | 'call' | 'sched'): string => `${prefix}_${randomUUID().replace(/-/g, '')}`;
 
 const TASK_ID = /^task_[a-f0-9]{32}$/;
 

@@ -23,8 +23,12 @@ export interface DurableRunner {
   start(): Promise<void>;
   /** Something changed for the task (new message, decision): run its loop if idle. */
   notify(taskId: string): void;
-  /** The task was cancelled: aborts its in-flight step (model call, tool run) and ends its turn's loop. */
-  abort(taskId: string): void;
+  /**
+   * The task was cancelled: aborts its in-flight step (model call, tool run) and ends its turn's
+   * loop. `turn`: the turn that ended, when another may already have started (an interrupt starts
+   * the next turn in the same append); absent: the turn the task is on.
+   */
+  abort(taskId: string, turn?: number): void;
   /** Resolves when no step runs for any task (tests and benchmarks). */
   idle(): Promise<void>;
   /**

@@ -58,9 +58,10 @@ export class TaskCommandExecutor {
     let optimistic = this.cache.get(streamId);
     for (let attempt = 0; ; attempt++) {
       const { state, events: history } = optimistic ?? (await this.load(taskId));
+      const revision = history.length === 0 ? 'no_stream' : history[history.length - 1].revision;
       let events: TaskEvent[];
       try {
-        events = decide(command, state, this.policy);
+        events = decide(command, state, this.policy, revision === 'no_stream' ? 0 : revision);
       } catch (error) {
         // A rule broken against a possibly stale cache is only believed after a fresh read.
         if (!optimistic) throw error;
@@ -73,7 +74,6 @@ export class TaskCommandExecutor {
         attempt--;
         continue;
       }
-      const revision = history.length === 0 ? 'no_stream' : history[history.length - 1].revision;
       try {
         const appended = await this.store.appendToStream(
           streamId,

@@ -13,3 +13,5 @@ export * from './artifacts/artifact-diff';
 export * from './artifacts/stored-artifacts';
 export * from './mcp/mcp-server-config';
 export * from './checkpoints/checkpoint.types';
+export * from './schedules/schedule.events';
+export * from './schedules/schedule.decider';

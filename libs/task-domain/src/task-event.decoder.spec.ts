@@ -50,6 +50,7 @@ const SAMPLES: { readonly [T in TaskEventType]: TaskEventData<T> } = {
   McpServerUnavailable: { server: 'docs', reason: 'refused' },
   TaskForked: { taskId: 'source', eventId: 7, autoExecute: false, resumes: { turn: 1, messageId: 'm1' } },
   TurnResumed: { turn: 1, messageId: 'm1' },
+  TurnRolledBack: { turn: 2, fromEventId: 9, toEventId: 14, artifacts: [artifact] },
   ArtifactLinksChanged: { callId: 'c1', links: ['downloads/out'] },
   EgressRecorded: { callId: 'c1', host: 'pypi.org', port: 443, allowed: true, bytesOut: 512, bytesIn: 4096, durationMs: 80 },
 };

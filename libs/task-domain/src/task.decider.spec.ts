@@ -11,7 +11,9 @@ import {
   StaleModelResponseError,
   TaskAlreadyExistsError,
   TaskConflictError,
+  TurnDecidedError,
   TurnNotRunningError,
+  TurnRunningError,
 } from './task.errors';
 import type { TaskCreated, TaskEvent } from './task.events';
 import type { TaskState } from './task.state';
@@ -20,9 +22,10 @@ import { evolve, initialTaskState } from './task.state';
 const spec = DeciderSpecification.for<TaskState, TaskCommand, TaskEvent>({ decide, evolve, initialState: initialTaskState });
 
 const usage = { inputTokens: 1, outputTokens: 2, totalTokens: 3 };
-/** The turn's usage the ends of a turn record: one `usage` response, or none. */
-// Calls recorded without a cost (no price): the turn's cost is null.
+/** The turn's usage the ends of a turn record: one `usage` response, or none. Recorded without a cost (no price): the turn's cost is null. */
 const spent = { ...usage, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: null };
+/** What a turn of one such model call spent, as a turn's end records it. */
+const turnUsage = spent;
 const nothingSpent = { inputTokens: 0, outputTokens: 0, totalTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 };
 const created = (autoExecute = true): TaskCreated => ({
   type: 'TaskCreated',
@@ -483,5 +486,85 @@ describe('task decider', () => {
         .given([...running, { type: 'TaskFailed', data: { turn: 1, error: 'x' } }])
         .when({ type: 'CancelTask', data: {} })
         .thenNothing());
+  });
+
+  describe('follow-ups while a turn runs (ifRunning)', () => {
+    const interrupt = (data: Partial<Extract<TaskCommand, { type: 'InterruptTurn' }>['data']> = {}): TaskCommand => ({
+      type: 'InterruptTurn',
+      data: { turn: 1, awaiting: ['c1'], messageId: 'm2', text: 'instead', ...data },
+    });
+    const closedC1: TaskEvent = {
+      type: 'ToolCallFinished',
+      data: { callId: 'c1', toolName: 'shell', status: 'cancelled', output: 'The turn was interrupted.', durationMs: 0 },
+    };
+    const next: TaskEvent[] = [
+      { type: 'UserMessageAdded', data: { messageId: 'm2', text: 'instead', queued: false } },
+      { type: 'TurnStarted', data: { turn: 2, messageId: 'm2' } },
+    ];
+
+    it('reject: refused while a turn runs, recorded as any follow-up when none does', () => {
+      spec
+        .given(running)
+        .when({ type: 'AddUserMessage', data: { messageId: 'm2', text: 'x', ifRunning: 'reject' } })
+        .thenThrows(TurnRunningError);
+      spec
+        .given([...running, { type: 'TurnCompleted', data: { turn: 1 } }])
+        .when({ type: 'AddUserMessage', data: { messageId: 'm2', text: 'x', ifRunning: 'reject' } })
+        .then([
+          { type: 'UserMessageAdded', data: { messageId: 'm2', text: 'x', queued: false } },
+          { type: 'TurnStarted', data: { turn: 2, messageId: 'm2' } },
+        ]);
+    });
+
+    it('interrupt: closes the waiting call, ends the turn as interrupted and starts the message at once, keeping queued follow-ups', () =>
+      spec
+        .given([...waiting(), { type: 'UserMessageAdded', data: { messageId: 'm3', text: 'later', queued: true } }])
+        .when(interrupt())
+        .then([
+          closedC1,
+          { type: 'TaskCancelled', data: { turn: 1, droppedMessageIds: [], usage: turnUsage, reason: 'interrupted' } },
+          ...next,
+        ]));
+
+    it('rollback: records the turn undone, from its start to the interrupted turn end, with the checkpoint of its start', () => {
+      const events = waiting();
+      const state = events.reduce(evolve, initialTaskState());
+      const ref = { lineage: 'task_x', seq: 1, root: 'r', files: 1, bytes: 1 } as never;
+      const decided = decide(interrupt({ rollback: { fromEventId: 2, checkpoint: ref, artifacts: [] } }), state, undefined, events.length);
+      expect(decided).toEqual([
+        closedC1,
+        { type: 'TaskCancelled', data: { turn: 1, droppedMessageIds: [], usage: turnUsage, reason: 'interrupted' } },
+        { type: 'TurnRolledBack', data: { turn: 1, fromEventId: 2, toEventId: events.length + 2, checkpoint: ref, artifacts: [] } },
+        ...next,
+      ]);
+      const after = decided.reduce(evolve, state);
+      expect(after).toMatchObject({ status: 'running', turn: 2, rollbacks: 1, lastCheckpoint: ref });
+    });
+
+    it('an interrupt loses to a decision on a call it saw waiting, to a cancel and to another interrupt', () => {
+      spec
+        .given([...waiting(), { type: 'ToolCallDecided', data: { callId: 'c1', outcome: 'proceed_once', approved: true } }])
+        .when(interrupt())
+        .thenThrows(TurnDecidedError);
+      spec
+        .given([...waiting(), closedC1, { type: 'TaskCancelled', data: { turn: 1, droppedMessageIds: [] } }])
+        .when(interrupt())
+        .thenThrows(TurnDecidedError);
+      spec
+        .given([
+          ...waiting(),
+          closedC1,
+          { type: 'TaskCancelled', data: { turn: 1, droppedMessageIds: [], usage: turnUsage, reason: 'interrupted' } },
+          ...next,
+        ])
+        .when(interrupt({ messageId: 'm9' }))
+        .thenThrows(TurnDecidedError);
+    });
+
+    it('a turn that ended by itself meanwhile leaves an ordinary follow-up', () =>
+      spec
+        .given([...running, { type: 'TurnCompleted', data: { turn: 1 } }])
+        .when(interrupt({ awaiting: [] }))
+        .then(next));
   });
 });

@@ -6,6 +6,7 @@ import { NotFoundError, ValidationError } from '@app/common/errors/app-error';
 import { findMatchingRule, ruleFor } from './approvals/approval-rules';
 import { diffArtifacts } from './artifacts/artifact-diff';
 import { forkPrefix } from './fork/fork-point';
+import type { CheckpointRef } from './checkpoints/checkpoint.types';
 import type {
   ApprovalOutcome,
   ArtifactRecord,
@@ -32,7 +33,9 @@ import {
   SandboxNotInSnapshotError,
   StaleModelResponseError,
   TaskAlreadyExistsError,
+  TurnDecidedError,
   TurnNotRunningError,
+  TurnRunningError,
 } from './task.errors';
 import type { ExistingTask, TaskState } from './task.state';
 import { evolve, initialTaskState, isTurnActive, isTurnRunning, openCallsOf } from './task.state';
@@ -82,6 +85,33 @@ export type AddUserMessage = Command<
     readonly maxTokens?: number;
     /** Sets the task's cost budget (USD) from now on, as maxTokens does for tokens. */
     readonly maxCostUsd?: number;
+    /** `reject`: refused (TurnRunningError) while a turn runs, instead of queued. */
+    readonly ifRunning?: 'reject';
+  }
+>;
+/**
+ * A follow-up sent with ifRunning `interrupt` or `rollback` (docs/api.md "Follow-ups"): turn
+ * `turn` stops as a cancel stops it and the message's turn starts in the same append. What the
+ * caller saw is part of the command, so that exactly one of concurrent changes wins: the
+ * interrupt is refused when another turn runs by now, the turn was cancelled, or a call that was
+ * awaiting approval (`awaiting`) has been decided since. A turn that ended by itself meanwhile
+ * leaves nothing to interrupt: the message then starts the next turn, as any follow-up would.
+ */
+export type InterruptTurn = Command<
+  'InterruptTurn',
+  {
+    readonly turn: number;
+    readonly awaiting: readonly string[];
+    readonly messageId: string;
+    readonly text: string;
+    readonly maxTokens?: number;
+    readonly maxCostUsd?: number;
+    /** Undo the turn too: its first event (TurnStarted), the workspace's checkpoint in effect then (absent: empty) and the artifacts then. */
+    readonly rollback?: {
+      readonly fromEventId: number;
+      readonly checkpoint?: CheckpointRef;
+      readonly artifacts: readonly ArtifactRecord[];
+    };
   }
 >;
 /**
@@ -136,6 +166,7 @@ export type TaskCommand =
   | CreateTask
   | ForkTask
   | AddUserMessage
+  | InterruptTurn
   | StartTurn
   | ResumeTurn
   | RecordModelResponse
@@ -169,7 +200,11 @@ export interface DecidePolicy {
 
 export const TURNS_START_AT_ONCE: DecidePolicy = { turnsWaitForAdmission: false };
 
-export function decide(command: TaskCommand, state: TaskState, policy: DecidePolicy = TURNS_START_AT_ONCE): TaskEvent[] {
+/**
+ * `revision`: the stream revision `state` was folded to (the id of its last event); the events
+ * decided get the ids after it. Only an interrupt that rolls back names ids of its own.
+ */
+export function decide(command: TaskCommand, state: TaskState, policy: DecidePolicy = TURNS_START_AT_ONCE, revision = 0): TaskEvent[] {
   if (command.type === 'CreateTask') {
     if (state.exists) throw new TaskAlreadyExistsError(command.data.taskId);
     if (command.data.text.trim() === '') throw new ValidationError('message must be a non-empty string');
@@ -184,8 +219,13 @@ export function decide(command: TaskCommand, state: TaskState, policy: DecidePol
   if (!state.exists) throw new NotFoundError('task');
   const s = state;
   switch (command.type) {
-    case 'AddUserMessage':
-      return addUserMessage(command.data, s, policy);
+    case 'AddUserMessage': {
+      const { ifRunning, ...message } = command.data;
+      if (ifRunning === 'reject' && isTurnRunning(s.status)) throw new TurnRunningError(s.turn);
+      return addUserMessage(message, s, policy);
+    }
+    case 'InterruptTurn':
+      return interruptTurn(command.data, s, policy, revision);
     case 'StartTurn':
       // A fork's suspended turn goes on (ResumeTurn) before any message queued behind it starts one.
       if (s.status !== 'pending' || s.queued.length === 0 || s.resuming) throw new NoTurnWaitingError();
@@ -264,7 +304,8 @@ export function decide(command: TaskCommand, state: TaskState, policy: DecidePol
 function forkTask(data: ForkTask['data'], policy: DecidePolicy): TaskEvent[] {
   const [created, ...rest] = forkPrefix(data.source.events, data.afterEventId, data.message !== undefined);
   if (created.type !== 'TaskCreated') throw new Error(`task ${data.source.taskId} does not begin with TaskCreated`);
-  const { sealedSecrets: _boundToSource, ...createdData } = created.data;
+  // A fork is the caller's, not the schedule's that started the source.
+  const { sealedSecrets: _boundToSource, scheduleId: _notTheForks, ...createdData } = created.data;
   const copy: TaskEvent = {
     type: 'TaskCreated',
     data: { ...createdData, taskId: data.taskId, ...(data.sealedSecrets ? { sealedSecrets: data.sealedSecrets } : {}) },
@@ -296,7 +337,7 @@ function runningTurnOf(events: readonly TaskEvent[]): { turn: number; messageId:
   return undefined;
 }
 
-function addUserMessage(data: AddUserMessage['data'], s: ExistingTask, policy: DecidePolicy): TaskEvent[] {
+function addUserMessage(data: Omit<AddUserMessage['data'], 'ifRunning'>, s: ExistingTask, policy: DecidePolicy): TaskEvent[] {
   if (data.text.trim() === '') throw new ValidationError('message must be a non-empty string');
   if (data.maxTokens !== undefined) assertTokenBudget(data.maxTokens);
   if (data.maxCostUsd !== undefined) assertCostBudget(data.maxCostUsd);
@@ -378,6 +419,51 @@ function reportSecretsUnavailable(data: ReportSecretsUnavailable['data'], s: Exi
     ...closing,
     { type: 'SecretsUnavailable', data: { names: s.secretNames, reason: data.reason } },
     ...endTurn(s, { type: 'TaskFailed', data: { turn: s.turn, error: data.reason, usage: s.turnUsage } }, policy),
+  ];
+}
+
+function interruptTurn(data: InterruptTurn['data'], s: ExistingTask, policy: DecidePolicy, revision: number): TaskEvent[] {
+  const { turn, awaiting, rollback, ...message } = data;
+  if (message.text.trim() === '') throw new ValidationError('message must be a non-empty string');
+  if (s.turn !== turn) throw new TurnDecidedError(turn, `turn ${s.turn} has started since`);
+  if (!isTurnRunning(s.status)) {
+    if (s.status === 'cancelled') throw new TurnDecidedError(turn, 'it was cancelled');
+    // It ended by itself: nothing to stop, so the message is an ordinary follow-up.
+    return addUserMessage(message, s, policy);
+  }
+  const open = openCallsOf(s);
+  const decided = awaiting.find((callId) => open.find((c) => c.callId === callId)?.phase !== 'awaiting_approval');
+  if (decided !== undefined) throw new TurnDecidedError(turn, `tool call ${decided} was decided since`);
+  const closing: TaskEvent[] = open
+    .filter((c) => c.phase !== 'finished')
+    .map((c) => ({
+      type: 'ToolCallFinished',
+      data: { callId: c.callId, toolName: c.toolName, status: 'cancelled', output: 'The turn was interrupted.', durationMs: 0 },
+    }));
+  const cancelled: TaskEvent = { type: 'TaskCancelled', data: { turn, droppedMessageIds: [], usage: s.turnUsage, reason: 'interrupted' } };
+  const undone: TaskEvent[] = rollback
+    ? [
+        {
+          type: 'TurnRolledBack',
+          data: {
+            turn,
+            fromEventId: rollback.fromEventId,
+            toEventId: revision + closing.length + 1,
+            ...(rollback.checkpoint ? { checkpoint: rollback.checkpoint } : {}),
+            artifacts: rollback.artifacts,
+          },
+        },
+      ]
+    : [];
+  if (message.maxTokens !== undefined) assertTokenBudget(message.maxTokens);
+  if (message.maxCostUsd !== undefined) assertCostBudget(message.maxCostUsd);
+  // The interrupted turn's place (its running slot, MAX_RUNNING_TASKS_PER_TENANT) passes to this one: it starts at once.
+  return [
+    ...closing,
+    cancelled,
+    ...undone,
+    { type: 'UserMessageAdded', data: { ...message, queued: false } },
+    { type: 'TurnStarted', data: { turn: s.turn + 1, messageId: message.messageId } },
   ];
 }
 

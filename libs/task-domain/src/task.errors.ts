@@ -10,6 +10,8 @@ export const TASK_ERROR_CODES = {
   NO_TURN_WAITING: 'TASK.NO_TURN_WAITING',
   MESSAGE_NOT_NEXT: 'TASK.MESSAGE_NOT_NEXT',
   TURN_NOT_RUNNING: 'TASK.TURN_NOT_RUNNING',
+  TURN_RUNNING: 'TASK.TURN_RUNNING',
+  TURN_DECIDED: 'TASK.TURN_DECIDED',
   STALE_MODEL_RESPONSE: 'TASK.STALE_MODEL_RESPONSE',
   CALL_NOT_AWAITING_APPROVAL: 'TASK.CALL_NOT_AWAITING_APPROVAL',
   CALL_NOT_NEXT_APPROVED: 'TASK.CALL_NOT_NEXT_APPROVED',
@@ -59,6 +61,28 @@ export class TurnNotRunningError extends TaskConflictError {
   readonly code = TASK_ERROR_CODES.TURN_NOT_RUNNING;
   constructor(readonly turn: number) {
     super(`turn ${turn} is not running`);
+  }
+}
+
+/** A follow-up sent with ifRunning `reject` while a turn runs: nothing is recorded. */
+export class TurnRunningError extends TaskConflictError {
+  readonly code = TASK_ERROR_CODES.TURN_RUNNING;
+  constructor(readonly turn: number) {
+    super(`turn ${turn} is running and the message was sent with ifRunning "reject": nothing was recorded`);
+  }
+}
+
+/**
+ * An interrupt lost to another change of the turn it meant to stop: a decision on a call that
+ * waited, a cancel, another interrupt (docs/api.md "Follow-ups").
+ */
+export class TurnDecidedError extends TaskConflictError {
+  readonly code = TASK_ERROR_CODES.TURN_DECIDED;
+  constructor(
+    readonly turn: number,
+    why: string,
+  ) {
+    super(`turn ${turn} was not interrupted: ${why}`);
   }
 }
 

@@ -130,6 +130,8 @@ export type TaskCreated = Event<
     readonly network?: TaskNetwork;
     /** The workspace with the uploads placed (internal, never shown); absent: no uploads. */
     readonly checkpoint?: CheckpointRef;
+    /** The schedule that started the task (docs/api.md "Schedules"); absent: created by a caller. */
+    readonly scheduleId?: string;
   }
 >;
 
@@ -351,7 +353,31 @@ export type TurnCompleted = Event<'TurnCompleted', { readonly turn: number; read
 export type TaskFailed = Event<'TaskFailed', { readonly turn: number; readonly error: string; readonly usage?: RecordedTurnUsage }>;
 export type TaskCancelled = Event<
   'TaskCancelled',
-  { readonly turn: number; readonly droppedMessageIds: readonly string[]; readonly usage?: RecordedTurnUsage }
+  {
+    readonly turn: number;
+    readonly droppedMessageIds: readonly string[];
+    readonly usage?: RecordedTurnUsage;
+    /** `interrupted`: a follow-up sent with ifRunning `interrupt` or `rollback` stopped the turn; its turn follows at once. */
+    readonly reason?: 'interrupted';
+  }
+>;
+/**
+ * The turn just interrupted (TaskCancelled `interrupted`) is undone (docs/api.md "Follow-ups"):
+ * the workspace goes back to `checkpoint`, the one in effect when the turn started (absent: the
+ * workspace was empty then), and the model's context leaves out the events `fromEventId` to
+ * `toEventId` (the turn's TurnStarted to its TaskCancelled). The history keeps them.
+ */
+export type TurnRolledBack = Event<
+  'TurnRolledBack',
+  {
+    readonly turn: number;
+    readonly fromEventId: number;
+    readonly toEventId: number;
+    /** The workspace as it was when the turn started (internal, never shown); absent: empty. */
+    readonly checkpoint?: CheckpointRef;
+    /** The task's artifacts as they were when the turn started: the artifact list from now on (internal). */
+    readonly artifacts: readonly ArtifactRecord[];
+  }
 >;
 
 export type TaskEvent =
@@ -378,7 +404,8 @@ export type TaskEvent =
   | ArtifactLinksChanged
   | EgressRecorded
   | TaskForked
-  | TurnResumed;
+  | TurnResumed
+  | TurnRolledBack;
 
 export type TaskEventType = TaskEvent['type'];
 export type TaskEventData<T extends TaskEventType> = Extract<TaskEvent, { type: T }>['data'];
@@ -408,4 +435,5 @@ export const TASK_EVENT_SCHEMA_VERSIONS: Record<TaskEventType, number> = {
   EgressRecorded: 1,
   TaskForked: 1,
   TurnResumed: 1,
+  TurnRolledBack: 1,
 };

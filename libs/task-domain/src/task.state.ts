@@ -88,6 +88,11 @@ export interface ExistingTask {
   readonly forkedFrom?: ForkOrigin;
   /** A fork's turn that was running at its fork point and waits (`pending`) to be admitted again. */
   readonly resuming?: ResumedTurn;
+  /**
+   * Turns rolled back so far (TurnRolledBack): a sandbox whose live workspace has seen fewer
+   * throws it away and brings back `lastCheckpoint`. Absent: none.
+   */
+  readonly rollbacks?: number;
 }
 
 export interface ForkOrigin {
@@ -254,6 +259,14 @@ export function evolve(state: TaskState, event: TaskEvent): TaskState {
     case 'TurnResumed': {
       const { resuming: _admitted, ...rest } = s;
       return { ...rest, status: statusOfOpenTurn(openCallsOf(s)) };
+    }
+    case 'TurnRolledBack': {
+      // The workspace is the turn start's checkpoint from now on, not the snapshot of an expiry during the turn.
+      const { lastCheckpoint: _undone, expiredSnapshotKey: _stale, ...rest } = s;
+      const rollbacks = (s.rollbacks ?? 0) + 1;
+      const artifacts = Object.fromEntries(event.data.artifacts.map((a) => [a.path, a]));
+      const undone = { ...rest, rollbacks, artifacts };
+      return event.data.checkpoint ? { ...undone, lastCheckpoint: event.data.checkpoint } : undone;
     }
     default: {
       const _exhaustive: never = event;

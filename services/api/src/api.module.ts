@@ -35,6 +35,16 @@ import { ListTasksHttpController } from './tasks/list-tasks/list-tasks.http.cont
 import { TaskAccess } from './tasks/task-access';
 import { ListWebhookDeliveriesHttpController } from './tasks/list-webhook-deliveries/list-webhook-deliveries.http.controller';
 import { RedeliverWebhookHttpController } from './tasks/redeliver-webhook/redeliver-webhook.http.controller';
+import { ScheduleBook } from './schedules/schedule-book';
+import { ScheduleFirer } from './schedules/schedule-firer';
+import { SchedulesConfig } from './schedules/schedules.config';
+import { CreateScheduleHttpController } from './schedules/create-schedule/create-schedule.http.controller';
+import { DeleteScheduleHttpController } from './schedules/delete-schedule/delete-schedule.http.controller';
+import { GetScheduleHttpController } from './schedules/get-schedule/get-schedule.http.controller';
+import { ListScheduleRunsHttpController } from './schedules/list-schedule-runs/list-schedule-runs.http.controller';
+import { ListSchedulesHttpController } from './schedules/list-schedules/list-schedules.http.controller';
+import { ScheduleAccess } from './schedules/schedule-access';
+import { UpdateScheduleHttpController } from './schedules/update-schedule/update-schedule.http.controller';
 
 /** The public HTTP API: auth, validation, commands into the event store, reads from projections, SSE. */
 @Module({
@@ -54,9 +64,16 @@ import { RedeliverWebhookHttpController } from './tasks/redeliver-webhook/redeli
     TaskStreamHttpController,
     ArtifactsHttpController,
     WorkspaceFilesHttpController,
+    CreateScheduleHttpController,
+    ListSchedulesHttpController,
+    GetScheduleHttpController,
+    UpdateScheduleHttpController,
+    DeleteScheduleHttpController,
+    ListScheduleRunsHttpController,
   ],
   providers: [
     { provide: ApiConfig, inject: [RUNTIME_ENV], useFactory: (env: NodeJS.ProcessEnv) => new ApiConfig(env) },
+    { provide: SchedulesConfig, inject: [RUNTIME_ENV], useFactory: (env: NodeJS.ProcessEnv) => new SchedulesConfig(env) },
     { provide: WebhookConfig, inject: [RUNTIME_ENV], useFactory: (env: NodeJS.ProcessEnv) => new WebhookConfig(env) },
     {
       provide: ApiKeyRegistry,
@@ -78,6 +95,9 @@ import { RedeliverWebhookHttpController } from './tasks/redeliver-webhook/redeli
     ApproveToolCallHandler,
     TaskStatusMetrics,
     ObjectStoreReadiness,
+    ScheduleBook,
+    ScheduleAccess,
+    ScheduleFirer,
   ],
 })
 export class ApiModule {}

@@ -9,6 +9,7 @@ import { CONNECT_REFUSED, MAX_PARAM_LENGTH, refusedByHttp } from './errors/frame
 import { useBodyParsers } from './http/body-parsers';
 import { REQUEST_ID_HEADER, logRequestContext, requestIdOf } from './http/request-log-context';
 import { recordRequestMetrics } from './http/request-metrics';
+import { recordFollowUpArrivals } from './messages/send-follow-up/follow-up-arrival';
 import { traceRequests } from './http/request-spans';
 import { OpenStreams } from './events-stream/open-streams';
 import { setupOpenApi } from './openapi/openapi';
@@ -76,6 +77,7 @@ const timeoutCheckInterval = (config: ApiConfig): number => Math.max(1, Math.min
 export async function configureHttpApp(app: NestFastifyApplication, config: ApiConfig): Promise<void> {
   closeStreamsOnClose(app);
   recordRequestMetrics(app);
+  recordFollowUpArrivals(app);
   await traceRequests(app);
   useBodyParsers(app, config.uploadMaxBytes);
   // One file over UPLOAD_MAX_FILES is let through so that the parser's own check refuses it: at

@@ -322,7 +322,8 @@ describe('API: hostile input is refused in the error envelope, and no connection
     it('keeps the connection usable after refusing a body nobody started reading', async () => {
       const id = await newTask();
       const body = '--B\r\nContent-Disposition: form-data; name="message"\r\n\r\nhi\r\n--B--\r\n';
-      const first = `POST /api/v1/tasks/${id}/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${API_KEY}\r\nContent-Type: multipart/form-data; boundary=B\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+      // The fork endpoint takes JSON only: the multipart body is refused unread.
+      const first = `POST /api/v1/tasks/${id}/fork HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${API_KEY}\r\nContent-Type: multipart/form-data; boundary=B\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
       const second = 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n';
       const res = await rawExchange(h.url, [first + second]);
       expect(res.response.match(/HTTP\/1\.1 \d+/g)).toEqual(['HTTP/1.1 400', 'HTTP/1.1 200']);
@@ -370,14 +371,19 @@ describe('API: hostile input is refused in the error envelope, and no connection
       }
     });
 
-    it('refuses a multipart body on the JSON-only follow-up endpoint with 400 saying application/json is required', async () => {
+    it('takes a follow-up as multipart text fields, and refuses one carrying a file with 400', async () => {
       const id = await newTask();
       const form = new FormData();
       form.append('message', 'hi');
       const res = await h.api(`/api/v1/tasks/${id}/messages`, { method: 'POST', body: form });
-      expect(res.status).toBe(400);
-      expect(res.body).toEqual(envelope('VALIDATION_ERROR'));
-      expect(res.body.error.message).toContain('application/json');
+      expect(res.status).toBe(201);
+      const withFile = new FormData();
+      withFile.append('message', 'hi');
+      withFile.append('files', new Blob(['x']), 'a.txt');
+      const refused = await h.api(`/api/v1/tasks/${id}/messages`, { method: 'POST', body: withFile });
+      expect(refused.status).toBe(400);
+      expect(refused.body).toEqual(envelope('VALIDATION_ERROR'));
+      expect(refused.body.error.message).toContain('carries no files');
     });
 
     it('still cancels with an empty body and no content type', async () => {

@@ -260,6 +260,20 @@ describe('Running turns per tenant (MAX_RUNNING_TASKS_PER_TENANT=1)', () => {
     expect(events.at(-1)!.data).toMatchObject({ status: 'completed', turn: 2 });
   });
 
+  it("an interrupting follow-up's turn takes the interrupted turn's slot at once, and the task waiting behind still waits", async () => {
+    h.model.script(slowly(1_500), slowly(1_000), slowly(100));
+    const first = await create('first');
+    await until(first, 'running');
+    const second = await create('second');
+    const interrupted = await h.client().tasks.sendMessage(first, { message: 'first, instead', ifRunning: 'interrupt' });
+    expect(interrupted.status).toBe('running');
+    await sleep(300);
+    expect(await statusOf(second)).toBe('pending');
+    await until(first, 'completed');
+    await until(second, 'completed');
+    expect(answered).toEqual(['first', 'first, instead', 'second']);
+  });
+
   it('frees the place of a waiting task that is cancelled', async () => {
     h.model.script(slowly(1_000), slowly(100));
     const first = await create('first');

@@ -35,7 +35,17 @@ describe('Secrets never reach the store, the read model or a response', () => {
     expect(system).toContain('$API_TOKEN');
     expect(JSON.stringify(h.model.requests)).not.toContain(CANARY);
 
+    // A schedule's secrets: sealed in its stream, names only in every answer.
+    const schedule = await ats.schedules.create({
+      cron: '0 0 1 1 *',
+      task: { message: 'yearly', secrets: { API_TOKEN: CANARY } },
+      paused: true,
+    });
+    expect(schedule.task.secretNames).toEqual(['API_TOKEN']);
     const surfaces = [
+      JSON.stringify(schedule),
+      JSON.stringify(await ats.schedules.get(schedule.id)),
+      JSON.stringify(await ats.schedules.listPage()),
       JSON.stringify(await ats.tasks.get(id)),
       JSON.stringify(await ats.tasks.listPage()),
       JSON.stringify(events),

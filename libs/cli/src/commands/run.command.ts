@@ -53,7 +53,7 @@ export function approvalPolicy(ctx: CliContext, approve: ApprovalChoice | undefi
  * Each --secret K from the environment variable K, else typed at a prompt without echo; never
  * from argv, where shell history and `ps` would keep it.
  */
-async function readSecrets(ctx: CliContext, names: readonly string[]): Promise<Record<string, string>> {
+export async function readSecrets(ctx: CliContext, names: readonly string[]): Promise<Record<string, string>> {
   const secrets: Record<string, string> = {};
   for (const name of names) {
     const fromEnv = process.env[name];

@@ -4,9 +4,15 @@ import type { CliContext } from '../context';
 import { ExitCode } from '../exit-codes';
 import { jsonLine, safeData, safeLine } from '../untrusted-text';
 
-/** `ats send ID "<message>"`: a follow-up in the same workspace. */
-export async function sendCommand(ctx: CliContext, taskId: string, message: string, options: { json: boolean }): Promise<ExitCode> {
-  const accepted = await (await ctx.client()).tasks.sendMessage(taskId, message);
+/** `ats send ID "<message>" [--interrupt|--rollback|--reject]`: a follow-up in the same workspace. */
+export async function sendCommand(
+  ctx: CliContext,
+  taskId: string,
+  message: string,
+  options: { json: boolean; ifRunning?: 'interrupt' | 'rollback' | 'reject' },
+): Promise<ExitCode> {
+  const request = options.ifRunning ? { message, ifRunning: options.ifRunning } : message;
+  const accepted = await (await ctx.client()).tasks.sendMessage(taskId, request);
   if (options.json) {
     ctx.term.line(jsonLine(accepted));
     return ExitCode.ok;

@@ -190,7 +190,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a follow-up message: same workspace and context; queued while a turn runs. */
+        /** Send a follow-up message: same workspace and context; queued while a turn runs, or per ifRunning rejected, interrupting or undoing it. */
         post: operations["sendMessage"];
         delete?: never;
         options?: never;
@@ -306,6 +306,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the caller's schedules, newest first. */
+        get: operations["listSchedules"];
+        put?: never;
+        /** Create a schedule: a task (or a follow-up into `target`) started at each due time of a cron expression. */
+        post: operations["createSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/schedules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a schedule, with its next and last run times. */
+        get: operations["getSchedule"];
+        put?: never;
+        post?: never;
+        /** Delete a schedule: no run after this; its runs stay readable by their tasks. */
+        delete: operations["deleteSchedule"];
+        options?: never;
+        head?: never;
+        /** Change cron, timezone or overlap, or pause (paused=true) and resume (paused=false). */
+        patch: operations["updateSchedule"];
+        trace?: never;
+    };
+    "/api/v1/schedules/{id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A schedule's runs, newest first: each due time started, skipped (and why) or failed (and why). */
+        get: operations["listScheduleRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -407,10 +461,101 @@ export interface components {
              * @example 5
              */
             maxCostUsd?: number;
+            /**
+             * @description What to do when a turn is running: `enqueue` the message behind it; `reject` it (409, nothing recorded); `interrupt` the turn (stopped as a cancel stops it, `done` with `reason: "interrupted"`) and start this message's turn at once; `rollback`: interrupt, then undo the turn (workspace back to its checkpoint at the turn's start, the turn left out of the model's context, a `rolled_back` event). With no turn running, every value is `enqueue`.
+             * @default enqueue
+             * @enum {string}
+             */
+            ifRunning?: "enqueue" | "reject" | "interrupt" | "rollback";
         };
         ApproveToolCallRequestDto: {
             /** @enum {string} */
             outcome: "proceed_once" | "proceed_always" | "cancel";
+        };
+        ScheduleTaskDto: {
+            /**
+             * @description The instruction for the agent.
+             * @example Summarise data.csv into downloads/report.md
+             */
+            message: string;
+            /**
+             * @description false: every tool call waits for approval.
+             * @default true
+             */
+            autoExecute?: boolean;
+            /**
+             * @description false: kept out of the task list unless includeHidden=true.
+             * @default true
+             */
+            showInHistory?: boolean;
+            /**
+             * @description Total tokens (input + output, as `usage.totalTokens` counts them) the task may spend over all its turns. Checked before every model call: once reached, the turn ends `done` with status `failed` and an error saying so, without calling the model (one call may take the total past it). A follow-up may set a new value. At most TASK_MAX_TOKENS_CAP when the service sets one. Default: TASK_MAX_TOKENS, else TASK_MAX_TOKENS_CAP, else unlimited. In multipart: the number as text.
+             * @example 200000
+             */
+            maxTokens?: number;
+            /** @description Credentials for this task only, as environment variables; never logged or returned, stored only encrypted (SECRETS_KEY). Values of at least 4 characters. In multipart: a JSON-encoded text field. */
+            secrets?: {
+                [key: string]: string;
+            };
+            /** @description Environment values for the task. GET shows only their keys. In multipart: a JSON-encoded text field. */
+            env?: {
+                [key: string]: string;
+            };
+            /**
+             * @description Where this task's webhooks go (`task.awaiting_approval`, `task.completed`, `task.failed`, `task.cancelled`), signed with WEBHOOK_SECRET by the Standard Webhooks scheme; their delivery is shown by GET /api/v1/tasks/{id}/webhook-deliveries. An http(s) URL without credentials; private and loopback addresses are refused unless in WEBHOOK_ALLOW_HOSTS. Needs WEBHOOK_SECRET. Default: WEBHOOK_URL, else none. In multipart: a text field.
+             * @example https://hooks.example.com/agent-tasks
+             */
+            webhookUrl?: string;
+        };
+        CreateScheduleRequestDto: {
+            /**
+             * @description 5 fields (minute hour day-of-month month day-of-week), or 6 with seconds first; names (MON, JAN), ranges, steps, lists, L, W and # as croner reads them. Runs must be at least SCHEDULE_MIN_INTERVAL_MS apart.
+             * @example 0 9 * * MON-FRI
+             */
+            cron: string;
+            /**
+             * @description IANA time zone the cron is read in (DST included).
+             * @default UTC
+             * @example Europe/Paris
+             */
+            timezone?: string;
+            /** @description The task each run creates (with `target`: only `message` and `maxTokens`, sent as a follow-up). */
+            task: components["schemas"]["ScheduleTaskDto"];
+            /**
+             * @description A task of the caller: each run is a follow-up into it instead of a new task.
+             * @example task_3f9c2a7e5b1d4c8f9a0e6b2d7c4f1a95
+             */
+            target?: string;
+            /**
+             * @description `skip`: a due time whose previous run (its task, or the target) is still active is recorded as skipped. `enqueue`: it starts anyway (a new task; for a target, a follow-up that waits its turn).
+             * @default skip
+             * @enum {string}
+             */
+            overlap?: "skip" | "enqueue";
+            /**
+             * @description true: created paused (no run until resumed with PATCH paused=false).
+             * @default false
+             */
+            paused?: boolean;
+        };
+        UpdateScheduleRequestDto: {
+            /**
+             * @description 5 fields (minute hour day-of-month month day-of-week), or 6 with seconds first; names (MON, JAN), ranges, steps, lists, L, W and # as croner reads them. Runs must be at least SCHEDULE_MIN_INTERVAL_MS apart. Due times are counted anew from the change.
+             * @example *\/15 * * * *
+             */
+            cron?: string;
+            /**
+             * @description IANA time zone the cron is read in (DST included).
+             * @example UTC
+             */
+            timezone?: string;
+            /**
+             * @description `skip`: a due time whose previous run (its task, or the target) is still active is recorded as skipped. `enqueue`: it starts anyway (a new task; for a target, a follow-up that waits its turn).
+             * @enum {string}
+             */
+            overlap?: "skip" | "enqueue";
+            /** @description true: pause; false: resume (due times while paused are neither run nor recorded). */
+            paused?: boolean;
         };
         TokenUsage: {
             /** @description every input token, those read from and written to the prompt cache included */
@@ -493,6 +638,8 @@ export interface components {
                 /** @description the source's event (its id on the stream) the fork was taken after */
                 eventId: number;
             } | null;
+            /** @description the schedule that started the task (POST /schedules); null: a caller created it */
+            scheduleId: string | null;
         };
         ForkOrigin: {
             /** @description the source task */
@@ -622,6 +769,17 @@ export interface components {
                 [key: string]: "up" | "down";
             };
         };
+        FollowUpForm: {
+            /** @description the follow-up message */
+            message: string;
+            /** @description the token budget from now on, in digits */
+            maxTokens?: string;
+            /**
+             * @default enqueue
+             * @enum {string}
+             */
+            ifRunning?: "enqueue" | "reject" | "interrupt" | "rollback";
+        };
         CreateTaskForm: {
             /** @description the instruction for the agent */
             message: string;
@@ -651,6 +809,73 @@ export interface components {
             network?: string;
             /** @description repeatable; a .zip is extracted into the workspace */
             files?: string[];
+        };
+        Schedule: {
+            /** @description sched_… */
+            id: string;
+            /** @description 5 fields, or 6 with seconds first */
+            cron: string;
+            /** @description IANA time zone */
+            timezone: string;
+            task: {
+                message: string;
+                autoExecute: boolean;
+                showInHistory: boolean;
+                /** @description the budget of each task; null: the service default */
+                maxTokens: number | null;
+                /** @description as given; null: none */
+                webhookUrl: string | null;
+                /** @description the keys of env (never the values) */
+                envKeys: string[];
+                /** @description the names of the secrets (never the values) */
+                secretNames: string[];
+            };
+            /** @description the task each run follows up; null: each run creates a task */
+            target: string | null;
+            /** @enum {string} */
+            overlap: "skip" | "enqueue";
+            paused: boolean;
+            /**
+             * Format: date-time
+             * @description the next due time; null while paused
+             */
+            nextRunAt: string | null;
+            /**
+             * Format: date-time
+             * @description when the last run was recorded; null: none yet
+             */
+            lastRunAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        SchedulePage: {
+            schedules: components["schemas"]["Schedule"][];
+            /** @description pass as cursor for the next page; null on the last */
+            nextCursor: string | null;
+        };
+        DeletedSchedule: {
+            id: string;
+            /** @enum {boolean} */
+            deleted: true;
+        };
+        ScheduleRun: {
+            /** Format: date-time */
+            dueAt: string;
+            /** Format: date-time */
+            firedAt?: string;
+            /** @description the task created, or the target followed up */
+            taskId?: string;
+            /** @enum {string} */
+            outcome: "started" | "skipped" | "failed";
+            /** @description why it was skipped or failed */
+            reason?: string;
+        };
+        ScheduleRunPage: {
+            runs: components["schemas"]["ScheduleRun"][];
+            /** @description pass as cursor for the next page; null on the last */
+            nextCursor: string | null;
         };
         MessageEvent: {
             /**
@@ -930,6 +1155,19 @@ export interface components {
                 eventId: number;
             };
         };
+        RolledBackEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "rolled_back";
+            data: {
+                /** @description the interrupted turn's first event (its `status`) */
+                fromEventId: number;
+                /** @description its last (its `done`): the events in between stay in the history, out of the model's context */
+                toEventId: number;
+            };
+        };
         DoneEvent: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -951,10 +1189,15 @@ export interface components {
                     /** @description USD at the service's price table; null when any of the calls had no price */
                     costUsd: number | null;
                 };
+                /**
+                 * @description on a cancelled turn stopped by a follow-up sent with ifRunning interrupt or rollback
+                 * @enum {string}
+                 */
+                reason?: "interrupted";
             };
         };
         /** @description The JSON of one SSE block's `data:` line; the block's `event:` is the same kind and its `id:` the event id (1, 2, 3, …). */
-        TaskEvent: components["schemas"]["MessageEvent"] | components["schemas"]["StatusEvent"] | components["schemas"]["UsageEvent"] | components["schemas"]["ContentEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["ToolDecisionEvent"] | components["schemas"]["ToolStartedEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["ArtifactEvent"] | components["schemas"]["ArtifactLinksEvent"] | components["schemas"]["SandboxEvent"] | components["schemas"]["NoticeEvent"] | components["schemas"]["EgressEvent"] | components["schemas"]["ForkedEvent"] | components["schemas"]["DoneEvent"];
+        TaskEvent: components["schemas"]["MessageEvent"] | components["schemas"]["StatusEvent"] | components["schemas"]["UsageEvent"] | components["schemas"]["ContentEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["ToolDecisionEvent"] | components["schemas"]["ToolStartedEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["ArtifactEvent"] | components["schemas"]["ArtifactLinksEvent"] | components["schemas"]["SandboxEvent"] | components["schemas"]["NoticeEvent"] | components["schemas"]["EgressEvent"] | components["schemas"]["ForkedEvent"] | components["schemas"]["RolledBackEvent"] | components["schemas"]["DoneEvent"];
         MessageEventRecord: {
             /** @description the event id, as on the stream */
             id: number;
@@ -1331,6 +1574,26 @@ export interface components {
              */
             at: string;
         };
+        RolledBackEventRecord: {
+            /** @description the event id, as on the stream */
+            id: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "rolled_back";
+            data: {
+                /** @description the interrupted turn's first event (its `status`) */
+                fromEventId: number;
+                /** @description its last (its `done`): the events in between stay in the history, out of the model's context */
+                toEventId: number;
+            };
+            /**
+             * Format: date-time
+             * @description when the service recorded the event
+             */
+            at: string;
+        };
         DoneEventRecord: {
             /** @description the event id, as on the stream */
             id: number;
@@ -1354,6 +1617,11 @@ export interface components {
                     /** @description USD at the service's price table; null when any of the calls had no price */
                     costUsd: number | null;
                 };
+                /**
+                 * @description on a cancelled turn stopped by a follow-up sent with ifRunning interrupt or rollback
+                 * @enum {string}
+                 */
+                reason?: "interrupted";
             };
             /**
              * Format: date-time
@@ -1362,7 +1630,7 @@ export interface components {
             at: string;
         };
         /** @description An event of the task as the stream sends it (`type`, `data`), with its `id` and the time it was recorded (`at`). */
-        TaskEventRecord: components["schemas"]["MessageEventRecord"] | components["schemas"]["StatusEventRecord"] | components["schemas"]["UsageEventRecord"] | components["schemas"]["ContentEventRecord"] | components["schemas"]["ToolCallEventRecord"] | components["schemas"]["ToolDecisionEventRecord"] | components["schemas"]["ToolStartedEventRecord"] | components["schemas"]["ToolResultEventRecord"] | components["schemas"]["ArtifactEventRecord"] | components["schemas"]["ArtifactLinksEventRecord"] | components["schemas"]["SandboxEventRecord"] | components["schemas"]["NoticeEventRecord"] | components["schemas"]["EgressEventRecord"] | components["schemas"]["ForkedEventRecord"] | components["schemas"]["DoneEventRecord"];
+        TaskEventRecord: components["schemas"]["MessageEventRecord"] | components["schemas"]["StatusEventRecord"] | components["schemas"]["UsageEventRecord"] | components["schemas"]["ContentEventRecord"] | components["schemas"]["ToolCallEventRecord"] | components["schemas"]["ToolDecisionEventRecord"] | components["schemas"]["ToolStartedEventRecord"] | components["schemas"]["ToolResultEventRecord"] | components["schemas"]["ArtifactEventRecord"] | components["schemas"]["ArtifactLinksEventRecord"] | components["schemas"]["SandboxEventRecord"] | components["schemas"]["NoticeEventRecord"] | components["schemas"]["EgressEventRecord"] | components["schemas"]["ForkedEventRecord"] | components["schemas"]["RolledBackEventRecord"] | components["schemas"]["DoneEventRecord"];
     };
     responses: {
         /** @description VALIDATION_ERROR: a request value is invalid (the message names the field), a body that is not JSON, a malformed URL or request */
@@ -1401,7 +1669,7 @@ export interface components {
                 };
             };
         };
-        /** @description NOT_FOUND: unknown task (or another tenant's), tool call, artifact, webhook delivery or event to fork after; an id longer than 100 characters */
+        /** @description NOT_FOUND: unknown task (or another tenant's), schedule (or another tenant's), tool call, artifact, webhook delivery or event to fork after; an id longer than 100 characters */
         NotFound: {
             headers: {
                 [name: string]: unknown;
@@ -1419,7 +1687,7 @@ export interface components {
                 };
             };
         };
-        /** @description CONFLICT: the tool call is no longer awaiting approval (decided, expired, task cancelled), the webhook delivery is still pending or was redelivered 10 times already, the event to fork after is not a message, tool_result or done (the message names the nearest that are), or a concurrent change won: retry */
+        /** @description CONFLICT: the tool call is no longer awaiting approval (decided, expired, task cancelled), the webhook delivery is still pending or was redelivered 10 times already, the event to fork after is not a message, tool_result or done (the message names the nearest that are), a schedule past MAX_SCHEDULES_PER_TENANT, or a concurrent change won: retry */
         Conflict: {
             headers: {
                 [name: string]: unknown;
@@ -1912,13 +2180,15 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description JSON, or multipart with the same fields as text. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["SendFollowUpRequestDto"];
+                "multipart/form-data": components["schemas"]["FollowUpForm"];
             };
         };
         responses: {
-            /** @description The message is recorded: it starts the next turn, or waits behind the running one. */
+            /** @description The message is recorded: it starts the next turn (at once when it interrupted the running one), or waits behind the running one. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -1935,6 +2205,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
@@ -2151,6 +2422,216 @@ export interface operations {
                 };
                 content: {
                     "application/octet-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listSchedules: {
+        parameters: {
+            query?: {
+                /** @description the nextCursor of the previous page */
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the caller's schedules, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SchedulePage"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    createSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateScheduleRequestDto"];
+            };
+        };
+        responses: {
+            /** @description The schedule is created; its first run comes at nextRunAt. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Schedule"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Schedule"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    deleteSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schedule is deleted: no run after this. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["DeletedSchedule"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    updateSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateScheduleRequestDto"];
+            };
+        };
+        responses: {
+            /** @description The schedule as changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Schedule"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listScheduleRuns: {
+        parameters: {
+            query?: {
+                /** @description the nextCursor of the previous page */
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the schedule's runs, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ScheduleRunPage"];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -160,6 +160,26 @@ export const SETTINGS_CATALOG: readonly CatalogedSetting[] = [
   },
   {
     group: 'limits',
+    names: ['MAX_SCHEDULES_PER_TENANT'],
+    meaning:
+      'schedules a tenant may have at once (deleted ones do not count); over it, a create answers `409 CONFLICT` (see [Schedules](../api.md#schedules))',
+    defaults: ['`100`'],
+  },
+  {
+    group: 'limits',
+    names: ['SCHEDULE_MIN_INTERVAL_MS'],
+    meaning: "the shortest time a schedule's cron may leave between two runs; a tighter cron is refused with `400 VALIDATION_ERROR`",
+    defaults: ['`60000`'],
+  },
+  {
+    group: 'limits',
+    names: ['SCHEDULE_CATCHUP_MS'],
+    meaning:
+      'a due time missed while the service was down still fires at start if it is younger than this; older ones are recorded `skipped`',
+    defaults: ['`3600000`'],
+  },
+  {
+    group: 'limits',
     names: ['RATE_LIMIT_WINDOW_MS'],
     meaning: "for tests only: shortens the rate limit's minute (at least 600)",
     defaults: ['`60000`'],

@@ -163,11 +163,11 @@ export class TemporalRunner implements DurableRunner {
     });
   }
 
-  abort(taskId: string): void {
+  abort(taskId: string, turn?: number): void {
     if (this.stopped || !this.started) return;
     const { client } = this.started;
     this.enqueue(taskId, async () => {
-      const workflowId = agentTurnWorkflowId(this.prefix, { taskId, turn: await this.options.turnOf(taskId) });
+      const workflowId = agentTurnWorkflowId(this.prefix, { taskId, turn: turn ?? (await this.options.turnOf(taskId)) });
       try {
         // Temporal cancellation: the step in flight sees its signal on its next heartbeat, one
         // not yet started never runs, and the workflow ends as cancelled.

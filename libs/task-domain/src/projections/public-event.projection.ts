@@ -61,7 +61,15 @@ export function toPublicEvent(event: TaskEvent): PublicEvent {
         data: { status: 'failed', error: event.data.error, turn: event.data.turn, ...turnUsage(event.data.usage) },
       };
     case 'TaskCancelled':
-      return { kind: DONE_KIND, data: { status: 'cancelled', turn: event.data.turn, ...turnUsage(event.data.usage) } };
+      return {
+        kind: DONE_KIND,
+        data: {
+          status: 'cancelled',
+          turn: event.data.turn,
+          ...(event.data.reason ? { reason: event.data.reason } : {}),
+          ...turnUsage(event.data.usage),
+        },
+      };
     case 'ArtifactRecorded': {
       const { objectKey: _internal, ...artifact } = event.data;
       return { kind: 'artifact', data: { ...artifact, status: 'recorded' } };
@@ -96,6 +104,8 @@ export function toPublicEvent(event: TaskEvent): PublicEvent {
     case 'TurnResumed':
       // For the caller, as when it started: the turn runs (again).
       return { kind: 'status', data: { status: 'running', turn: event.data.turn, messageId: event.data.messageId } };
+    case 'TurnRolledBack':
+      return { kind: 'rolled_back', data: { fromEventId: event.data.fromEventId, toEventId: event.data.toEventId } };
     case 'TaskForked':
       // The fork's autoExecute is the task's own (GET shows it), not part of where it came from.
       return { kind: 'forked', data: { taskId: event.data.taskId, eventId: event.data.eventId } };

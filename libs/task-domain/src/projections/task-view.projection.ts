@@ -66,6 +66,8 @@ export interface TaskView {
   readonly lastEventId: number;
   /** Set on a fork: the task and event (public id) it was taken after. */
   readonly forkedFrom?: ForkOrigin;
+  /** Set on a task a schedule started. */
+  readonly scheduleId?: string;
 }
 
 export interface ProjectedEvent {
@@ -111,6 +113,7 @@ export function projectTaskView(view: TaskView | undefined, { event, revision, r
       // The operator's default URL stays out of the view, which is the tenant's.
       ...(d.webhookUrl !== undefined && d.webhookUrlIsDefault !== true ? { webhookUrl: d.webhookUrl } : {}),
       ...(d.network !== undefined ? { network: d.network } : {}),
+      ...(d.scheduleId !== undefined ? { scheduleId: d.scheduleId } : {}),
       envKeys: Object.keys(d.env),
       files: d.files,
       artifacts: [],
@@ -199,6 +202,9 @@ export function projectTaskView(view: TaskView | undefined, { event, revision, r
     }
     case 'TurnResumed':
       return { ...v, status: activeStatus(v.pendingApprovals) };
+    case 'TurnRolledBack':
+      // The history keeps the turn; the files (so the artifacts) are the turn start's again.
+      return { ...v, artifacts: [...event.data.artifacts].sort((a, b) => a.path.localeCompare(b.path)) };
     default: {
       const _exhaustive: never = event;
       return _exhaustive;

@@ -31,7 +31,8 @@ export function projectTurnQueue(entry: TurnQueueEntry, event: TaskEvent, positi
       return { ...entry, waiting: [...entry.waiting, { messageId: event.data.messageId, position }] };
     case 'TurnStarted': {
       const asked = entry.waiting.find((m) => m.messageId === event.data.messageId);
-      return { ...entry, running: asked?.position ?? position, waiting: entry.waiting.filter((m) => m !== asked) };
+      // `running` still set: the turn of an interrupt, which keeps the interrupted turn's place.
+      return { ...entry, running: entry.running ?? asked?.position ?? position, waiting: entry.waiting.filter((m) => m !== asked) };
     }
     case 'TaskForked': {
       // A fork's running turn queues again at the fork's copy of its message, the end of the line.
@@ -50,6 +51,8 @@ export function projectTurnQueue(entry: TurnQueueEntry, event: TaskEvent, positi
       return rest;
     }
     case 'TaskCancelled': {
+      // An interrupt hands its running place to the turn it starts in the same append.
+      if (event.data.reason === 'interrupted') return entry;
       const dropped = new Set(event.data.droppedMessageIds);
       const { running: _ended, ...rest } = entry;
       return { ...rest, waiting: entry.waiting.filter((m) => !dropped.has(m.messageId)) };

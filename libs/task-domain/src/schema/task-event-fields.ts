@@ -25,6 +25,7 @@ export const TASK_EVENT_FIELDS = {
     'webhookUrlIsDefault',
     'network',
     'checkpoint',
+    'scheduleId',
   ],
   UserMessageAdded: ['messageId', 'text', 'queued', 'maxTokens', 'maxCostUsd'],
   TurnStarted: ['turn', 'messageId'],
@@ -48,7 +49,7 @@ export const TASK_EVENT_FIELDS = {
   ],
   TurnCompleted: ['turn', 'usage'],
   TaskFailed: ['turn', 'error', 'usage'],
-  TaskCancelled: ['turn', 'droppedMessageIds', 'usage'],
+  TaskCancelled: ['turn', 'droppedMessageIds', 'usage', 'reason'],
   ArtifactRecorded: ['path', 'name', 'size', 'sha256', 'category', 'mimeType', 'modifiedAt', 'objectKey', 'callId'],
   ArtifactRemoved: ['path', 'callId'],
   SandboxExpired: ['snapshotKey', 'sizeBytes', 'idleMs', 'skipped'],
@@ -60,6 +61,7 @@ export const TASK_EVENT_FIELDS = {
   EgressRecorded: ['callId', 'host', 'port', 'allowed', 'reason', 'bytesOut', 'bytesIn', 'durationMs'],
   TaskForked: ['taskId', 'eventId', 'autoExecute', 'resumes'],
   TurnResumed: ['turn', 'messageId'],
+  TurnRolledBack: ['turn', 'fromEventId', 'toEventId', 'checkpoint', 'artifacts'],
 } as const satisfies FieldList;
 
 type Listed<T extends TaskEventType> = (typeof TASK_EVENT_FIELDS)[T][number];

@@ -88,7 +88,13 @@ export function webhookMessagesAfter(taskId: string, url: string, events: readon
         message(revision, recordedAt, 'task.failed', { taskId, status: 'failed', turn: event.data.turn, error: event.data.error });
         break;
       case 'TaskCancelled':
-        message(revision, recordedAt, 'task.cancelled', { taskId, status: 'cancelled', turn: event.data.turn });
+        message(revision, recordedAt, 'task.cancelled', {
+          taskId,
+          status: 'cancelled',
+          turn: event.data.turn,
+          // An interrupting follow-up's turn starts in the same append and ends with a message of its own.
+          ...(event.data.reason ? { reason: event.data.reason } : {}),
+        });
         break;
       case 'TaskForked':
         // What came before is a copy of the source's history: the source's own messages told of it,

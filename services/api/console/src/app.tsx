@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { CreateTaskPage } from './pages/create-task-page';
 import { HistoryPage } from './pages/history-page';
+import { SchedulesPage } from './pages/schedules-page';
 import { SignInPage } from './pages/sign-in-page';
 import { TaskListPage } from './pages/task-list-page';
 import { TaskPage } from './pages/task-page';
@@ -37,6 +38,7 @@ export function App() {
         <nav>
           <a href={hrefOf({ page: 'list' })}>Tasks</a>
           <a href={hrefOf({ page: 'new' })}>New task</a>
+          <a href={hrefOf({ page: 'schedules' })}>Schedules</a>
           <button
             type="button"
             class="link"
@@ -52,6 +54,7 @@ export function App() {
       <main>
         {route.page === 'list' && <TaskListPage client={client} />}
         {route.page === 'new' && <CreateTaskPage client={client} />}
+        {route.page === 'schedules' && <SchedulesPage client={client} />}
         {route.page === 'task' && <TaskPage key={route.id} client={client} taskId={route.id} />}
         {route.page === 'history' && <HistoryPage key={route.id} client={client} taskId={route.id} />}
       </main>

@@ -159,6 +159,14 @@ export const EVENT_PAYLOADS: Record<string, Schema> = {
       description: "the source's event the fork was taken after; the events before this one are its copy",
     },
   }),
+  rolled_back: payload({
+    fromEventId: { type: 'integer', minimum: 1, description: "the interrupted turn's first event (its `status`)" },
+    toEventId: {
+      type: 'integer',
+      minimum: 1,
+      description: "its last (its `done`): the events in between stay in the history, out of the model's context",
+    },
+  }),
   done: payload(
     {
       status: oneOf('completed', 'failed', 'cancelled'),
@@ -168,8 +176,12 @@ export const EVENT_PAYLOADS: Record<string, Schema> = {
         ...payload({ inputTokens: int, outputTokens: int, totalTokens: int, cacheReadTokens: int, cacheWriteTokens: int, costUsd }),
         description: "the turn's model calls summed (absent on turns that ended before it was recorded)",
       },
+      reason: {
+        ...oneOf('interrupted'),
+        description: 'on a cancelled turn stopped by a follow-up sent with ifRunning interrupt or rollback',
+      },
     },
-    ['error', 'usage'],
+    ['error', 'usage', 'reason'],
   ),
 };
 

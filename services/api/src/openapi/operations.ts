@@ -59,13 +59,13 @@ export const ERROR_RESPONSES: Record<string, ResponseObject> = {
   Unauthorized: error(401, 'no `Authorization: Bearer <key>` header, or a key the service does not know'),
   NotFound: error(
     404,
-    "unknown task (or another tenant's), tool call, artifact, webhook delivery or event to fork after; an id longer than 100 characters",
+    "unknown task (or another tenant's), schedule (or another tenant's), tool call, artifact, webhook delivery or event to fork after; an id longer than 100 characters",
   ),
   Conflict: error(
     409,
     'the tool call is no longer awaiting approval (decided, expired, task cancelled), the webhook delivery is still pending ' +
       'or was redelivered 10 times already, the event to fork after is not a message, tool_result or done (the message names ' +
-      'the nearest that are), or a concurrent change won: retry',
+      'the nearest that are), a schedule past MAX_SCHEDULES_PER_TENANT, or a concurrent change won: retry',
   ),
   RequestTimeout: error(408, 'the request was not received in time (headers or body stalled)'),
   PayloadTooLarge: error(
@@ -102,6 +102,51 @@ export interface OperationAnswers {
 }
 
 export const OPERATIONS: Record<string, OperationAnswers> = {
+  'POST /api/v1/schedules': {
+    operationId: 'createSchedule',
+    responses: {
+      '201': json(envelope('Schedule'), 'The schedule is created; its first run comes at nextRunAt.'),
+      '400': refTo('BadRequest'),
+      '404': refTo('NotFound'),
+      '409': refTo('Conflict'),
+      ...AUTHENTICATED,
+    },
+  },
+  'GET /api/v1/schedules': {
+    operationId: 'listSchedules',
+    responses: {
+      '200': json(envelope('SchedulePage'), "A page of the caller's schedules, newest first."),
+      '400': refTo('BadRequest'),
+      ...AUTHENTICATED,
+    },
+  },
+  'GET /api/v1/schedules/{id}': {
+    operationId: 'getSchedule',
+    responses: { '200': json(envelope('Schedule'), 'The schedule.'), ...OF_A_TASK },
+  },
+  'PATCH /api/v1/schedules/{id}': {
+    operationId: 'updateSchedule',
+    responses: {
+      '200': json(envelope('Schedule'), 'The schedule as changed.'),
+      '400': refTo('BadRequest'),
+      ...OF_A_TASK,
+    },
+  },
+  'DELETE /api/v1/schedules/{id}': {
+    operationId: 'deleteSchedule',
+    responses: {
+      '200': json(envelope('DeletedSchedule'), 'The schedule is deleted: no run after this.'),
+      ...OF_A_TASK,
+    },
+  },
+  'GET /api/v1/schedules/{id}/runs': {
+    operationId: 'listScheduleRuns',
+    responses: {
+      '200': json(envelope('ScheduleRunPage'), "A page of the schedule's runs, newest first."),
+      '400': refTo('BadRequest'),
+      ...OF_A_TASK,
+    },
+  },
   'POST /api/v1/tasks': {
     operationId: 'createTask',
     requestContent: { 'multipart/form-data': { schema: ref('CreateTaskForm') } },
@@ -168,9 +213,14 @@ export const OPERATIONS: Record<string, OperationAnswers> = {
   },
   'POST /api/v1/tasks/{id}/messages': {
     operationId: 'sendMessage',
+    requestContent: { 'multipart/form-data': { schema: ref('FollowUpForm') } },
     responses: {
-      '201': json(envelope('FollowUpAccepted'), 'The message is recorded: it starts the next turn, or waits behind the running one.'),
+      '201': json(
+        envelope('FollowUpAccepted'),
+        'The message is recorded: it starts the next turn (at once when it interrupted the running one), or waits behind the running one.',
+      ),
       '400': refTo('BadRequest'),
+      '409': refTo('Conflict'),
       '429': refTo('RateLimited'),
       ...OF_A_TASK,
     },

@@ -109,6 +109,11 @@ const TaskSchemas: Record<string, Schema> = {
         nullable: true,
         description: 'where the task was forked from (POST /tasks/{id}/fork); null: it was created, not forked',
       },
+      scheduleId: {
+        type: 'string',
+        nullable: true,
+        description: 'the schedule that started the task (POST /schedules); null: a caller created it',
+      },
     },
     [
       'id',
@@ -132,6 +137,7 @@ const TaskSchemas: Record<string, Schema> = {
       'turn',
       'lastEventId',
       'forkedFrom',
+      'scheduleId',
     ],
   ),
   ForkOrigin: FORK_ORIGIN,
@@ -219,6 +225,14 @@ const TaskSchemas: Record<string, Schema> = {
       additionalProperties: { type: 'string', enum: ['up', 'down'] },
     },
   }),
+  FollowUpForm: object(
+    {
+      message: string('the follow-up message'),
+      maxTokens: { type: 'string', pattern: '^[0-9]+$', description: 'the token budget from now on, in digits' },
+      ifRunning: { type: 'string', enum: ['enqueue', 'reject', 'interrupt', 'rollback'], default: 'enqueue' },
+    },
+    ['message'],
+  ),
   CreateTaskForm: object(
     {
       message: string('the instruction for the agent'),
@@ -241,4 +255,49 @@ const TaskSchemas: Record<string, Schema> = {
   ),
 };
 
-export const SCHEMAS: Record<string, Schema> = { ...TaskSchemas };
+const nullable = (schema: Schema, description: string): Schema => ({ ...schema, nullable: true, description });
+
+const ScheduleSchemas: Record<string, Schema> = {
+  Schedule: object({
+    id: string('sched_…'),
+    cron: string('5 fields, or 6 with seconds first'),
+    timezone: string('IANA time zone'),
+    task: object({
+      message: string(),
+      autoExecute: { type: 'boolean' },
+      showInHistory: { type: 'boolean' },
+      maxTokens: nullable({ type: 'integer', minimum: 1 }, 'the budget of each task; null: the service default'),
+      webhookUrl: nullable({ type: 'string' }, 'as given; null: none'),
+      envKeys: { ...strings, description: 'the keys of env (never the values)' },
+      secretNames: { ...strings, description: 'the names of the secrets (never the values)' },
+    }),
+    target: nullable({ type: 'string' }, 'the task each run follows up; null: each run creates a task'),
+    overlap: { type: 'string', enum: ['skip', 'enqueue'] },
+    paused: { type: 'boolean' },
+    nextRunAt: nullable(dateTime, 'the next due time; null while paused'),
+    lastRunAt: nullable(dateTime, 'when the last run was recorded; null: none yet'),
+    createdAt: dateTime,
+    updatedAt: dateTime,
+  }),
+  SchedulePage: object({
+    schedules: { type: 'array', items: ref('Schedule') },
+    nextCursor: nullable({ type: 'string' }, 'pass as cursor for the next page; null on the last'),
+  }),
+  DeletedSchedule: object({ id: string(), deleted: { type: 'boolean', enum: [true] } }),
+  ScheduleRun: object(
+    {
+      dueAt: dateTime,
+      firedAt: dateTime,
+      taskId: string('the task created, or the target followed up'),
+      outcome: { type: 'string', enum: ['started', 'skipped', 'failed'] },
+      reason: string('why it was skipped or failed'),
+    },
+    ['dueAt', 'outcome'],
+  ),
+  ScheduleRunPage: object({
+    runs: { type: 'array', items: ref('ScheduleRun') },
+    nextCursor: nullable({ type: 'string' }, 'pass as cursor for the next page; null on the last'),
+  }),
+};
+
+export const SCHEMAS: Record<string, Schema> = { ...TaskSchemas, ...ScheduleSchemas };

@@ -25,5 +25,6 @@ export function presentTask(view: TaskView) {
     turn: view.turn,
     lastEventId: view.lastEventId,
     forkedFrom: view.forkedFrom ?? null, // null: not a fork
+    scheduleId: view.scheduleId ?? null, // null: not started by a schedule
   };
 }

@@ -10,6 +10,7 @@ import { TaskViewsStore } from '@app/read-models';
 import { DurableRunner, createDurableRunner, runnerConfigFromEnv } from '@app/runner';
 import { RUNTIME_ENV, logLevelFromEnv } from '@app/runtime';
 import { TaskCommandExecutor } from '@app/task-commands';
+import { toTaskEvent } from '@app/task-domain';
 import { agentLoopConfigFromEnv } from './agent-loop.config';
 import { AgentStep } from './agent-step';
 import { SandboxHolderWatch } from './sandbox-holder-watch';
@@ -22,6 +23,12 @@ import { turnOf } from './turn-of';
 const WAKING_EVENTS = new Set(['TaskCreated', 'TurnStarted', 'TurnResumed', 'ToolCallDecided', 'UserMessageAdded']);
 /** Events that end a task's turn for good: whatever still runs for it is aborted, its turn's loop ended. */
 const ENDING_EVENTS = new Set(['TaskCancelled']);
+/** The turn a TaskCancelled ended: an interrupt starts the next one in the same append, so "the turn the task is on" is no longer it. */
+function endedTurn(e: StoredEvent): number | undefined {
+  const event = toTaskEvent(e);
+  return event.type === 'TaskCancelled' ? event.data.turn : undefined;
+}
+
 /** Events that free a running slot of the tenant (MAX_RUNNING_TASKS_PER_TENANT): the next in line may start. */
 const SLOT_FREEING_EVENTS = new Set(['TurnCompleted', 'TaskFailed', 'TaskCancelled']);
 
@@ -105,7 +112,7 @@ export class AgentRunnerService implements OnApplicationBootstrap, OnModuleDestr
     for (const e of events) {
       const taskId = taskIdOf(e.streamId);
       if (taskId === undefined) continue;
-      if (ENDING_EVENTS.has(e.type)) this.runner.abort(taskId);
+      if (ENDING_EVENTS.has(e.type)) this.runner.abort(taskId, endedTurn(e));
       if (WAKING_EVENTS.has(e.type)) this.runner.notify(taskId);
       if (SLOT_FREEING_EVENTS.has(e.type)) this.wakeHeadOfLine(taskId);
     }

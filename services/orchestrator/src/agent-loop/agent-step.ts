@@ -197,9 +197,17 @@ export class AgentStep {
         { taskId, callId, toolName, args },
         { timeoutMs: this.config.toolTimeoutMs, signal },
       );
-      // Once the holder is lost, the request's own late failure (its timeout) is no news.
+      // Once the holder is lost, or the turn cancelled or interrupted, the request's own late answer is no news.
       request.catch(() => undefined);
-      reply = holder ? await Promise.race([request, holder.lost.then(holderLost)]) : await request;
+      // Aborted: the notice above kills the command; the step ends now rather than after the
+      // sandbox's reply (the kill, the downloads/ scan, the checkpoint), so an interrupt's turn
+      // starts at once. The sandbox runs the task's next call only after this one has stopped.
+      const abort = untilAborted(signal);
+      try {
+        reply = await Promise.race([request, abort.promise, ...(holder ? [holder.lost.then(holderLost)] : [])]);
+      } finally {
+        abort.dispose();
+      }
     } catch (error) {
       secretsUnavailable = sandboxSecretsUnavailable(error);
       if (error instanceof HolderLost) {
@@ -248,6 +256,17 @@ export class AgentStep {
       throw error;
     }
   }
+}
+
+/** Rejects once `signal` aborts; dispose() drops the listener (the loop's signal outlives many calls). */
+function untilAborted(signal: AbortSignal): { promise: Promise<never>; dispose: () => void } {
+  let onAbort = () => undefined as void;
+  const promise = new Promise<never>((_, reject) => {
+    onAbort = () => reject(new Error('the step was aborted'));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return { promise, dispose: () => signal.removeEventListener('abort', onAbort) };
 }
 
 /** The call's sandbox instance was lost (SandboxHolderWatch): the call ends with this as its error. */

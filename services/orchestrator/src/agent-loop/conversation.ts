@@ -22,7 +22,13 @@ export function systemPrompt(ctx: ConversationContext): string {
   return lines.join('\n');
 }
 
+/**
+ * `events`: the task's whole stream, oldest first (event i has the id i + 1). A rolled-back
+ * turn's events (TurnRolledBack `fromEventId`..`toEventId`) are left out, but for the text of the
+ * follow-ups sent meanwhile: those answer turns of their own.
+ */
 export function buildConversation(events: readonly TaskEvent[]): ChatMessage[] {
+  const undone = rolledBackIds(events);
   const messages: ChatMessage[] = [];
   const textByMessageId = new Map<string, string>();
   let assistant: { content: string; toolCalls: ModelToolCall[] } | undefined;
@@ -45,7 +51,8 @@ export function buildConversation(events: readonly TaskEvent[]): ChatMessage[] {
     unanswered.clear();
   };
 
-  for (const event of events) {
+  for (const [index, event] of events.entries()) {
+    if (undone(index + 1) && event.type !== 'UserMessageAdded') continue;
     switch (event.type) {
       case 'TaskCreated':
         messages.push({
@@ -102,6 +109,7 @@ export function buildConversation(events: readonly TaskEvent[]): ChatMessage[] {
       case 'TurnCompleted':
       case 'TaskFailed':
       case 'TaskCancelled':
+      case 'TurnRolledBack':
         break;
       default: {
         const _exhaustive: never = event;
@@ -111,6 +119,12 @@ export function buildConversation(events: readonly TaskEvent[]): ChatMessage[] {
   }
   closeUnanswered();
   return messages;
+}
+
+function rolledBackIds(events: readonly TaskEvent[]): (eventId: number) => boolean {
+  const ranges = events.flatMap((e) => (e.type === 'TurnRolledBack' ? [[e.data.fromEventId, e.data.toEventId] as const] : []));
+  if (ranges.length === 0) return () => false;
+  return (eventId) => ranges.some(([from, to]) => eventId >= from && eventId <= to);
 }
 
 function toolMessage(status: string, output: string, exitCode?: number): string {

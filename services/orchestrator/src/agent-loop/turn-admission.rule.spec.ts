@@ -49,6 +49,20 @@ describe('turn admission (MAX_RUNNING_TASKS_PER_TENANT)', () => {
     expect(turnQueuePlace(entry)).toBeUndefined();
   });
 
+  it("keeps an interrupted turn's place for the turn the interrupt starts (ifRunning interrupt): it holds the same running slot", () => {
+    let entry: TurnQueueEntry = outOfLine('t', 'x');
+    const steps: [TaskEvent, number][] = [
+      [{ type: 'UserMessageAdded', data: { messageId: 'm1', text: 'a', queued: true } }, 10],
+      [{ type: 'TurnStarted', data: { turn: 1, messageId: 'm1' } }, 11],
+      [{ type: 'UserMessageAdded', data: { messageId: 'm2', text: 'queued', queued: true } }, 20],
+      [{ type: 'TaskCancelled', data: { turn: 1, droppedMessageIds: [], reason: 'interrupted' } }, 30],
+      [{ type: 'UserMessageAdded', data: { messageId: 'm3', text: 'instead', queued: false } }, 31],
+      [{ type: 'TurnStarted', data: { turn: 2, messageId: 'm3' } }, 32],
+    ];
+    for (const [event, position] of steps) entry = projectTurnQueue(entry, event, position);
+    expect(entry).toEqual({ taskId: 't', tenantId: 'x', running: 10, waiting: [{ messageId: 'm2', position: 20 }] });
+  });
+
   // Several orchestrators decide at once, each from a read model that lags the store by a random
   // amount; appends are per task with optimistic concurrency (the decider sees the task's true
   // state). However the deliveries fall, no more than the limit run at once, and turns start in

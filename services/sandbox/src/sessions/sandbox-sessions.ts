@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { readdir } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { isTaskId, runWithLogContext } from '@app/common';
 import type { Readable } from 'node:stream';
@@ -56,6 +57,8 @@ export class SandboxSessions {
   /** Snapshots under way, stopped when their task is used again. */
   private readonly expiring = new Map<string, AbortController>();
   private readonly retries: SnapshotRetries;
+  /** Rolled-back turns each live workspace here has been reset for (kept on disk too: see rollbacksApplied). */
+  private readonly applied = new Map<string, number>();
 
   constructor(
     private readonly provider: SandboxProvider,
@@ -172,8 +175,48 @@ export class SandboxSessions {
     }
   }
 
+  /**
+   * A turn rolled back since this workspace was last made ready (TurnRolledBack): the live
+   * workspace holds what that turn did, so it is thrown away and comes back, like a lost one,
+   * from the task's last checkpoint, which is by now the one in effect at the turn's start. The
+   * call of the interrupted turn that was still running has ended by then: this runs under the
+   * task's lock, after it.
+   */
   private async ready(taskId: string): Promise<string> {
     const { state } = await this.commands.load(taskId);
+    const rollbacks = state.exists ? (state.rollbacks ?? 0) : 0;
+    if (rollbacks > 0 && (await this.rollbacksApplied(taskId)) < rollbacks && (await this.provider.exists(taskId))) {
+      await this.provider.destroy(taskId);
+      await this.checkpoints?.forget(taskId);
+      this.logger.log(`workspace of ${taskId} thrown away: a turn was rolled back; it comes back from the checkpoint of that turn's start`);
+    }
+    const root = await this.readyAsRecorded(taskId, state);
+    if (rollbacks > 0) await this.markRollbacksApplied(taskId, rollbacks);
+    return root;
+  }
+
+  private rollbackMarker(taskId: string): string {
+    return join(this.workspacesDir, '.rollbacks', taskId);
+  }
+
+  /** On disk beside the workspaces (never inside one, where a command could write it), so a restart does not reset a workspace twice. */
+  private async rollbacksApplied(taskId: string): Promise<number> {
+    const known = this.applied.get(taskId);
+    if (known !== undefined) return known;
+    const text = await readFile(this.rollbackMarker(taskId), 'utf8').catch(() => '0');
+    const count = Number.parseInt(text, 10) || 0;
+    this.applied.set(taskId, count);
+    return count;
+  }
+
+  private async markRollbacksApplied(taskId: string, count: number): Promise<void> {
+    if (this.applied.get(taskId) === count) return;
+    await mkdir(join(this.workspacesDir, '.rollbacks'), { recursive: true });
+    await writeFile(this.rollbackMarker(taskId), String(count));
+    this.applied.set(taskId, count);
+  }
+
+  private async readyAsRecorded(taskId: string, state: Awaited<ReturnType<TaskCommandExecutor['load']>>['state']): Promise<string> {
     const snapshotKey = state.exists ? state.expiredSnapshotKey : undefined;
     const last = state.exists ? state.lastCheckpoint : undefined;
     if (await this.provider.exists(taskId)) {
@@ -233,6 +276,16 @@ export class SandboxSessions {
       this.retries.forget(taskId);
       return false;
     }
+    const staleByRollback = (state.rollbacks ?? 0) > (await this.rollbacksApplied(taskId));
+    if (!state.expiredSnapshotKey && staleByRollback) {
+      // What a rolled-back turn left: never archived. Its next use brings back the last checkpoint.
+      await this.provider.destroy(taskId);
+      await this.checkpoints?.forget(taskId);
+      await this.markRollbacksApplied(taskId, state.rollbacks ?? 0);
+      this.lastUsed.delete(taskId);
+      this.retries.forget(taskId);
+      return false;
+    }
     if (!state.expiredSnapshotKey) {
       const snapshotKey = `snapshots/${taskId}/${Date.now()}-${randomBytes(4).toString('hex')}.tar`;
       const skipped = new SkippedEntries((text) => this.redact(taskId, text));
@@ -253,6 +306,8 @@ export class SandboxSessions {
     await this.checkpoints?.forget(taskId);
     this.lastUsed.delete(taskId);
     this.retries.forget(taskId);
+    this.applied.delete(taskId);
+    await rm(this.rollbackMarker(taskId), { force: true });
     this.logger.log(`sandbox of ${taskId} expired after ${idleMs} ms idle`);
     return true;
   }

@@ -116,6 +116,12 @@ export function foldEvent(state: Conversation, event: TaskStreamEvent): Conversa
       return push({ kind: 'notice', eventId: event.id, text: event.data.message });
     case 'forked':
       return push({ kind: 'forked', eventId: event.id, from: event.data });
+    case 'rolled_back':
+      return push({
+        kind: 'notice',
+        eventId: event.id,
+        text: `Turn undone: events ${event.data.fromEventId} to ${event.data.toEventId} are left out of the agent's context, and the workspace is as it was before them.`,
+      });
     case 'sandbox':
       return push({ kind: 'notice', eventId: event.id, text: sandboxNotice(event.data) });
     default:

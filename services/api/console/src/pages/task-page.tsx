@@ -44,10 +44,12 @@ export function TaskPage({ client, taskId }: { client: AtsClient; taskId: string
     });
   const send = (event: Event) => {
     event.preventDefault();
+    // Which button sent it: Send queues behind a running turn; the other two stop (and undo) it (docs/api.md "Follow-ups while a turn runs").
+    const ifRunning = ((event as SubmitEvent).submitter?.getAttribute('value') ?? undefined) as 'interrupt' | 'rollback' | undefined;
     void act(async () => {
       setSending(true);
       try {
-        await client.tasks.sendMessage(taskId, followUp);
+        await client.tasks.sendMessage(taskId, ifRunning ? { message: followUp, ifRunning } : followUp);
         setFollowUp('');
         wake();
       } finally {
@@ -82,6 +84,14 @@ export function TaskPage({ client, taskId }: { client: AtsClient; taskId: string
               <dd aria-label="Forked from">
                 <a href={hrefOf({ page: 'task', id: task.forkedFrom.taskId })}>{task.forkedFrom.taskId}</a> after event{' '}
                 {task.forkedFrom.eventId}
+              </dd>
+            </>
+          )}
+          {task.scheduleId && (
+            <>
+              <dt>Started by</dt>
+              <dd aria-label="Started by">
+                <a href={hrefOf({ page: 'schedules' })}>schedule {task.scheduleId}</a>
               </dd>
             </>
           )}
@@ -140,6 +150,22 @@ export function TaskPage({ client, taskId }: { client: AtsClient; taskId: string
         <button type="submit" disabled={sending}>
           Send
         </button>
+        {task && (task.status === 'running' || task.status === 'awaiting_approval') && (
+          <>
+            <button type="submit" class="secondary" value="interrupt" disabled={sending} title="Stop the running turn and answer this now">
+              Stop and send
+            </button>
+            <button
+              type="submit"
+              class="secondary"
+              value="rollback"
+              disabled={sending}
+              title="Stop the running turn, undo its changes and leave it out of the conversation, then answer this"
+            >
+              Undo turn and send
+            </button>
+          </>
+        )}
       </form>
       <h2>Files</h2>
       <ArtifactList client={client} taskId={taskId} files={artifacts} />

@@ -13,6 +13,8 @@ export class CreateTaskCommand extends Command<CreatedTask> {
     readonly taskId: string,
     readonly request: CreateTaskRequestDto,
     readonly files: readonly StagedUpload[],
+    /** The schedule whose run this is (docs/api.md "Schedules"); absent: a caller's create. */
+    readonly scheduleId?: string,
   ) {
     super();
   }

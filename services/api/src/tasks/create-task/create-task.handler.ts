@@ -52,7 +52,7 @@ export class CreateTaskHandler implements ICommandHandler<CreateTaskCommand, Cre
     }
   }
 
-  async execute({ tenantId, taskId, request, files }: CreateTaskCommand): Promise<CreatedTask> {
+  async execute({ tenantId, taskId, request, files, scheduleId }: CreateTaskCommand): Promise<CreatedTask> {
     // Checked before anything is written: a bad budget or server list leaves nothing behind.
     checkTokenBudgetCap(request.maxTokens, this.config.taskMaxTokensCap);
     const mcpServers = parseTaskMcpServers(request.mcpServers, Object.keys(request.secrets ?? {}));
@@ -98,6 +98,7 @@ export class CreateTaskHandler implements ICommandHandler<CreateTaskCommand, Cre
         ...(prepared?.checkpoint ? { checkpoint: prepared.checkpoint } : {}),
         ...(webhookUrlIsDefault ? { webhookUrlIsDefault } : {}),
         ...(request.network ? { network: { allow: [...request.network.allow] } } : {}),
+        ...(scheduleId === undefined ? {} : { scheduleId }),
       },
     };
     const { position } = await this.commands.execute(taskId, command).catch((error: unknown) => {

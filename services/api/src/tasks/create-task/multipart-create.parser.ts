@@ -17,6 +17,8 @@ export interface StagedUpload {
 export interface UploadLimits {
   readonly maxBytes: number;
   readonly maxFiles: number;
+  /** Set where a request takes no files at all (a follow-up): a file part is then a 400 saying this. */
+  readonly noFiles?: string;
 }
 
 export interface ParsedMultipart {
@@ -61,6 +63,7 @@ export async function parseMultipartCreate(request: FastifyRequest, stagingDir: 
           part.mimetype === 'application/json' ? jsonPartValue(part.fieldname, part.value) : fieldValue(part.fieldname, String(part.value));
         continue;
       }
+      if (limits.noFiles !== undefined) throw new ValidationError(limits.noFiles);
       if (part.fieldname !== 'files') throw new ValidationError(`unexpected file field "${part.fieldname}": upload files as "files"`);
       if (files.length >= limits.maxFiles)
         throw new PayloadTooLargeError(`at most ${limits.maxFiles} files per request (UPLOAD_MAX_FILES)`);
