@@ -526,6 +526,22 @@ describe('task decider', () => {
           ...next,
         ]));
 
+    it("interrupt: records the message's new cost budget with it, and refuses a bad one", () => {
+      spec
+        .given(waiting())
+        .when(interrupt({ maxCostUsd: 3 }))
+        .then([
+          closedC1,
+          { type: 'TaskCancelled', data: { turn: 1, droppedMessageIds: [], usage: turnUsage, reason: 'interrupted' } },
+          { type: 'UserMessageAdded', data: { messageId: 'm2', text: 'instead', maxCostUsd: 3, queued: false } },
+          next[1],
+        ]);
+      spec
+        .given(waiting())
+        .when(interrupt({ maxCostUsd: -1 }))
+        .thenThrows(ValidationError);
+    });
+
     it('rollback: records the turn undone, from its start to the interrupted turn end, with the checkpoint of its start', () => {
       const events = waiting();
       const state = events.reduce(evolve, initialTaskState());
