@@ -114,7 +114,7 @@ export const SETTINGS_CATALOG: readonly CatalogedSetting[] = [
     group: 'model',
     names: ['MODEL_PRICES'],
     meaning:
-      'JSON `{"<model>": {"input", "output", "cacheRead"?, "cacheWrite"?}}` in USD per million tokens, merged over the built-in table of list prices (see [Prices and cost](model-providers.md#prices-and-cost)); bad JSON or a bad entry stops the orchestrator at start, naming it',
+      'JSON `{"<model>": {"input", "output", "cacheRead"?, "cacheWrite"?}}` in USD per million tokens, merged over the built-in table of list prices (see [Prices and cost](model-providers.md#prices-and-cost)); bad JSON or a bad entry stops the orchestrator (the all-in-one service) at start, naming it; set it on the orchestrator instances',
     defaults: ['the built-in table'],
   },
   {
