@@ -269,9 +269,9 @@ describe('ats in a pipe', () => {
     const history = [];
     for await (const event of ats.tasks.history(id)) history.push(event);
     expect(history.filter((e) => e.type === 'done').map((e) => e.data)).toEqual([
-      { status: 'cancelled', turn: 1, reason: 'interrupted' },
-      { status: 'cancelled', turn: 2, reason: 'interrupted' },
-      { status: 'completed', turn: 3 },
+      { status: 'cancelled', turn: 1, reason: 'interrupted', usage: expect.objectContaining({ totalTokens: expect.any(Number) }) },
+      { status: 'cancelled', turn: 2, reason: 'interrupted', usage: expect.objectContaining({ totalTokens: expect.any(Number) }) },
+      { status: 'completed', turn: 3, usage: expect.objectContaining({ totalTokens: expect.any(Number) }) },
     ]);
   });
 });

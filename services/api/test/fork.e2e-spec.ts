@@ -74,7 +74,11 @@ describe('Forking a task after one of its events', () => {
     expect(seen(events.slice(0, N))).toEqual(seen(source.events.slice(0, N)));
     expect(seen([events[N]])).toEqual([{ id: N + 1, type: 'forked', data: { taskId: source.id, eventId: N } }]);
     expect(events.slice(N + 1).map((e) => e.type)).toEqual(['usage', 'content', 'done']);
-    expect(events.at(-1)?.data).toEqual({ status: 'completed', turn: 1 });
+    expect(events.at(-1)?.data).toEqual({
+      status: 'completed',
+      turn: 1,
+      usage: expect.objectContaining({ totalTokens: expect.any(Number) }),
+    });
 
     // Never an event appended to the source.
     expect(await history(source.id)).toEqual(source.events);

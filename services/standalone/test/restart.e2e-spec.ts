@@ -163,7 +163,10 @@ describe('A task’s secrets across a crash (kill -9) and restart on the same DA
       expect(results[0]).toMatchObject({ status: 'success' });
       expect(results[0].output).toContain(createHash('sha256').update(TOKEN).digest('hex'));
       expect(results[1]).toMatchObject({ status: 'success', output: '[REDACTED:TOKEN]\n' });
-      expect(events.at(-1)).toEqual({ type: 'done', data: { status: 'completed', turn: 2 } });
+      expect(events.at(-1)).toEqual({
+        type: 'done',
+        data: { status: 'completed', turn: 2, usage: expect.objectContaining({ totalTokens: expect.any(Number) }) },
+      });
       expect(events.some((b) => b.type === 'notice')).toBe(false);
       expect(dataOf(events, 'sandbox')[0].status).toBe('restored');
     } finally {
@@ -207,7 +210,10 @@ describe('A task’s secrets across a crash (kill -9) and restart on the same DA
       await followUp(right, 'and now?');
       const events = await turn(right);
       expect(dataOf(events, 'tool_result')[0]).toMatchObject({ status: 'success', output: 'again: [REDACTED:TOKEN]\n' });
-      expect(events.at(-1)).toEqual({ type: 'done', data: { status: 'completed', turn: 4 } });
+      expect(events.at(-1)).toEqual({
+        type: 'done',
+        data: { status: 'completed', turn: 4, usage: expect.objectContaining({ totalTokens: expect.any(Number) }) },
+      });
     } finally {
       logs.push(right.output());
       await right.stop();
