@@ -7,7 +7,7 @@ import { Tenant } from '../../auth/tenant.decorator';
 import { ok } from '../../http/envelope';
 import { validateInput } from '../../validation/validate-input';
 import { ScheduleAccess } from '../schedule-access';
-import { SchedulePageRequestDto } from '../schedule-page.request.dto';
+import { PageRequestDto } from '../../http/page.request.dto';
 import type { ScheduleRun } from '../schedule-runs';
 import { scheduleRuns } from '../schedule-runs';
 
@@ -26,7 +26,7 @@ export class ListScheduleRunsHttpController {
   @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } })
   @ApiQuery({ name: 'cursor', required: false, description: 'the nextCursor of the previous page', schema: { type: 'string' } })
   async runs(@Tenant() tenantId: string, @Param('id') id: string, @Query() query: Record<string, unknown>) {
-    const dto = await validateInput(SchedulePageRequestDto, { ...query });
+    const dto = await validateInput(PageRequestDto, { ...query });
     const state = await this.schedules.find(tenantId, id);
     const limit = dto.limit ?? 20;
     const newest = dto.cursor === undefined ? state.revision : Math.min(Number(dto.cursor) - 1, state.revision);

@@ -6,7 +6,7 @@ import { ok } from '../../http/envelope';
 import { validateInput } from '../../validation/validate-input';
 import { ScheduleBook } from '../schedule-book';
 import { presentSchedule } from '../schedule.presenter';
-import { SchedulePageRequestDto } from '../schedule-page.request.dto';
+import { PageRequestDto } from '../../http/page.request.dto';
 
 @ApiTags('schedules')
 @ApiBearerAuth()
@@ -20,7 +20,7 @@ export class ListSchedulesHttpController {
   @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } })
   @ApiQuery({ name: 'cursor', required: false, description: 'the nextCursor of the previous page', schema: { type: 'string' } })
   async list(@Tenant() tenantId: string, @Query() query: Record<string, unknown>) {
-    const dto = await validateInput(SchedulePageRequestDto, { ...query });
+    const dto = await validateInput(PageRequestDto, { ...query });
     const limit = dto.limit ?? 20;
     const before = dto.cursor === undefined ? Infinity : Number(dto.cursor);
     const entries = (await this.book.registered()).filter((e) => e.tenantId === tenantId && e.revision < before).reverse();

@@ -1,21 +1,9 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
+import { IsBoolean, IsOptional } from 'class-validator';
+import { PageRequestDto } from '../../http/page.request.dto';
 
-export class ListTasksRequestDto {
-  @ApiPropertyOptional({ default: 20, minimum: 1, maximum: 100 })
-  @IsOptional()
-  @Transform(({ value }) => (value === undefined || value === '' ? value : Number(value)))
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  readonly limit?: number;
-
-  @ApiPropertyOptional({ description: 'nextCursor of the previous page' })
-  @IsOptional()
-  @Matches(/^[1-9][0-9]{0,15}$/, { message: 'cursor must be a nextCursor value returned by this endpoint' })
-  readonly cursor?: string;
-
+export class ListTasksRequestDto extends PageRequestDto {
   @ApiPropertyOptional({ default: false, description: 'include tasks created with showInHistory=false' })
   @IsOptional()
   @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value))

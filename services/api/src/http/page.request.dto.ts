@@ -2,8 +2,8 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
 
-/** `limit` and `cursor` of the schedule list and of a schedule's runs. */
-export class SchedulePageRequestDto {
+/** `limit` and `cursor` of every cursor list: tasks, schedules, a schedule's runs. */
+export class PageRequestDto {
   @ApiPropertyOptional({ default: 20, minimum: 1, maximum: 100 })
   @IsOptional()
   @Transform(({ value }) => (value === undefined || value === '' ? value : Number(value)))
