@@ -30,6 +30,25 @@ describe('model prices', () => {
     expect(priceOf(BUILT_IN_MODEL_PRICES, 'gpt-4o')).toBe(BUILT_IN_MODEL_PRICES['gpt-4o']);
   });
 
+  it('gives a differently priced model that starts with a shorter entry its own entry', () => {
+    expect(priceOf(BUILT_IN_MODEL_PRICES, 'claude-opus-4-5-20251101')).toMatchObject({ input: 5, output: 25 });
+    expect(priceOf(BUILT_IN_MODEL_PRICES, 'claude-opus-4-1-20250805')).toMatchObject({ input: 15, output: 75 });
+    expect(priceOf(BUILT_IN_MODEL_PRICES, 'gpt-4o-2024-05-13')).toEqual({ input: 5, output: 15 });
+    expect(priceOf(BUILT_IN_MODEL_PRICES, 'gpt-4o-2024-08-06')).toBe(BUILT_IN_MODEL_PRICES['gpt-4o']);
+    expect(priceOf(BUILT_IN_MODEL_PRICES, 'o3-mini-2025-01-31')).toBe(BUILT_IN_MODEL_PRICES['o3-mini']);
+    expect(priceOf(BUILT_IN_MODEL_PRICES, 'o3-2025-04-16')).toBe(BUILT_IN_MODEL_PRICES['o3']);
+    expect(priceOf(BUILT_IN_MODEL_PRICES, 'gpt-5-pro-2025-10-06')).toBe(BUILT_IN_MODEL_PRICES['gpt-5-pro']);
+  });
+
+  it("prices Anthropic's cache writes at the 5-minute rate, 1.25 × input, and reads at 0.1 × input", () => {
+    // Claude Haiku 3 is the published exception: 0.30 and 0.03 on an input of 0.25.
+    for (const [model, price] of Object.entries(BUILT_IN_MODEL_PRICES)) {
+      if (!model.startsWith('claude-') || model === 'claude-3-haiku') continue;
+      expect([model, price.cacheWrite]).toEqual([model, expect.closeTo(price.input * 1.25, 9)]);
+      expect([model, price.cacheRead]).toEqual([model, expect.closeTo(price.input * 0.1, 9)]);
+    }
+  });
+
   it('has no price for a model no entry names or starts (a bare prefix match is not enough)', () => {
     expect(priceOf(BUILT_IN_MODEL_PRICES, 'llama3.1')).toBeUndefined();
     expect(priceOf(BUILT_IN_MODEL_PRICES, 'gpt-4oxyz')).toBeUndefined();
