@@ -112,6 +112,14 @@ describe('ats send and ats schedule in a terminal', () => {
     expect(after.screen).not.toContain('draft.md');
   });
 
+  it("schedule ls shows the next run on the wall clock of the schedule's zone, the one named beside it", async () => {
+    const created = await command(['schedule', 'create', '0 9 * * *', 'morning', '--tz', 'Europe/Paris']);
+    const id = SCHEDULE_ID.exec(created.screen)![0];
+    const ls = await command(['schedule', 'ls']);
+    expect(ls.screen).toMatch(new RegExp(`^${id} {2}0 9 \\* \\* \\* Europe/Paris {2}next \\d{4}-\\d\\d-\\d\\d 09:00:00 {2}morning$`, 'm'));
+    await command(['schedule', 'rm', id]);
+  });
+
   // Last: the schedule's runs are tasks that take the scripted model's replies.
   it('schedule create, ls, show (its runs), pause, resume and rm, each one readable line', async () => {
     const created = await command(['schedule', 'create', EVERY_2S, 'tick report', '--tz', 'Europe/Paris']);
