@@ -109,7 +109,7 @@ describe('ats send and ats schedule in a terminal', () => {
     );
     const after = await command(['files', id]);
     expect(after.code).toBe(0);
-    expect(after.screen).not.toContain('draft.md');
+    expect(after.screen).toBe(`${id} has no files now\n[exit 0]\n`);
   });
 
   it("schedule ls shows the next run on the wall clock of the schedule's zone, the one named beside it", async () => {
