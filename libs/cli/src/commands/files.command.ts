@@ -20,6 +20,9 @@ export async function filesCommand(ctx: CliContext, taskId: string, options: Fil
     shown += 1;
     term.line(options.json ? jsonLine(file) : fileLine(file));
   }
-  if (shown === 0 && !options.json) term.line(term.colors.dim(`${safeLine(taskId)} had no files ${momentOf(options.at)}`));
+  if (shown === 0 && !options.json) {
+    const none = options.at === undefined ? 'has no files now' : `had no files ${momentOf(options.at)}`;
+    term.line(term.colors.dim(`${safeLine(taskId)} ${none}`));
+  }
   return ExitCode.ok;
 }

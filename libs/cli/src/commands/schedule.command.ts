@@ -61,7 +61,7 @@ export async function scheduleShowCommand(ctx: CliContext, id: string, options: 
     return ExitCode.ok;
   }
   printSchedule(ctx, schedule, false);
-  for (const run of runs) printRun(ctx, run);
+  for (const run of runs) printRun(ctx, run, schedule.timezone);
   return ExitCode.ok;
 }
 
@@ -83,18 +83,36 @@ function printSchedule(ctx: CliContext, untrusted: Schedule, json: boolean): voi
   if (json) return ctx.term.line(jsonLine(untrusted));
   const s = safeData(untrusted);
   const c = ctx.term.colors;
-  const state = s.paused ? c.yellow('paused') : c.green(`next ${s.nextRunAt?.slice(0, 19).replace('T', ' ') ?? '-'}`);
+  const state = s.paused ? c.yellow('paused') : c.green(`next ${s.nextRunAt ? wallClock(s.nextRunAt, s.timezone) : '-'}`);
   const first = safeLine(s.task.message);
   const message = first.length > 50 ? `${first.slice(0, 49)}…` : first;
   const target = s.target ? ` → ${safeLine(s.target)}` : '';
   ctx.term.line(`${s.id}  ${safeLine(s.cron)} ${c.dim(safeLine(s.timezone))}  ${state}${target}  ${message}`);
 }
 
-function printRun(ctx: CliContext, untrusted: ScheduleRun): void {
+function printRun(ctx: CliContext, untrusted: ScheduleRun, timezone: string): void {
   const r = safeData(untrusted);
   const c = ctx.term.colors;
   const outcome = r.outcome === 'started' ? c.green(r.outcome) : r.outcome === 'failed' ? c.red(r.outcome) : c.yellow(r.outcome);
   const detail = r.taskId ? safeLine(r.taskId) : '';
   const reason = r.reason ? c.dim(safeLine(r.reason)) : '';
-  ctx.term.line(`  ${r.dueAt.slice(0, 19).replace('T', ' ')}  ${outcome}  ${detail}${detail && reason ? '  ' : ''}${reason}`);
+  ctx.term.line(`  ${wallClock(r.dueAt, timezone)}  ${outcome}  ${detail}${detail && reason ? '  ' : ''}${reason}`);
 }
+
+/**
+ * An instant (the API's UTC) as the wall clock of the zone the schedule's cron is read in, which
+ * the schedule line names right before it: `0 9 * * *` in Europe/Paris shows `next … 09:00:00`.
+ * A zone this Node does not know (an older ICU than the service's) gets UTC, marked so.
+ */
+export function wallClock(iso: string, timeZone: string): string {
+  let parts: Intl.DateTimeFormatPart[];
+  try {
+    parts = new Intl.DateTimeFormat('en-CA', { timeZone, hourCycle: 'h23', ...WALL_CLOCK }).formatToParts(new Date(iso));
+  } catch {
+    return `${iso.slice(0, 19).replace('T', ' ')} UTC`;
+  }
+  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value;
+  return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}:${part('second')}`;
+}
+
+const WALL_CLOCK = { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' } as const;
