@@ -27,7 +27,7 @@ COPY native ./native
 RUN bash scripts/build-native.sh && test -x dist/native/ats-fswatch
 COPY libs ./libs
 COPY services ./services
-# The orchestrator's Temporal worker loads the pre-built workflow bundle (no webpack at run time).
+# The Temporal workers (orchestrator, api) load the pre-built workflow bundle (no webpack at run time).
 RUN node scripts/build-services.js --force && node scripts/bundle-workflows.js --force && node scripts/build-console.js --force
 
 FROM toolchain AS prod-deps

@@ -12,7 +12,7 @@ let built = false;
  */
 export function compiledEntry(sourcePath: string): string {
   if (!built) {
-    // Builds dist/ when stale, then the Temporal workflow bundle the orchestrator loads (once per change).
+    // Builds dist/ when stale, then the Temporal workflow bundle the workers load (orchestrator, api; once per change).
     execFileSync(process.execPath, [join(ROOT, 'scripts/bundle-workflows.js')], { cwd: ROOT, stdio: 'inherit', timeout: 180_000 });
     built = true;
   }

@@ -164,6 +164,7 @@ export async function startDistributedDeployment(shape: DeploymentShape, extraEn
     },
     async close() {
       await Promise.all(instances.map((i) => i.process.stop().catch(() => undefined)));
+      await endScheduleWorkflows(sharedEnv);
       await dropSchema(infra.DATABASE_URL, sharedEnv.EVENT_STORE_SCHEMA);
       await rm(root, { recursive: true, force: true });
       await removeCoordinationBuckets(sharedEnv.NATS_URL, sharedEnv.NATS_SUBJECT_PREFIX);
@@ -240,18 +241,40 @@ async function bucketObjects(env: Record<string, string>): Promise<PersistedItem
   }
 }
 
-/** Every workflow history of the deployment's task queue, payloads decoded to text. */
+/** Every workflow history of the deployment's task queues, payloads decoded to text. */
 async function workflowHistories(env: Record<string, string>): Promise<PersistedItem[]> {
   const connection = await Connection.connect({ address: env.TEMPORAL_ADDRESS });
   try {
     const client = new TemporalClient({ connection, namespace: env.TEMPORAL_NAMESPACE || 'default' });
     const items: PersistedItem[] = [];
-    for await (const workflow of client.workflow.list({ query: `TaskQueue="${env.TEMPORAL_TASK_QUEUE}"` })) {
+    // The agent turns' queue and the schedules' (libs/runner's createScheduleClock names it).
+    const query = `TaskQueue="${env.TEMPORAL_TASK_QUEUE}" OR TaskQueue="${env.TEMPORAL_TASK_QUEUE}-schedules"`;
+    for await (const workflow of client.workflow.list({ query })) {
       const history = await client.workflow.getHandle(workflow.workflowId, workflow.runId).fetchHistory();
       const text = JSON.stringify(history, (_, v) => (v instanceof Uint8Array ? Buffer.from(v).toString('utf8') : v));
       items.push({ where: `workflow history ${workflow.workflowId}/${workflow.runId}`, bytes: Buffer.from(text) });
     }
     return items;
+  } finally {
+    await connection.close();
+  }
+}
+
+/**
+ * A schedule's workflow outlives the processes (it is the schedule's durable timer): the
+ * deployment's are ended when it closes, so a shared dev server does not keep waking them.
+ */
+async function endScheduleWorkflows(env: Record<string, string>): Promise<void> {
+  const connection = await Connection.connect({ address: env.TEMPORAL_ADDRESS });
+  try {
+    const client = new TemporalClient({ connection, namespace: env.TEMPORAL_NAMESPACE || 'default' });
+    const query = `TaskQueue="${env.TEMPORAL_TASK_QUEUE}-schedules" AND ExecutionStatus="Running"`;
+    for await (const workflow of client.workflow.list({ query })) {
+      await client.workflow
+        .getHandle(workflow.workflowId)
+        .terminate('the test deployment closed')
+        .catch(() => undefined);
+    }
   } finally {
     await connection.close();
   }

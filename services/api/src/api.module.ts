@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { APP_FILTER } from '@nestjs/core';
+import { EVENT_STORE } from '@app/event-store';
+import { Readiness } from '@app/metrics';
 import { ObjectStoreReadiness, RUNTIME_ENV } from '@app/runtime';
 import { WebhookConfig } from '@app/webhooks';
 import { createCoordinationStore } from '@app/coordination';
@@ -37,6 +39,8 @@ import { ListWebhookDeliveriesHttpController } from './tasks/list-webhook-delive
 import { RedeliverWebhookHttpController } from './tasks/redeliver-webhook/redeliver-webhook.http.controller';
 import { ScheduleBook } from './schedules/schedule-book';
 import { ScheduleFirer } from './schedules/schedule-firer';
+import { ScheduleFiring } from './schedules/schedule-firing';
+import { scheduleFirer } from './schedules/schedule-firer.provider';
 import { SchedulesConfig } from './schedules/schedules.config';
 import { CreateScheduleHttpController } from './schedules/create-schedule/create-schedule.http.controller';
 import { DeleteScheduleHttpController } from './schedules/delete-schedule/delete-schedule.http.controller';
@@ -97,7 +101,8 @@ import { UpdateScheduleHttpController } from './schedules/update-schedule/update
     ObjectStoreReadiness,
     ScheduleBook,
     ScheduleAccess,
-    ScheduleFirer,
+    ScheduleFiring,
+    { provide: ScheduleFirer, inject: [RUNTIME_ENV, ScheduleFiring, ScheduleBook, EVENT_STORE, Readiness], useFactory: scheduleFirer },
   ],
 })
 export class ApiModule {}

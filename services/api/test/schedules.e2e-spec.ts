@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { WebhookReceiver } from '@app/webhooks/testing/webhook-receiver';
 import { startWebhookReceiver } from '@app/webhooks/testing/webhook-receiver';
 import { ScheduleBook } from '../src/schedules/schedule-book';
-import { runTaskId } from '../src/schedules/schedule-firer';
+import { runTaskId } from '../src/schedules/schedule-firing';
 import type { Harness } from '../../../test/support/service-harness';
 import { OTHER_API_KEY, startHarness, waitFor } from '../../../test/support/service-harness';
 

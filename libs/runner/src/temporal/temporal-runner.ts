@@ -1,14 +1,13 @@
 import type { WorkflowExecutionDescription } from '@temporalio/client';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
-import type { WorkflowBundleOption, WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { NativeConnection, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
-import { existsSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import { AGENT_WORKFLOW_ID_PREFIX, agentTurnWorkflow, agentTurnWorkflowId, wakeSignal } from '@app/workflows';
 import type { DurableRunner, StepFunction, TurnOf } from '../durable-runner.port';
 import { TemporalUnreachableError } from '../runner.errors';
 import { createActivities } from './activities';
-import { WORKFLOW_TRACING_INTERCEPTORS, temporalTracing } from './temporal-tracing';
+import { temporalTracing } from './temporal-tracing';
+import { workflowBundle } from './workflow-bundle';
 
 export interface TemporalRunnerOptions {
   /** host:port of the Temporal frontend. */
@@ -40,32 +39,6 @@ export interface TemporalRunnerOptions {
 
 /** describe() calls idle() makes at once. */
 const DESCRIBE_BATCH = 16;
-
-const WORKFLOWS_PATH = require.resolve('../../../workflows/src/agent-turn.workflow');
-/** Where scripts/bundle-workflows.js puts the bundle of the compiled workflows (only under dist/). */
-const PREBUILT_BUNDLE = join(__dirname, '..', '..', '..', '..', 'workflow-bundle', 'agent-turn.workflow.js');
-let sharedBundle: Promise<WorkflowBundleOption> | undefined;
-
-/**
- * The bundle built with the compiled code when there is one not older than the workflow module
- * it was made from (a stale one is never run); otherwise bundled here, once per process: webpack
- * in the service costs seconds of CPU and memory it keeps (ts-node, jest, a missing bundle).
- */
-function workflowBundle(): Promise<WorkflowBundleOption> {
-  if (existsSync(PREBUILT_BUNDLE) && statSync(PREBUILT_BUNDLE).mtimeMs >= statSync(WORKFLOWS_PATH).mtimeMs) {
-    return Promise.resolve({ codePath: PREBUILT_BUNDLE });
-  }
-  // Webpack's report goes to Temporal's logger, at the level the process installed for it.
-  sharedBundle ??= bundleWorkflowCode({
-    workflowsPath: WORKFLOWS_PATH,
-    workflowInterceptorModules: [WORKFLOW_TRACING_INTERCEPTORS],
-    logger: Runtime.instance().logger,
-  }).catch((error) => {
-    sharedBundle = undefined;
-    throw error;
-  });
-  return sharedBundle;
-}
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

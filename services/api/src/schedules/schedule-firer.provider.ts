@@ -1,0 +1,35 @@
+import { Logger } from '@nestjs/common';
+import type { EventStore } from '@app/event-store';
+import type { Readiness } from '@app/metrics';
+import { createScheduleClock, runnerConfigFromEnv } from '@app/runner';
+import { nextDueAt } from './cron-rules';
+import type { ScheduleBook } from './schedule-book';
+import type { ScheduleFirer } from './schedule-firer';
+import type { ScheduleFiring } from './schedule-firing';
+import { TemporalScheduleFirer } from './temporal-schedule-firer';
+import { TimerScheduleFirer } from './timer-schedule-firer';
+
+/**
+ * The clock of the schedules goes with the runner of the agent loops (docs/api.md "Schedules"):
+ * `RUNNER=temporal` puts each schedule on a Temporal workflow, `RUNNER=in-process` on this
+ * process's own timer over the event store.
+ */
+export function scheduleFirer(
+  env: NodeJS.ProcessEnv,
+  firing: ScheduleFiring,
+  book: ScheduleBook,
+  store: EventStore,
+  readiness: Readiness,
+): ScheduleFirer {
+  const logger = new Logger('Schedules');
+  const clock = createScheduleClock(
+    runnerConfigFromEnv(env),
+    async (scheduleId, recover) => {
+      const state = await firing.fireDue(scheduleId, recover);
+      if (!state.exists || state.deleted) return { gone: true };
+      return { nextDueAt: nextDueAt(state)?.getTime() };
+    },
+    (scheduleId, error) => logger.error(`schedule ${scheduleId}: firing failed: ${String(error)}`),
+  );
+  return clock ? new TemporalScheduleFirer(clock, book, readiness) : new TimerScheduleFirer(book, firing, store);
+}
