@@ -50,10 +50,10 @@ describe('Schedules', () => {
   const remove = (id: string) => h.api(`/api/v1/schedules/${id}`, { method: 'DELETE' });
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-  it('fires a seconds cron on time, once per due time, each run a task carrying scheduleId, secrets never shown', async () => {
+  it('fires a seconds cron on time, once per due time, each run a task carrying scheduleId and the cost budget, secrets never shown', async () => {
     const created = await create({
       cron: EVERY_2S,
-      task: { message: 'tick', secrets: { TOKEN: 'sched-secret-value-123' }, env: { REGION: 'eu' } },
+      task: { message: 'tick', secrets: { TOKEN: 'sched-secret-value-123' }, env: { REGION: 'eu' }, maxCostUsd: 0.25 },
       overlap: 'enqueue',
     });
     expect(created.status).toBe(201);
@@ -62,7 +62,7 @@ describe('Schedules', () => {
       id: expect.stringMatching(/^sched_[a-f0-9]{32}$/),
       cron: EVERY_2S,
       timezone: 'UTC',
-      task: { message: 'tick', secretNames: ['TOKEN'], envKeys: ['REGION'] },
+      task: { message: 'tick', secretNames: ['TOKEN'], envKeys: ['REGION'], maxCostUsd: 0.25, maxTokens: null },
       target: null,
       overlap: 'enqueue',
       paused: false,
@@ -85,7 +85,7 @@ describe('Schedules', () => {
       expect(new Date(run.dueAt).getUTCSeconds() % 2).toBe(0);
       const task = await h.api(`/api/v1/tasks/${run.taskId}`);
       expect(task.status).toBe(200);
-      expect(task.body.data).toMatchObject({ scheduleId: schedule.id, secretNames: ['TOKEN'], envKeys: ['REGION'] });
+      expect(task.body.data).toMatchObject({ scheduleId: schedule.id, secretNames: ['TOKEN'], envKeys: ['REGION'], maxCostUsd: 0.25 });
       expect(task.body.data.messages[0].text).toBe('tick');
     }
   });

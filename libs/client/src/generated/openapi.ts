@@ -493,6 +493,11 @@ export interface components {
              * @example 200000
              */
             maxTokens?: number;
+            /**
+             * @description More than 0: USD the task's model calls may cost over all its turns, as `usage.costUsd` counts them (calls of a model without a price count nothing). Checked before every model call: once reached, the turn ends `done` with status `failed` and an error naming the cost budget, without calling the model (one call may take the cost past it). A follow-up may set a new value. Default: TASK_MAX_COST_USD, else unlimited. In multipart: the number as text.
+             * @example 2.5
+             */
+            maxCostUsd?: number;
             /** @description Credentials for this task only, as environment variables; never logged or returned, stored only encrypted (SECRETS_KEY). Values of at least 4 characters. In multipart: a JSON-encoded text field. */
             secrets?: {
                 [key: string]: string;
@@ -519,7 +524,7 @@ export interface components {
              * @example Europe/Paris
              */
             timezone?: string;
-            /** @description The task each run creates (with `target`: only `message` and `maxTokens`, sent as a follow-up). */
+            /** @description The task each run creates (with `target`: only `message`, `maxTokens` and `maxCostUsd`, sent as a follow-up). */
             task: components["schemas"]["ScheduleTaskDto"];
             /**
              * @description A task of the caller: each run is a follow-up into it instead of a new task.
@@ -823,6 +828,8 @@ export interface components {
                 showInHistory: boolean;
                 /** @description the budget of each task; null: the service default */
                 maxTokens: number | null;
+                /** @description the cost budget of each task, USD (more than 0); null: the service default */
+                maxCostUsd: number | null;
                 /** @description as given; null: none */
                 webhookUrl: string | null;
                 /** @description the keys of env (never the values) */

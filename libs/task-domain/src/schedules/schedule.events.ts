@@ -17,6 +17,8 @@ export interface ScheduleTaskTemplate {
   readonly secretNames: readonly string[];
   readonly sealedSecrets?: SealedSecrets;
   readonly maxTokens?: number;
+  /** The cost budget of each run's task (USD), or of each follow-up's turn with a target. */
+  readonly maxCostUsd?: number;
   readonly webhookUrl?: string;
 }
 

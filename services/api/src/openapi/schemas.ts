@@ -267,6 +267,7 @@ const ScheduleSchemas: Record<string, Schema> = {
       autoExecute: { type: 'boolean' },
       showInHistory: { type: 'boolean' },
       maxTokens: nullable({ type: 'integer', minimum: 1 }, 'the budget of each task; null: the service default'),
+      maxCostUsd: nullable({ type: 'number', minimum: 0 }, 'the cost budget of each task, USD (more than 0); null: the service default'),
       webhookUrl: nullable({ type: 'string' }, 'as given; null: none'),
       envKeys: { ...strings, description: 'the keys of env (never the values)' },
       secretNames: { ...strings, description: 'the names of the secrets (never the values)' },

@@ -98,7 +98,16 @@ export class ScheduleFiring implements OnApplicationShutdown {
     try {
       if (s.target) {
         await this.sendFollowUp.execute(
-          new SendFollowUpCommand(s.tenantId, s.target, s.task.message, s.task.maxTokens, 'enqueue', undefined, messageId),
+          new SendFollowUpCommand(
+            s.tenantId,
+            s.target,
+            s.task.message,
+            s.task.maxTokens,
+            'enqueue',
+            undefined,
+            messageId,
+            s.task.maxCostUsd,
+          ),
         );
         return s;
       }
@@ -110,6 +119,7 @@ export class ScheduleFiring implements OnApplicationShutdown {
         env: s.task.env,
         ...(s.task.secretNames.length > 0 ? { secrets } : {}),
         ...(s.task.maxTokens === undefined ? {} : { maxTokens: s.task.maxTokens }),
+        ...(s.task.maxCostUsd === undefined ? {} : { maxCostUsd: s.task.maxCostUsd }),
         ...(s.task.webhookUrl === undefined ? {} : { webhookUrl: s.task.webhookUrl }),
       };
       await this.createTask.execute(new CreateTaskCommand(s.tenantId, taskId, request, [], s.id));

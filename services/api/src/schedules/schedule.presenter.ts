@@ -12,6 +12,7 @@ export function presentSchedule(s: ScheduleState) {
       autoExecute: s.task.autoExecute,
       showInHistory: s.task.showInHistory,
       maxTokens: s.task.maxTokens ?? null,
+      maxCostUsd: s.task.maxCostUsd ?? null,
       webhookUrl: s.task.webhookUrl ?? null,
       envKeys: Object.keys(s.task.env),
       secretNames: s.task.secretNames,

@@ -48,7 +48,9 @@ export class CreateScheduleHttpController {
     if (dto.target !== undefined) {
       const given = NEW_TASK_ONLY.filter((field) => task[field] !== undefined);
       if (given.length > 0)
-        throw new ValidationError(`task.${given[0]}: a schedule with a target sends follow-ups, which carry only message and maxTokens`);
+        throw new ValidationError(
+          `task.${given[0]}: a schedule with a target sends follow-ups, which carry only message, maxTokens and maxCostUsd`,
+        );
       await this.tasks.find(tenantId, dto.target); // another tenant's task answers 404, as a missing one
     }
     // Checked now, and again by the create at each run (the allowed hosts may change meanwhile).
@@ -78,6 +80,7 @@ export class CreateScheduleHttpController {
           // Sealed for the schedule's id; each run opens it and seals again for its own task.
           ...(hasSecrets ? { sealedSecrets: this.secrets.seal(scheduleId, secrets) } : {}),
           ...(task.maxTokens === undefined ? {} : { maxTokens: task.maxTokens }),
+          ...(task.maxCostUsd === undefined ? {} : { maxCostUsd: task.maxCostUsd }),
           ...(webhookUrl === undefined ? {} : { webhookUrl }),
         },
         ...(dto.target === undefined ? {} : { target: dto.target }),

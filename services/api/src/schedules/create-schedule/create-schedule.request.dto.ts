@@ -13,6 +13,7 @@ export class ScheduleTaskDto extends PickType(CreateTaskRequestDto, [
   'autoExecute',
   'showInHistory',
   'maxTokens',
+  'maxCostUsd',
   'secrets',
   'env',
   'webhookUrl',
@@ -41,7 +42,7 @@ export class CreateScheduleRequestDto {
 
   @ApiProperty({
     type: () => ScheduleTaskDto,
-    description: 'The task each run creates (with `target`: only `message` and `maxTokens`, sent as a follow-up).',
+    description: 'The task each run creates (with `target`: only `message`, `maxTokens` and `maxCostUsd`, sent as a follow-up).',
   })
   @IsObject()
   readonly task!: Record<string, unknown>;
