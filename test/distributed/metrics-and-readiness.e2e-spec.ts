@@ -20,7 +20,8 @@ const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/j
 
 /** What each service uses, so what its /readyz names. */
 const DEPENDENCIES: Record<ServiceInstance['service'], string[]> = {
-  api: ['bus', 'eventStore', 'objectStore'],
+  // The API's worker of the schedules' workflows (RUNNER=temporal) needs Temporal too.
+  api: ['bus', 'eventStore', 'objectStore', 'temporal'],
   orchestrator: ['bus', 'eventStore', 'temporal'],
   sandbox: ['bus', 'eventStore', 'objectStore'],
   artifacts: ['bus', 'eventStore'],

@@ -34,7 +34,7 @@ export class TemporalScheduleFirer extends ScheduleFirer implements OnApplicatio
 
   async onApplicationBootstrap(): Promise<void> {
     await this.clock.start();
-    this.removeReadiness = this.readiness.add('scheduleClock', () => this.clock.ping());
+    this.removeReadiness = this.readiness.add('temporal', () => this.clock.ping());
     const entries = await this.book.registered();
     const live: string[] = [];
     for (let i = 0; i < entries.length; i += LOAD_BATCH) {
