@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { AtsClient } from '@agentic-task-service/client';
 import { atsCommandLine, REPO_ROOT } from '../support/ats-cli';
 import type { Harness } from '../support/service-harness';
-import { API_KEY, startHarness, waitFor } from '../support/service-harness';
+import { API_KEY, OTHER_API_KEY, startHarness, waitFor } from '../support/service-harness';
 import { TmuxTerminal } from '../support/tmux-terminal';
 
 // `ats send --interrupt|--rollback|--reject` and `ats schedule …` (docs/guide/cli.md) run by the
@@ -18,6 +18,8 @@ const TASK_ID = /task_[0-9a-f]{32}/;
 const SCHEDULE_ID = /sched_[0-9A-Za-z_-]+/;
 // Every 2 seconds, the tightest cron SCHEDULE_MIN_INTERVAL_MS lets through below.
 const EVERY_2S = '*/2 * * * * *';
+/** An instant on the wall clock of Paris, by another road than the CLI's: Sweden writes dates as ISO does. */
+const paris = (iso: string) => new Date(iso).toLocaleString('sv-SE', { timeZone: 'Europe/Paris' });
 
 describe('ats send and ats schedule in a terminal', () => {
   let h: Harness;
@@ -25,14 +27,14 @@ describe('ats send and ats schedule in a terminal', () => {
   let home: string;
   const terminals: TmuxTerminal[] = [];
   const env = () => ({ PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), ATS_URL: h.url, ATS_API_KEY: API_KEY });
-  const open = async (args: string[]) => {
-    const terminal = await TmuxTerminal.start(atsCommandLine(args), env(), REPO_ROOT);
+  const open = async (args: string[], extraEnv: Record<string, string> = {}) => {
+    const terminal = await TmuxTerminal.start(atsCommandLine(args), { ...env(), ...extraEnv }, REPO_ROOT);
     terminals.push(terminal);
     return terminal;
   };
   /** Runs one command to its end: its exit status and the screen it left. */
-  const command = async (args: string[]) => {
-    const terminal = await open(args);
+  const command = async (args: string[], extraEnv: Record<string, string> = {}) => {
+    const terminal = await open(args, extraEnv);
     const code = await terminal.exitCode();
     return { code, screen: await terminal.screen() };
   };
@@ -121,7 +123,7 @@ describe('ats send and ats schedule in a terminal', () => {
   });
 
   // Last: the schedule's runs are tasks that take the scripted model's replies.
-  it('schedule create, ls, show (its runs), pause, resume and rm, each one readable line', async () => {
+  it('schedule create, ls, show, runs, pause, resume and rm, each one readable line', async () => {
     const created = await command(['schedule', 'create', EVERY_2S, 'tick report', '--tz', 'Europe/Paris']);
     expect(created.code).toBe(0);
     const line = new RegExp(
@@ -143,8 +145,39 @@ describe('ats send and ats schedule in a terminal', () => {
     expect(shown.screen).toMatch(line);
     expect(shown.screen).toMatch(new RegExp(`^ {2}\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d {2}started {2}${TASK_ID.source}$`, 'm'));
 
+    // Two runs or more, then paused so that they stay put while the CLI and the API are compared.
+    await waitFor(async () => ((await ats.schedules.runsPage(id, { limit: 2 })).runs.length > 1 ? true : undefined), 10_000, 'two runs');
     const paused = await command(['schedule', 'pause', id]);
     expect(paused.screen).toMatch(new RegExp(`^${id} {2}\\*/2 \\* \\* \\* \\* \\* Europe/Paris {2}paused {2}tick report$`, 'm'));
+
+    // schedule runs: every run the API lists, newest first, on the wall clock of Paris, with the task each started.
+    const { runs } = await ats.schedules.runsPage(id, { limit: 20 });
+    expect(runs.length).toBeGreaterThan(1);
+    expect(runs.some((run) => run.outcome === 'started')).toBe(true);
+    const runLines = runs.map(
+      (run) => `${paris(run.dueAt)}  ${run.outcome.padEnd(7)}  ${run.outcome === 'started' ? run.taskId : run.reason}`,
+    );
+    const title = `runs of ${id}, newest first; due times in Europe/Paris`;
+    const listed = await command(['schedule', 'runs', id]);
+    expect(listed).toEqual({ code: 0, screen: [title, ...runLines, '[exit 0]', ''].join('\n') });
+    const one = await command(['schedule', 'runs', id, '--limit', '1']);
+    expect(one).toEqual({
+      code: 0,
+      screen: [title, runLines[0], 'older runs not shown: --limit <n> for more, --all for every one', '[exit 0]', ''].join('\n'),
+    });
+    const json = await command(['schedule', 'runs', id, '--limit', '2', '--json']);
+    expect(json.code).toBe(0);
+    expect(
+      json.screen
+        .trimEnd()
+        .split('\n')
+        .slice(0, -1)
+        .map((line) => JSON.parse(line) as unknown),
+    ).toEqual(runs.slice(0, 2));
+    const otherTenant = await command(['schedule', 'runs', id], { ATS_API_KEY: OTHER_API_KEY });
+    expect(otherTenant.code).toBe(1);
+    expect(otherTenant.screen).toMatch(/^ats: .* \(NOT_FOUND\)\n\[exit 1\]\n$/);
+
     expect((await command(['schedule', 'ls'])).screen).toMatch(new RegExp(`^${id} .* {2}paused {2}tick report$`, 'm'));
     const resumed = await command(['schedule', 'resume', id]);
     expect(resumed.screen).toMatch(line);
@@ -155,8 +188,10 @@ describe('ats send and ats schedule in a terminal', () => {
     const after = await command(['schedule', 'ls']);
     expect(after.screen).not.toContain(id);
     expect(after.screen).toContain('no schedules yet');
-    const gone = await command(['schedule', 'show', id]);
-    expect(gone.code).toBe(1);
-    expect(gone.screen).toMatch(/^ats: .* \(NOT_FOUND\)\n\[exit 1\]\n$/);
+    for (const sub of ['show', 'runs']) {
+      const gone = await command(['schedule', sub, id]);
+      expect(gone.code).toBe(1);
+      expect(gone.screen).toMatch(/^ats: .* \(NOT_FOUND\)\n\[exit 1\]\n$/);
+    }
   });
 });

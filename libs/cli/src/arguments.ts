@@ -24,6 +24,12 @@ export function parseCount(value: string): number {
   return Number(value);
 }
 
+/** A --limit: at least one. */
+export function parseLimit(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('expected a whole number from 1');
+  return Number(value);
+}
+
 /** An event id (--after of fork, --at of files): event ids start at 1. */
 export function parseEventId(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('expected an event id (a whole number from 1)');

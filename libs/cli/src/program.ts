@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { version } from '../package.json';
-import { parseCount, parseEnvPair, parseEventId, parseSecretName } from './arguments';
+import { parseCount, parseEnvPair, parseEventId, parseLimit, parseSecretName } from './arguments';
 import type { ApprovalChoice } from './approval-choice';
 import { APPROVAL_CHOICES } from './approval-choice';
 import { approveCommand, cancelCommand, sendCommand } from './commands/task-actions.command';
@@ -13,10 +13,12 @@ import { logsCommand } from './commands/logs.command';
 import { lsCommand } from './commands/ls.command';
 import { runCommand } from './commands/run.command';
 import {
+  ALL_RUNS_BOUND,
   scheduleCreateCommand,
   scheduleLsCommand,
   schedulePauseCommand,
   scheduleRmCommand,
+  scheduleRunsCommand,
   scheduleShowCommand,
 } from './commands/schedule.command';
 import { showCommand } from './commands/show.command';
@@ -148,7 +150,7 @@ export function buildProgram(ctx: CliContext, done: (code: ExitCode) => void): C
       done(await filesCommand(ctx, id, { json: false, ...options }));
     });
 
-  const schedule = program.command('schedule').description('tasks started on a cron: create, ls, show, pause, resume, rm');
+  const schedule = program.command('schedule').description('tasks started on a cron: create, ls, show, runs, pause, resume, rm');
   schedule
     .command('create')
     .description('start a task (or a follow-up into --target) at each due time of a cron (5 fields, or 6 with seconds first)')
@@ -178,6 +180,14 @@ export function buildProgram(ctx: CliContext, done: (code: ExitCode) => void): C
     .option('--runs <n>', 'how many runs (1-100)', parseCount, 10)
     .addOption(jsonOption())
     .action(async (id: string, options) => done(await scheduleShowCommand(ctx, id, { json: false, ...options })));
+  schedule
+    .command('runs')
+    .description("a schedule's runs, newest first: due time in its zone, started (the task) / skipped / failed (and why)")
+    .argument('<id>')
+    .option('--limit <n>', 'at most this many, read page after page', parseLimit, 20)
+    .addOption(new Option('--all', `every run (at most the ${ALL_RUNS_BOUND} newest, and says so)`).conflicts('limit'))
+    .addOption(jsonOption())
+    .action(async (id: string, options) => done(await scheduleRunsCommand(ctx, id, { json: false, all: false, ...options })));
   for (const [name, paused] of [
     ['pause', true],
     ['resume', false],

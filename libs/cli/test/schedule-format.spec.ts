@@ -1,4 +1,4 @@
-import { wallClock } from '../src/commands/schedule.command';
+import { wallClock } from '../src/schedule-listing';
 
 describe('schedule times', () => {
   it("shows an instant as the wall clock of the schedule's zone, DST included", () => {

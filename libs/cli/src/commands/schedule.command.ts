@@ -1,6 +1,7 @@
-import type { Schedule, ScheduleRun } from '@agentic-task-service/client';
+import type { Schedule } from '@agentic-task-service/client';
 import type { CliContext } from '../context';
 import { ExitCode } from '../exit-codes';
+import { runLine, wallClock } from '../schedule-listing';
 import { jsonLine, safeData, safeLine } from '../untrusted-text';
 import { readSecrets } from './run.command';
 
@@ -61,7 +62,52 @@ export async function scheduleShowCommand(ctx: CliContext, id: string, options: 
     return ExitCode.ok;
   }
   printSchedule(ctx, schedule, false);
-  for (const run of runs) printRun(ctx, run, schedule.timezone);
+  for (const run of runs) ctx.term.line(`  ${runLine(run, schedule.timezone, ctx.term.colors)}`);
+  return ExitCode.ok;
+}
+
+/** The most runs `--all` reads: 100 full pages, over a year of an hourly schedule. */
+export const ALL_RUNS_BOUND = 10_000;
+const PAGE_MAX = 100;
+
+export interface ScheduleRunsOptions {
+  readonly limit: number;
+  readonly all: boolean;
+  readonly json: boolean;
+}
+
+/** `ats schedule runs ID`: the schedule's runs, newest first, page after page up to --limit (or every one with --all, bounded). */
+export async function scheduleRunsCommand(ctx: CliContext, id: string, options: ScheduleRunsOptions): Promise<ExitCode> {
+  const { term } = ctx;
+  const c = term.colors;
+  const ats = await ctx.client();
+  // The zone the due times are shown in; and NOT_FOUND, as for show, for a schedule that is not the caller's.
+  const schedule = safeData(await ats.schedules.get(id));
+  const wanted = options.all ? ALL_RUNS_BOUND : options.limit;
+  let shown = 0;
+  let cursor: string | undefined;
+  do {
+    const page = await ats.schedules.runsPage(id, { limit: Math.min(PAGE_MAX, wanted - shown), ...(cursor ? { cursor } : {}) });
+    for (const run of page.runs.slice(0, wanted - shown)) {
+      if (shown === 0 && !options.json) {
+        term.line(c.dim(`runs of ${safeLine(schedule.id)}, newest first; due times in ${safeLine(schedule.timezone)}`));
+      }
+      term.line(options.json ? jsonLine(run) : runLine(run, schedule.timezone, c));
+      shown += 1;
+    }
+    cursor = page.runs.length > 0 ? (page.nextCursor ?? undefined) : undefined;
+  } while (cursor !== undefined && shown < wanted);
+
+  if (shown === 0 && !options.json) term.line(c.dim(`${safeLine(schedule.id)} has no runs yet`));
+  if (cursor === undefined) return ExitCode.ok;
+  // Older runs remain. A script reading --json --all learns it on stderr; --limit was its own choice.
+  if (options.all) {
+    const note = `stopped after the ${ALL_RUNS_BOUND} newest runs: older ones are not shown`;
+    if (options.json) term.error(`ats: ${note}`);
+    else term.line(c.yellow(note));
+  } else if (!options.json) {
+    term.line(c.dim('older runs not shown: --limit <n> for more, --all for every one'));
+  }
   return ExitCode.ok;
 }
 
@@ -89,30 +135,3 @@ function printSchedule(ctx: CliContext, untrusted: Schedule, json: boolean): voi
   const target = s.target ? ` → ${safeLine(s.target)}` : '';
   ctx.term.line(`${s.id}  ${safeLine(s.cron)} ${c.dim(safeLine(s.timezone))}  ${state}${target}  ${message}`);
 }
-
-function printRun(ctx: CliContext, untrusted: ScheduleRun, timezone: string): void {
-  const r = safeData(untrusted);
-  const c = ctx.term.colors;
-  const outcome = r.outcome === 'started' ? c.green(r.outcome) : r.outcome === 'failed' ? c.red(r.outcome) : c.yellow(r.outcome);
-  const detail = r.taskId ? safeLine(r.taskId) : '';
-  const reason = r.reason ? c.dim(safeLine(r.reason)) : '';
-  ctx.term.line(`  ${wallClock(r.dueAt, timezone)}  ${outcome}  ${detail}${detail && reason ? '  ' : ''}${reason}`);
-}
-
-/**
- * An instant (the API's UTC) as the wall clock of the zone the schedule's cron is read in, which
- * the schedule line names right before it: `0 9 * * *` in Europe/Paris shows `next … 09:00:00`.
- * A zone this Node does not know (an older ICU than the service's) gets UTC, marked so.
- */
-export function wallClock(iso: string, timeZone: string): string {
-  let parts: Intl.DateTimeFormatPart[];
-  try {
-    parts = new Intl.DateTimeFormat('en-CA', { timeZone, hourCycle: 'h23', ...WALL_CLOCK }).formatToParts(new Date(iso));
-  } catch {
-    return `${iso.slice(0, 19).replace('T', ' ')} UTC`;
-  }
-  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value;
-  return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}:${part('second')}`;
-}
-
-const WALL_CLOCK = { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' } as const;
