@@ -325,7 +325,7 @@ export const SETTINGS_CATALOG: readonly CatalogedSetting[] = [
     group: 'runner',
     names: ['RUNNER'],
     meaning:
-      '`in-process` or `temporal` (agent loops and schedules as Temporal workflows; the API runs the schedules\' worker, on the task queue `<TEMPORAL_TASK_QUEUE>-schedules`)',
+      "`in-process` or `temporal` (agent loops and schedules as Temporal workflows; the API runs the schedules' worker, on the task queue `<TEMPORAL_TASK_QUEUE>-schedules`)",
     defaults: ['`in-process`'],
   },
   {
