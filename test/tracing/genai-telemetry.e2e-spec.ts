@@ -90,18 +90,17 @@ describe('GenAI telemetry of the all-in-one process', () => {
     const id = created.data?.id as string;
     if (!id) throw new Error(`task not created: ${JSON.stringify(created)}`);
     await until('the task to complete', async () => ((await api(`/api/v1/tasks/${id}`)).data.status === 'completed' ? true : undefined));
-    const create = await until('the span of the create request', () =>
-      receiver.spans.find((s) => s.name === 'POST /api/v1/tasks' && s.traceId !== '' && !seen.has(s.traceId)),
+    // The turn's trace: the one its steps are in.
+    const step = await until('a step of the task', () =>
+      receiver.spans.find((s) => s.name === 'agent.step' && s.attributes['task.id'] === id),
     );
-    seen.add(create.traceId);
     return until('two chat spans and an execute_tool span in the turn', () => {
-      const spans = receiver.spans.filter((s) => s.traceId === create.traceId);
+      const spans = receiver.spans.filter((s) => s.traceId === step.traceId);
       const chats = spans.filter((s) => s.name === 'chat scripted');
       const tools = spans.filter((s) => s.name === 'execute_tool write_file');
       return chats.length === 2 && tools.length === 1 ? { spans, chats, tool: tools[0] } : undefined;
     });
   };
-  const seen = new Set<string>();
   const everything = (spans: readonly ReceivedSpan[]) => JSON.stringify(spans);
 
   it('exports chat and execute_tool spans with the GenAI attributes, no content by default, and the gen_ai metrics at /metrics', async () => {
@@ -159,6 +158,15 @@ describe('GenAI telemetry of the all-in-one process', () => {
     const durations = scrape.histograms('gen_ai_client_operation_duration_seconds', chat);
     expect(durations.reduce((n, s) => n + s.count, 0)).toBe(2);
     expect(durations.every((s) => (s.sum ?? 0) > 0)).toBe(true);
+  });
+
+  it('marks a tool call that ended in error with error.type, its name as the model called it', async () => {
+    await start();
+    model.script({ toolCalls: [{ name: 'no_such_tool', arguments: {} }] }, { text: 'That tool does not exist.' });
+    const id = (await api('/api/v1/tasks', { message: 'call a tool that is not there' })).data.id as string;
+    await until('the task to complete', async () => ((await api(`/api/v1/tasks/${id}`)).data.status === 'completed' ? true : undefined));
+    const tool = await until('the execute_tool span', () => receiver.spans.find((s) => s.name === 'execute_tool no_such_tool'));
+    expect(tool.attributes).toMatchObject({ 'gen_ai.tool.name': 'no_such_tool', 'error.type': 'tool_error' });
   });
 
   it('puts the messages and the tool call content on the spans with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true, the secret redacted', async () => {
