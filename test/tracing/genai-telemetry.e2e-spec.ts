@@ -114,6 +114,7 @@ describe('GenAI telemetry of the all-in-one process', () => {
       'gen_ai.provider.name': 'openai',
       'gen_ai.request.model': 'scripted',
       'gen_ai.response.model': 'scripted-2026-11-01',
+      'gen_ai.response.id': 'chatcmpl-scripted',
       'gen_ai.response.finish_reasons': ['tool_calls'],
       'gen_ai.usage.input_tokens': '321',
       'gen_ai.usage.output_tokens': '45',

@@ -13,6 +13,7 @@ export const GEN_AI = {
   requestModel: 'gen_ai.request.model',
   requestMaxTokens: 'gen_ai.request.max_tokens',
   responseModel: 'gen_ai.response.model',
+  responseId: 'gen_ai.response.id',
   finishReasons: 'gen_ai.response.finish_reasons',
   inputTokens: 'gen_ai.usage.input_tokens',
   outputTokens: 'gen_ai.usage.output_tokens',
@@ -80,6 +81,7 @@ export function chatRequestAttributes(target: GenAiTarget): Attributes {
 export function chatResponseAttributes(response: ModelResponse): Attributes {
   return {
     ...(response.model ? { [GEN_AI.responseModel]: response.model } : {}),
+    ...(response.id ? { [GEN_AI.responseId]: response.id } : {}),
     ...(response.finishReason ? { [GEN_AI.finishReasons]: [response.finishReason] } : {}),
     ...usageAttributes(response.usage),
   };

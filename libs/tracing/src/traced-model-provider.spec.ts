@@ -25,6 +25,7 @@ const response: ModelResponse = {
   usage: { inputTokens: 120, outputTokens: 30, totalTokens: 150, cacheReadTokens: 100, cacheWriteTokens: 0 },
   model: 'gpt-4o-2024-08-06',
   finishReason: 'tool_calls',
+  id: 'chatcmpl-abc123',
 };
 
 const answering = (answer: ModelResponse | Error): ModelProvider => ({
@@ -69,6 +70,7 @@ describe('traceModelProvider', () => {
       'gen_ai.provider.name': 'openai',
       'gen_ai.request.model': 'gpt-4o',
       'gen_ai.response.model': 'gpt-4o-2024-08-06',
+      'gen_ai.response.id': 'chatcmpl-abc123',
       'gen_ai.response.finish_reasons': ['tool_calls'],
       'gen_ai.usage.input_tokens': 120,
       'gen_ai.usage.output_tokens': 30,
@@ -79,11 +81,11 @@ describe('traceModelProvider', () => {
   it("names Anthropic's calls `anthropic` with the max_tokens each request sends, and an OpenAI-compatible endpoint `openai`", async () => {
     const anthropic = genAiTargetFromEnv({ LLM_PROVIDER: 'anthropic', LLM_API_KEY: 'k', LLM_MODEL: 'claude-x', LLM_MAX_TOKENS: '2048' });
     const usage = { ...response.usage, cacheReadTokens: 0, cacheWriteTokens: 7 };
-    await traceModelProvider(answering({ ...response, usage, finishReason: 'end_turn' }), { target: anthropic }).complete(request);
+    await traceModelProvider(answering({ ...response, usage, finishReason: 'length' }), { target: anthropic }).complete(request);
     expect(onlySpan().attributes).toMatchObject({
       'gen_ai.provider.name': 'anthropic',
       'gen_ai.request.max_tokens': 2048,
-      'gen_ai.response.finish_reasons': ['end_turn'],
+      'gen_ai.response.finish_reasons': ['length'],
       'gen_ai.usage.cache_creation.input_tokens': 7,
     });
     expect(onlySpan().attributes).not.toHaveProperty('gen_ai.usage.cache_read.input_tokens');
