@@ -93,6 +93,10 @@ describe('Metrics and readiness of each process of the distributed mode', () => 
     expect(orchestrator.value('ats_turns_finished_total', 'counter', { outcome: 'completed' })).toBe(1);
     expect(orchestrator.histograms('ats_model_call_duration_seconds', { model: 'scripted', outcome: 'ok' })[0]?.count).toBe(2);
     expect(orchestrator.value('ats_model_tokens_total', 'counter', { direction: 'out' })).toBeGreaterThan(0);
+    // The same calls in the OpenTelemetry GenAI client metrics, under their Prometheus names.
+    const chat = { gen_ai_operation_name: 'chat', gen_ai_provider_name: 'openai', gen_ai_request_model: 'scripted' };
+    expect(orchestrator.histograms('gen_ai_client_operation_duration_seconds', chat)[0]?.count).toBe(2);
+    expect(orchestrator.histograms('gen_ai_client_token_usage', { ...chat, gen_ai_token_type: 'output' })[0]?.count).toBe(2);
     expect(
       orchestrator.histograms('ats_bus_request_duration_seconds', { subject: 'sandbox.command.execute_tool', outcome: 'ok' })[0]?.count,
     ).toBe(1);

@@ -97,17 +97,17 @@ describe('Traces of the distributed mode', () => {
       (await api(`/api/v1/tasks/${id}`)).data.status === 'completed' ? true : undefined,
     );
 
-    const trace = await wholeTrace('POST /api/v1/tasks', ['model.call', 'tool.run']);
+    const trace = await wholeTrace('POST /api/v1/tasks', ['chat scripted', 'execute_tool write_file', 'tool.run']);
     firstTurn = { taskId: id, traceId: trace[0].traceId };
 
     // The artifacts service hears the turn's append notices too.
     expect([...new Set(trace.map((s) => s.service))]).toEqual(expect.arrayContaining(['api', 'orchestrator', 'sandbox']));
     // One root: the request. Everything else hangs under it.
     expect(trace.filter((s) => s.parentSpanId === '').map((s) => s.name)).toEqual(['POST /api/v1/tasks']);
-    const modelCalls = trace.filter((s) => s.name === 'model.call');
-    expect(modelCalls.map((s) => [s.service, s.attributes['gen_ai.response.model']])).toEqual([
-      ['orchestrator', 'scripted'],
-      ['orchestrator', 'scripted'],
+    const modelCalls = trace.filter((s) => s.name === 'chat scripted');
+    expect(modelCalls.map((s) => [s.service, s.attributes['gen_ai.provider.name'], s.attributes['gen_ai.response.model']])).toEqual([
+      ['orchestrator', 'openai', 'scripted'],
+      ['orchestrator', 'openai', 'scripted'],
     ]);
     const toolRun = trace.find((s) => s.name === 'tool.run')!;
     expect(toolRun).toMatchObject({
@@ -122,6 +122,7 @@ describe('Traces of the distributed mode', () => {
     for (let s: ReceivedSpan | undefined = toolRun; s; s = byId.get(s.parentSpanId)) ancestry.push(`${s.service} ${s.name}`);
     expect(ancestry).toEqual(
       expect.arrayContaining([
+        'orchestrator execute_tool write_file',
         'orchestrator agent.step',
         'orchestrator RunActivity:step',
         'orchestrator RunWorkflow:agentTurnWorkflow',
@@ -144,7 +145,7 @@ describe('Traces of the distributed mode', () => {
     await pollDeployment(d, 'the second turn to complete', async () =>
       (await api(`/api/v1/tasks/${taskId}`)).data.status === 'completed' ? true : undefined,
     );
-    const trace = await wholeTrace('POST /api/v1/tasks/:id/messages', ['model.call']);
+    const trace = await wholeTrace('POST /api/v1/tasks/:id/messages', ['chat scripted']);
     expect(trace[0].traceId).not.toBe(traceId);
     expect(trace.filter((s) => s.parentSpanId === '').map((s) => s.name)).toEqual(['POST /api/v1/tasks/:id/messages']);
     expect(trace.find((s) => s.name === 'RunWorkflow:agentTurnWorkflow')?.attributes.workflowId).toMatch(/-turn-2$/);

@@ -99,7 +99,7 @@ describe('Tracing in the all-in-one process', () => {
     const create = await until('the span of the create request', () => receiver.spans.find((s) => s.name === 'POST /api/v1/tasks'));
     const trace = await until('the tool run in the same trace', () => {
       const spans = receiver.spans.filter((s) => s.traceId === create.traceId);
-      return spans.filter((s) => s.name === 'model.call').length === 2 && spans.some((s) => s.name === 'tool.run') ? spans : undefined;
+      return spans.filter((s) => s.name === 'chat scripted').length === 2 && spans.some((s) => s.name === 'tool.run') ? spans : undefined;
     });
     expect(new Set(trace.map((s) => s.service))).toEqual(new Set(['agentic-task-service']));
     expect(trace.filter((s) => s.parentSpanId === '').map((s) => s.name)).toEqual(['POST /api/v1/tasks']);

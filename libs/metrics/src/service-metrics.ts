@@ -12,6 +12,20 @@ const TOOL_BOUNDED_BUCKETS = [...LATENCY_BUCKETS, 600, 900, 1800];
 /** Seconds a tool call waits for a person: minutes to hours. */
 const APPROVAL_WAIT_BUCKETS = [1, 5, 15, 30, 60, 300, 900, 1800, 3600, 4 * 3600, 24 * 3600];
 
+/** The conventions' advised boundaries of `gen_ai.client.token.usage`: powers of 4 up to 64 Mi tokens. */
+const GEN_AI_TOKEN_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864];
+/** The conventions' advised boundaries of `gen_ai.client.operation.duration`, seconds: 10 ms doubling to 82 s. */
+const GEN_AI_DURATION_BUCKETS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92];
+/** The GenAI metrics' attributes as Prometheus labels (dots become underscores); each metric uses those that apply. */
+const GEN_AI_LABELS = [
+  'gen_ai_operation_name',
+  'gen_ai_provider_name',
+  'gen_ai_request_model',
+  'gen_ai_response_model',
+  'gen_ai_token_type',
+  'error_type',
+] as const;
+
 /** Labels of `tasks`: every status a task view can have, so a status with no task reads 0, not absent. */
 export const TASK_STATUSES = ['pending', 'running', 'awaiting_approval', 'completed', 'failed', 'cancelled'] as const;
 
@@ -63,6 +77,28 @@ export class ServiceMetrics {
     name: 'ats_model_tokens_total',
     help: 'Tokens the model read (in) and wrote (out), by model',
     labelNames: ['model', 'direction'] as const,
+    registers: [this.registry],
+  });
+
+  /**
+   * The OpenTelemetry GenAI client metrics (`gen_ai.client.token.usage`, `{token}`, and
+   * `gen_ai.client.operation.duration`, `s`) under the names OpenTelemetry's Prometheus exporter
+   * gives them: dots and the unit annotation out, `_seconds` in. Buckets and labels as the
+   * conventions advise.
+   */
+  readonly genAiTokenUsage = new Histogram({
+    name: 'gen_ai_client_token_usage',
+    help: 'Tokens used per model call (gen_ai.client.token.usage), by token type (input, output), operation, provider and model',
+    labelNames: GEN_AI_LABELS,
+    buckets: GEN_AI_TOKEN_BUCKETS,
+    registers: [this.registry],
+  });
+
+  readonly genAiOperationDuration = new Histogram({
+    name: 'gen_ai_client_operation_duration_seconds',
+    help: 'Model calls (gen_ai.client.operation.duration), by operation, provider, model and error type',
+    labelNames: GEN_AI_LABELS,
+    buckets: GEN_AI_DURATION_BUCKETS,
     registers: [this.registry],
   });
 

@@ -43,6 +43,8 @@ export interface ModelResponse {
   readonly usage: TokenUsage;
   readonly model: string;
   readonly finishReason: string;
+  /** The provider's id of this answer (`chatcmpl-…`, `msg_…`), when it sent one. */
+  readonly id?: string;
 }
 
 /**

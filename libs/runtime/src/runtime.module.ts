@@ -1,6 +1,6 @@
 import { DynamicModule, Global, Inject, Injectable, Logger, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { join } from 'node:path';
-import { SecretVault, SecretsKeyring, TaskSecrets, dataDirFromEnv, loadSecretsKeyring } from '@app/common';
+import { SecretVault, SecretsKeyring, TaskSecrets, currentLogContext, dataDirFromEnv, loadSecretsKeyring } from '@app/common';
 import { EVENT_STORE, EventStore, createEventStoreFromConfig } from '@app/event-store';
 import { MESSAGE_BUS, MessageBus, busConfigFromEnv, createBus } from '@app/bus';
 import { MODEL_PROVIDER, createModelProviderFromEnv, describeModelConfig } from '@app/model-provider';
@@ -8,7 +8,8 @@ import { TaskViewsStore } from '@app/read-models';
 import { TaskCommandExecutor, decidePolicyFromEnv } from '@app/task-commands';
 import { OBJECT_STORE, ObjectStore, createObjectStore, objectStoreConfigFromEnv } from '@app/object-store';
 import { Readiness, ServiceMetrics, instrumentBus, instrumentEventStore, instrumentModelProvider, recordTaskEvents } from '@app/metrics';
-import { traceBus, traceModelProvider } from '@app/tracing';
+import type { ContentRedactor } from '@app/tracing';
+import { captureGenAiContentFromEnv, genAiTargetFromEnv, traceBus, traceModelProvider } from '@app/tracing';
 import { RUNTIME_ENV } from './runtime.tokens';
 import { busAppendNotifications, liveNotificationsFromEnv } from './bus-append-notifications';
 
@@ -95,8 +96,15 @@ export class RuntimeModule {
         },
         {
           provide: MODEL_PROVIDER,
-          inject: [ServiceMetrics],
-          useFactory: (metrics: ServiceMetrics) => traceModelProvider(instrumentModelProvider(createModelProviderFromEnv(env), metrics)),
+          inject: [ServiceMetrics, SecretVault],
+          useFactory: (metrics: ServiceMetrics, vault: SecretVault) => {
+            const target = genAiTargetFromEnv(env);
+            const captureContent = captureGenAiContentFromEnv(env) ? taskScopedRedactor(vault) : undefined;
+            return traceModelProvider(instrumentModelProvider(createModelProviderFromEnv(env), metrics, target), {
+              target,
+              captureContent,
+            });
+          },
         },
         { provide: OBJECT_STORE, useFactory: () => createObjectStore(objectStoreConfigFromEnv(env)) },
         { provide: SecretVault, useValue: new SecretVault() },
@@ -146,4 +154,15 @@ export class RuntimeModule {
       ],
     };
   }
+}
+
+/**
+ * Redacts with the secrets of the task whose step is running: the agent loop runs each step in
+ * that task's log context, as the logger's redaction relies on too. Outside a task, nothing.
+ */
+function taskScopedRedactor(vault: SecretVault): ContentRedactor {
+  return (value) => {
+    const taskId = currentLogContext()?.taskId;
+    return taskId === undefined ? undefined : vault.redactDeep(taskId, value);
+  };
 }

@@ -5,8 +5,9 @@ import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 export const tracer = () => trace.getTracer('agentic-task-service');
 
 /**
- * Span attribute names. Values are ids, names, counts and outcomes only: never message text,
- * tool arguments or output, nor a secret (docs/operations/observability.md, "Tracing").
+ * Span attribute names of our own spans (the GenAI spans' are in gen-ai.ts). Values are ids, names,
+ * counts and outcomes only: never message text, tool arguments or output, nor a secret
+ * (docs/operations/observability.md, "Tracing").
  */
 export const ATTR = {
   taskId: 'task.id',
@@ -15,10 +16,6 @@ export const ATTR = {
   toolName: 'tool.name',
   toolCallId: 'tool.call.id',
   toolStatus: 'tool.status',
-  modelProvider: 'gen_ai.system',
-  model: 'gen_ai.response.model',
-  inputTokens: 'gen_ai.usage.input_tokens',
-  outputTokens: 'gen_ai.usage.output_tokens',
   messagingSystem: 'messaging.system',
   subject: 'messaging.destination.name',
 } as const;

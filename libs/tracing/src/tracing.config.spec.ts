@@ -1,5 +1,5 @@
 import { runningOtelSdk, startTracing } from './start-tracing';
-import { otlpTracesUrlFromEnv } from './tracing.config';
+import { captureGenAiContentFromEnv, otlpTracesUrlFromEnv } from './tracing.config';
 
 describe('otlpTracesUrlFromEnv', () => {
   it('is off without OTEL_EXPORTER_OTLP_ENDPOINT (unset or blank)', () => {
@@ -49,5 +49,14 @@ describe('startTracing', () => {
     expect(runningOtelSdk()).toBe(sdk);
     await second.stop();
     expect(runningOtelSdk()).toBeUndefined();
+  });
+});
+
+describe('captureGenAiContentFromEnv', () => {
+  it('is off unless OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT is true, and refuses what is no boolean', () => {
+    expect(captureGenAiContentFromEnv({})).toBe(false);
+    expect(captureGenAiContentFromEnv({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'false' })).toBe(false);
+    expect(captureGenAiContentFromEnv({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' })).toBe(true);
+    expect(() => captureGenAiContentFromEnv({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'all' })).toThrow(/true or false/);
   });
 });

@@ -1,3 +1,5 @@
+import { boolFromEnv } from '@app/common';
+
 /**
  * Tracing is on when OTEL_EXPORTER_OTLP_ENDPOINT is set (the OTLP/HTTP base URL of a collector,
  * e.g. http://127.0.0.1:4318); spans go to `<endpoint>/v1/traces` as protobuf. Unset: off, and no
@@ -20,4 +22,13 @@ function isHttpUrl(url: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true puts the conversation, the model's answer
+ * and tool arguments and results on the GenAI spans, each task's secrets masked. Off by default:
+ * nothing a task says leaves the process in a span.
+ */
+export function captureGenAiContentFromEnv(env: NodeJS.ProcessEnv): boolean {
+  return boolFromEnv(env, 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT', false);
 }

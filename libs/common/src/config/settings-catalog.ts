@@ -209,6 +209,13 @@ export const SETTINGS_CATALOG: readonly CatalogedSetting[] = [
     defaults: ['—'],
   },
   {
+    group: 'observability',
+    names: ['OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT'],
+    meaning:
+      "`true`: the conversation, the model's answers and tool arguments and results go on the GenAI spans, each task's secrets redacted (see [GenAI spans and metrics](observability.md#genai-spans-and-metrics))",
+    defaults: ['`false`'],
+  },
+  {
     group: 'uploads',
     names: ['UPLOAD_MAX_BYTES', 'UPLOAD_MAX_FILES'],
     meaning: 'largest create body (413 past it), most files per create',

@@ -184,6 +184,7 @@ describe('AnthropicMessagesProvider', () => {
         usage: expect.any(Object),
         model: 'claude-test',
         finishReason: 'tool_calls',
+        id: 'msg_scripted',
       });
     });
 

@@ -21,6 +21,7 @@ export interface WireUsage {
 }
 
 export interface WireMessage {
+  id?: string;
   type?: string;
   model?: string;
   content?: WireBlock[];
@@ -55,6 +56,7 @@ export function parseMessage(body: WireMessage, fallbackModel: string): ModelRes
     usage: toTokenUsage(body.usage),
     model: body.model || fallbackModel,
     finishReason: finishReason(body.stop_reason, toolCalls),
+    ...(typeof body.id === 'string' && body.id ? { id: body.id } : {}),
   };
 }
 
@@ -67,6 +69,7 @@ export class StreamedMessage {
   private readonly blocks: { block: WireBlock; json: string }[] = [];
   private usage: WireUsage = {};
   private model?: string;
+  private id?: string;
   private stopReason?: string | null;
   private stopped = false;
 
@@ -79,6 +82,7 @@ export class StreamedMessage {
     switch (event.type) {
       case 'message_start':
         this.model ||= event.message?.model;
+        if (typeof event.message?.id === 'string') this.id ||= event.message.id;
         this.mergeUsage(event.message?.usage);
         break;
       case 'content_block_start':
@@ -123,6 +127,7 @@ export class StreamedMessage {
       usage: toTokenUsage(this.usage),
       model: this.model || fallbackModel,
       finishReason: finishReason(this.stopReason, toolCalls),
+      ...(this.id ? { id: this.id } : {}),
     };
   }
 

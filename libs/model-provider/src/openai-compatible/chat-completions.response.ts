@@ -20,6 +20,7 @@ interface WireChoice {
 }
 
 export interface WireCompletion {
+  id?: string;
   model?: string;
   choices?: WireChoice[];
   usage?: {
@@ -48,6 +49,7 @@ export function parseCompletion(body: WireCompletion, fallbackModel: string): Mo
     usage: toTokenUsage(body.usage),
     model: body.model || fallbackModel,
     finishReason: choice.finish_reason || defaultFinishReason(toolCalls),
+    ...(typeof body.id === 'string' && body.id ? { id: body.id } : {}),
   };
 }
 
@@ -58,6 +60,7 @@ export class StreamedCompletion {
   private usage: WireCompletion['usage'];
   private model?: string;
   private finishReason?: string;
+  private id?: string;
 
   /** True once a choice has reported why it stopped; a stream cut short never gets here. */
   get finished(): boolean {
@@ -67,6 +70,7 @@ export class StreamedCompletion {
   add(chunk: WireCompletion): void {
     throwIfErrorBody(chunk);
     this.model ||= chunk.model;
+    if (typeof chunk.id === 'string') this.id ||= chunk.id;
     if (chunk.usage) this.usage = chunk.usage;
     // Only the first choice is read (we never ask for `n` > 1); the usage chunk has `choices: []`.
     const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0);
@@ -86,6 +90,7 @@ export class StreamedCompletion {
       usage: toTokenUsage(this.usage),
       model: this.model || fallbackModel,
       finishReason: this.finishReason ?? defaultFinishReason(toolCalls),
+      ...(this.id ? { id: this.id } : {}),
     };
   }
 

@@ -41,7 +41,13 @@ describe('OpenAiChatProvider', () => {
 
       const response = await provider().complete(ask('hi'));
 
-      expect(response).toMatchObject({ text: 'The quick brown fox jumps', toolCalls: [], model: 'test-model', finishReason: 'stop' });
+      expect(response).toMatchObject({
+        text: 'The quick brown fox jumps',
+        toolCalls: [],
+        model: 'test-model',
+        finishReason: 'stop',
+        id: 'chatcmpl-scripted',
+      });
       expect(server.requests[0]).toMatchObject({ model: 'test-model', stream: true, stream_options: { include_usage: true } });
     });
 
@@ -50,7 +56,7 @@ describe('OpenAiChatProvider', () => {
 
       const response = await provider({ stream: false }).complete(ask('hi'));
 
-      expect(response).toMatchObject({ text: 'plain answer', toolCalls: [], finishReason: 'stop' });
+      expect(response).toMatchObject({ text: 'plain answer', toolCalls: [], finishReason: 'stop', id: 'chatcmpl-scripted' });
       expect(server.requests[0].stream).toBeUndefined();
       expect(server.requests[0].stream_options).toBeUndefined();
     });

@@ -2,6 +2,7 @@ import { intFromEnv } from '@app/common';
 import type { ModelPrices } from '@app/model-provider';
 import { modelPricesFromEnv } from '@app/model-provider';
 import { maxRunningTurnsPerTenantFromEnv } from '@app/task-commands';
+import { captureGenAiContentFromEnv } from '@app/tracing';
 
 export interface AgentLoopConfig {
   /** Model calls allowed in one turn before it ends with a clear error. */
@@ -16,6 +17,8 @@ export interface AgentLoopConfig {
   readonly modelPrices: ModelPrices;
   /** LLM_MODEL: whose price applies when an answer names no model. */
   readonly configuredModel?: string;
+  /** OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: tool arguments and results on the execute_tool spans, redacted. */
+  readonly captureGenAiContent?: boolean;
 }
 
 export function agentLoopConfigFromEnv(env: NodeJS.ProcessEnv): AgentLoopConfig {
@@ -27,5 +30,6 @@ export function agentLoopConfigFromEnv(env: NodeJS.ProcessEnv): AgentLoopConfig 
     maxRunningTurnsPerTenant: maxRunningTurnsPerTenantFromEnv(env),
     modelPrices: modelPricesFromEnv(env),
     configuredModel: env.LLM_MODEL?.trim() || undefined,
+    captureGenAiContent: captureGenAiContentFromEnv(env),
   };
 }

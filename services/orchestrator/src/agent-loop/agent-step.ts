@@ -10,6 +10,7 @@ import { DEFAULT_REQUEST_TIMEOUT_MS, RemoteError, requestUntilDelivered } from '
 import type { ModelProvider, TokenUsage, ToolDefinition } from '@app/model-provider';
 import { costOfCall, priceOf } from '@app/model-provider';
 import type { StepOutcome } from '@app/runner';
+import { GEN_AI, executeToolAttributes, executeToolSpanName, inSpan } from '@app/tracing';
 import type { TaskCommand, TaskEvent } from '@app/task-domain';
 import { TaskConflictError, toTaskEvent } from '@app/task-domain';
 import type { TaskCommandExecutor } from '@app/task-commands';
@@ -181,6 +182,50 @@ export class AgentStep {
     // unfinished call and reports it as interrupted instead of running it twice.
     const started = await this.record(taskId, { type: 'StartToolCall', data: { callId } });
     if (started !== 'continue') return started;
+    const name = this.vault.redact(taskId, toolName);
+    const { reply, secretsUnavailable } = await inSpan(
+      executeToolSpanName(name),
+      { attributes: executeToolAttributes(name, callId) },
+      async (span) => {
+        if (this.config.captureGenAiContent) {
+          span.setAttribute(GEN_AI.toolCallArguments, JSON.stringify(this.vault.redactDeep(taskId, args)));
+        }
+        const ran = await this.runToolCall(taskId, callId, toolName, args, signal);
+        if (ran.reply.status === 'error') span.setAttribute(GEN_AI.errorType, TOOL_ERROR);
+        if (this.config.captureGenAiContent) span.setAttribute(GEN_AI.toolCallResult, this.vault.redact(taskId, ran.reply.output));
+        return ran;
+      },
+    );
+    if (signal.aborted) return 'continue';
+    // The sandbox instance could not open the secrets, so it ran nothing: the call and the turn end.
+    if (secretsUnavailable) return this.record(taskId, { type: 'ReportSecretsUnavailable', data: { turn, reason: secretsUnavailable } });
+    return this.record(taskId, {
+      type: 'FinishToolCall',
+      data: {
+        callId,
+        status: reply.status,
+        output: this.vault.redact(taskId, reply.output),
+        ...(reply.exitCode === undefined ? {} : { exitCode: reply.exitCode }),
+        durationMs: reply.durationMs,
+        ...(reply.artifacts ? { artifacts: reply.artifacts } : {}),
+        ...(reply.escapingLinks ? { escapingLinks: reply.escapingLinks } : {}),
+        ...(reply.egress?.length ? { egress: reply.egress.map((r) => ({ ...r, host: this.vault.redact(taskId, r.host) })) } : {}),
+        ...(reply.changes?.length ? { changes: reply.changes.map((c) => ({ ...c, path: this.vault.redact(taskId, c.path) })) } : {}),
+        ...(reply.changesTruncated ? { changesTruncated: true as const } : {}),
+        ...(reply.checkpoint ? { checkpoint: reply.checkpoint } : {}),
+        ...(reply.checkpointSkipped ? { checkpointSkipped: this.vault.redact(taskId, reply.checkpointSkipped) } : {}),
+      },
+    });
+  }
+
+  /** Has the sandbox run the call; the reply, or the error the call ends with, and whether the sandbox lacked the secrets. */
+  private async runToolCall(
+    taskId: string,
+    callId: string,
+    toolName: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<{ reply: ExecuteToolReply; secretsUnavailable?: string }> {
     this.inFlight.set(taskId, (this.inFlight.get(taskId) ?? new Set()).add(callId));
     const startedAt = Date.now();
     // Cancel: tell whichever sandbox instance runs the call to kill it (the events already say cancelled).
@@ -224,26 +269,7 @@ export class AgentStep {
       running?.delete(callId);
       if (running?.size === 0) this.inFlight.delete(taskId);
     }
-    if (signal.aborted) return 'continue';
-    // The sandbox instance could not open the secrets, so it ran nothing: the call and the turn end.
-    if (secretsUnavailable) return this.record(taskId, { type: 'ReportSecretsUnavailable', data: { turn, reason: secretsUnavailable } });
-    return this.record(taskId, {
-      type: 'FinishToolCall',
-      data: {
-        callId,
-        status: reply.status,
-        output: this.vault.redact(taskId, reply.output),
-        ...(reply.exitCode === undefined ? {} : { exitCode: reply.exitCode }),
-        durationMs: reply.durationMs,
-        ...(reply.artifacts ? { artifacts: reply.artifacts } : {}),
-        ...(reply.escapingLinks ? { escapingLinks: reply.escapingLinks } : {}),
-        ...(reply.egress?.length ? { egress: reply.egress.map((r) => ({ ...r, host: this.vault.redact(taskId, r.host) })) } : {}),
-        ...(reply.changes?.length ? { changes: reply.changes.map((c) => ({ ...c, path: this.vault.redact(taskId, c.path) })) } : {}),
-        ...(reply.changesTruncated ? { changesTruncated: true as const } : {}),
-        ...(reply.checkpoint ? { checkpoint: reply.checkpoint } : {}),
-        ...(reply.checkpointSkipped ? { checkpointSkipped: this.vault.redact(taskId, reply.checkpointSkipped) } : {}),
-      },
-    });
+    return { reply, secretsUnavailable };
   }
 
   /** Appends; a conflict means someone else changed the task (cancel, decision): look again. */
@@ -257,6 +283,9 @@ export class AgentStep {
     }
   }
 }
+
+/** `error.type` of a call that ended in error: the tool's own failure, a timeout, a lost sandbox. */
+const TOOL_ERROR = 'tool_error';
 
 /** Rejects once `signal` aborts; dispose() drops the listener (the loop's signal outlives many calls). */
 function untilAborted(signal: AbortSignal): { promise: Promise<never>; dispose: () => void } {
