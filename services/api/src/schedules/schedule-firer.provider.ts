@@ -1,7 +1,8 @@
 import { Logger } from '@nestjs/common';
 import type { EventStore } from '@app/event-store';
 import type { Readiness } from '@app/metrics';
-import { createScheduleClock, runnerConfigFromEnv } from '@app/runner';
+import { createScheduleClock, logTemporalThroughNest, runnerConfigFromEnv } from '@app/runner';
+import { logLevelFromEnv } from '@app/runtime';
 import { nextDueAt } from './cron-rules';
 import type { ScheduleBook } from './schedule-book';
 import type { ScheduleFirer } from './schedule-firer';
@@ -22,8 +23,10 @@ export function scheduleFirer(
   readiness: Readiness,
 ): ScheduleFirer {
   const logger = new Logger('Schedules');
+  const runner = runnerConfigFromEnv(env);
+  if (runner.kind === 'temporal') logTemporalThroughNest(logLevelFromEnv(env));
   const clock = createScheduleClock(
-    runnerConfigFromEnv(env),
+    runner,
     async (scheduleId, recover) => {
       const state = await firing.fireDue(scheduleId, recover);
       if (!state.exists || state.deleted) return { gone: true };

@@ -23,6 +23,7 @@ export class TemporalScheduleFirer extends ScheduleFirer implements OnApplicatio
   private readonly logger = new Logger('Schedules');
   private removeReadiness?: () => void;
   private stopped = false;
+  private ensuring: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly clock: ScheduleClock,
@@ -35,19 +36,26 @@ export class TemporalScheduleFirer extends ScheduleFirer implements OnApplicatio
   async onApplicationBootstrap(): Promise<void> {
     await this.clock.start();
     this.removeReadiness = this.readiness.add('temporal', () => this.clock.ping());
-    const entries = await this.book.registered();
-    const live: string[] = [];
-    for (let i = 0; i < entries.length; i += LOAD_BATCH) {
-      const states = await Promise.all(entries.slice(i, i + LOAD_BATCH).map((e) => this.book.load(e.scheduleId)));
-      for (const state of states) if (!state.deleted) live.push(state.id);
-    }
-    await this.clock.ensure(live);
+    // In the background: the API answers while a thousand schedules are looked at.
+    this.ensuring = this.ensureLive().catch((error: unknown) =>
+      this.logger.error(`starting the schedules' missing workflows failed: ${String(error)}`),
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     this.removeReadiness?.();
+    await this.ensuring;
     await this.clock.stop();
+  }
+
+  /** Starts the workflow of each live schedule that has none, a batch at a time. */
+  private async ensureLive(): Promise<void> {
+    const entries = await this.book.registered();
+    for (let i = 0; i < entries.length && !this.stopped; i += LOAD_BATCH) {
+      const states = await Promise.all(entries.slice(i, i + LOAD_BATCH).map((e) => this.book.load(e.scheduleId)));
+      await this.clock.ensure(states.filter((state) => !state.deleted).map((state) => state.id));
+    }
   }
 
   /**

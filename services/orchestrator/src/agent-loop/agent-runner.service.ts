@@ -7,7 +7,7 @@ import { EVENT_STORE, EventStore, StoredEvent } from '@app/event-store';
 import { Readiness, ServiceMetrics } from '@app/metrics';
 import { MODEL_PROVIDER, ModelProvider } from '@app/model-provider';
 import { TaskViewsStore } from '@app/read-models';
-import { DurableRunner, createDurableRunner, runnerConfigFromEnv } from '@app/runner';
+import { DurableRunner, createDurableRunner, logTemporalThroughNest, runnerConfigFromEnv } from '@app/runner';
 import { RUNTIME_ENV, logLevelFromEnv } from '@app/runtime';
 import { TaskCommandExecutor } from '@app/task-commands';
 import { toTaskEvent } from '@app/task-domain';
@@ -16,7 +16,7 @@ import { AgentStep } from './agent-step';
 import { SandboxHolderWatch } from './sandbox-holder-watch';
 import { traceStep } from './traced-step';
 import { TurnAdmission } from './turn-admission';
-import { logTemporalThroughNest } from './temporal-logging';
+
 import { turnOf } from './turn-of';
 
 /** Events after which a task's loop may have new work. */
