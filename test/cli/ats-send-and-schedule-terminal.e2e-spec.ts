@@ -122,6 +122,35 @@ describe('ats send and ats schedule in a terminal', () => {
     await command(['schedule', 'rm', id]);
   });
 
+  it("schedule create --max-cost --max-tokens sets each run's budgets, which show lists under the schedule", async () => {
+    const created = await command(['schedule', 'create', '0 9 * * *', 'budgeted report', '--max-cost', '0.5', '--max-tokens', '5000']);
+    expect(created.code).toBe(0);
+    const id = SCHEDULE_ID.exec(created.screen)![0];
+    expect((await ats.schedules.get(id)).task).toMatchObject({ maxCostUsd: 0.5, maxTokens: 5000 });
+
+    const shown = await command(['schedule', 'show', id]);
+    expect(shown.code).toBe(0);
+    expect(shown.screen).toMatch(
+      new RegExp(
+        `^${id} {2}0 9 \\* \\* \\* UTC {2}next [^\\n]+ {2}budgeted report\n {2}budget of each run: 5000 tokens, \\$0\\.5\n\\[exit 0\\]\n$`,
+      ),
+    );
+    // Without budgets, no such line.
+    const plain = await command(['schedule', 'create', '0 9 * * *', 'plain report']);
+    const plainId = SCHEDULE_ID.exec(plain.screen)![0];
+    expect((await ats.schedules.get(plainId)).task).toMatchObject({ maxCostUsd: null, maxTokens: null });
+    expect((await command(['schedule', 'show', plainId])).screen).not.toContain('budget');
+
+    const refused = await command(['schedule', 'create', '0 9 * * *', 'never created', '--max-cost', '0']);
+    expect(refused.code).toBe(1);
+    expect(refused.screen).toContain("error: option '--max-cost <usd>' argument '0' is invalid. expected an amount in USD above 0");
+    const messages: string[] = [];
+    for await (const schedule of ats.schedules.list()) messages.push(schedule.task.message);
+    expect(messages).toContain('plain report');
+    expect(messages).not.toContain('never created');
+    for (const created of [id, plainId]) await command(['schedule', 'rm', created]);
+  });
+
   // Last: the schedule's runs are tasks that take the scripted model's replies.
   it('schedule create, ls, show, runs, pause, resume and rm, each one readable line', async () => {
     const created = await command(['schedule', 'create', EVERY_2S, 'tick report', '--tz', 'Europe/Paris']);

@@ -68,6 +68,8 @@ describe('Web console: schedules', () => {
     await form.getByRole('button', { name: 'Add secret' }).click();
     await form.getByLabel('Secrets name 1').fill('REPORT_TOKEN');
     await form.getByLabel('Secrets value 1').fill(CANARY);
+    await form.getByLabel('Max tokens').fill('5000');
+    await form.getByLabel('Max cost (USD)').fill('0.5');
     await form.getByRole('button', { name: 'Create schedule' }).click();
     const item = page.getByRole('listitem', { name: /^Schedule sched_/ });
     await item.waitFor();
@@ -75,7 +77,13 @@ describe('Web console: schedules', () => {
     await expect(item.textContent()).resolves.toContain('Europe/Paris');
     expect(await page.content()).not.toContain(CANARY);
     const [schedule] = (await h.api('/api/v1/schedules')).body.data.schedules;
-    expect(schedule).toMatchObject({ cron: '0 9 * * MON-FRI', timezone: 'Europe/Paris', task: { secretNames: ['REPORT_TOKEN'] } });
+    expect(schedule).toMatchObject({
+      cron: '0 9 * * MON-FRI',
+      timezone: 'Europe/Paris',
+      task: { secretNames: ['REPORT_TOKEN'], maxTokens: 5000, maxCostUsd: 0.5 },
+    });
+    // As the API has them, the budgets on the schedule's line.
+    await expect(item.getByLabel('Budget of each run').textContent()).resolves.toBe('budget of each run: 5000 tokens, $0.5000');
 
     await item.getByRole('button', { name: 'Pause' }).click();
     await item.getByText('paused').waitFor();

@@ -35,3 +35,16 @@ export function parseEventId(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('expected an event id (a whole number from 1)');
   return Number(value);
 }
+
+/** A --max-tokens budget: at least one token, as the API takes it (docs/api.md "Limits and budgets"). */
+export function parseMaxTokens(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('expected a number of tokens, a whole number from 1');
+  return Number(value);
+}
+
+/** A --max-cost budget in USD: digits with an optional decimal point (`2.5`), more than 0, as the API takes it. */
+export function parseMaxCostUsd(value: string): number {
+  if (!/^(\d+(\.\d*)?|\.\d+)$/.test(value) || !(Number(value) > 0))
+    throw new InvalidArgumentError('expected an amount in USD above 0, in digits with an optional decimal point (e.g. 2.5)');
+  return Number(value);
+}

@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { version } from '../package.json';
-import { parseCount, parseEnvPair, parseEventId, parseLimit, parseSecretName } from './arguments';
+import { parseCount, parseEnvPair, parseEventId, parseLimit, parseMaxCostUsd, parseMaxTokens, parseSecretName } from './arguments';
 import type { ApprovalChoice } from './approval-choice';
 import { APPROVAL_CHOICES } from './approval-choice';
 import { approveCommand, cancelCommand, sendCommand } from './commands/task-actions.command';
@@ -164,6 +164,8 @@ export function buildProgram(ctx: CliContext, done: (code: ExitCode) => void): C
     .option('--paused', 'create it paused', false)
     .option('--env <K=V>', 'an environment value for each task (repeatable)', parseEnvPair, {})
     .option('--secret <NAME>', 'a secret from the environment variable NAME, else asked for without echo (repeatable)', parseSecretName, [])
+    .option('--max-tokens <n>', "each run's token budget (default: the service's)", parseMaxTokens)
+    .option('--max-cost <usd>', "each run's cost budget in USD, e.g. 2.5 (default: the service's)", parseMaxCostUsd)
     .addOption(jsonOption())
     .action(async (cron: string, message: string, options) =>
       done(await scheduleCreateCommand(ctx, cron, message, { json: false, ...options })),

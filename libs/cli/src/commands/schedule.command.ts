@@ -1,4 +1,5 @@
 import type { Schedule } from '@agentic-task-service/client';
+import { budgetText } from '../budget-text';
 import type { CliContext } from '../context';
 import { ExitCode } from '../exit-codes';
 import { runLine, wallClock } from '../schedule-listing';
@@ -12,6 +13,8 @@ export interface ScheduleCreateOptions {
   readonly paused: boolean;
   readonly env: Record<string, string>;
   readonly secret: string[];
+  readonly maxTokens?: number;
+  readonly maxCost?: number;
   readonly json: boolean;
 }
 
@@ -31,6 +34,8 @@ export async function scheduleCreateCommand(
       message,
       ...(Object.keys(options.env).length > 0 ? { env: options.env } : {}),
       ...(Object.keys(secrets).length > 0 ? { secrets } : {}),
+      ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+      ...(options.maxCost === undefined ? {} : { maxCostUsd: options.maxCost }),
     },
     ...(options.tz === undefined ? {} : { timezone: options.tz }),
     ...(options.target === undefined ? {} : { target: options.target }),
@@ -62,6 +67,9 @@ export async function scheduleShowCommand(ctx: CliContext, id: string, options: 
     return ExitCode.ok;
   }
   printSchedule(ctx, schedule, false);
+  // Indented as the runs below it; no line when the runs take the service's defaults.
+  const budget = budgetText(safeData(schedule.task));
+  if (budget) ctx.term.line(`  budget of each run: ${budget}`);
   for (const run of runs) ctx.term.line(`  ${runLine(run, schedule.timezone, ctx.term.colors)}`);
   return ExitCode.ok;
 }

@@ -1,3 +1,4 @@
+import { budgetText } from '../budget-text';
 import { bytes, callLine, usageText } from '../event-printer';
 import type { CliContext } from '../context';
 import { ExitCode } from '../exit-codes';
@@ -24,7 +25,8 @@ export async function showCommand(ctx: CliContext, taskId: string, options: { js
     term.line(`${c.yellow('awaiting approval')} ${safeLine(pending.callId)} ${c.bold(callLine(pending.toolName, pending.args))}`);
     term.line(c.dim(`  ats approve ${task.id} ${safeLine(pending.callId)} once|always|deny`));
   }
-  term.line(`usage: ${usageText(task.usage)}${budgetText(task)}`);
+  const budget = budgetText(task);
+  term.line(`usage: ${usageText(task.usage)}${budget ? `; budget ${budget}` : ''}`);
   if (task.files.length > 0) term.line(`files: ${task.files.map((file) => safeLine(file.name)).join(', ')}`);
   if (task.envKeys.length > 0) term.line(`env: ${task.envKeys.map(safeLine).join(', ')}`);
   if (task.secretNames.length > 0) term.line(`secrets: ${task.secretNames.map(safeLine).join(', ')}`);
@@ -33,13 +35,4 @@ export async function showCommand(ctx: CliContext, taskId: string, options: { js
     for (const file of artifacts) term.line(`  ${safeLine(file.path)} ${c.dim(`(${bytes(file.size)})`)}`);
   }
   return ExitCode.ok;
-}
-
-/** The budgets in force, when the task has any. */
-function budgetText(task: { maxTokens: number | null; maxCostUsd: number | null }): string {
-  const budgets = [
-    ...(task.maxTokens === null ? [] : [`${task.maxTokens} tokens`]),
-    ...(task.maxCostUsd === null ? [] : [`$${task.maxCostUsd}`]),
-  ];
-  return budgets.length > 0 ? `; budget ${budgets.join(', ')}` : '';
 }

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { Row } from '../components/key-value-rows';
 import { KeyValueRows, rowsToRecord } from '../components/key-value-rows';
 import { messageOf } from '../errors';
+import { formatUsd } from '../model/units';
 import { hrefOf } from '../route';
 
 /** Schedules (docs/api.md "Schedules"): the caller's, each with pause/resume and delete, and a form for a new one. */
@@ -56,6 +57,15 @@ export function SchedulesPage({ client }: { client: AtsClient }) {
                 </>
               )}
             </span>
+            {(s.task.maxTokens !== null || s.task.maxCostUsd !== null) && (
+              <span class="tag" aria-label="Budget of each run">
+                budget of each run:{' '}
+                {[
+                  ...(s.task.maxTokens === null ? [] : [`${s.task.maxTokens} tokens`]),
+                  ...(s.task.maxCostUsd === null ? [] : [formatUsd(s.task.maxCostUsd)]),
+                ].join(', ')}
+              </span>
+            )}
             {s.paused ? (
               <span class="tag">paused</span>
             ) : (
@@ -82,6 +92,9 @@ function NewScheduleForm({ client, onCreated }: { client: AtsClient; onCreated: 
   const [message, setMessage] = useState('');
   const [skipOverlap, setSkipOverlap] = useState(true);
   const [secrets, setSecrets] = useState<Row[]>([]);
+  // As typed: empty leaves the budget to the service's default (docs/api.md "Schedules").
+  const [maxTokens, setMaxTokens] = useState('');
+  const [maxCostUsd, setMaxCostUsd] = useState('');
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
 
@@ -94,12 +107,19 @@ function NewScheduleForm({ client, onCreated }: { client: AtsClient; onCreated: 
         cron,
         timezone,
         overlap: skipOverlap ? 'skip' : 'enqueue',
-        task: { message, secrets: rowsToRecord(secrets) },
+        task: {
+          message,
+          secrets: rowsToRecord(secrets),
+          ...(maxTokens === '' ? {} : { maxTokens: Number(maxTokens) }),
+          ...(maxCostUsd === '' ? {} : { maxCostUsd: Number(maxCostUsd) }),
+        },
       });
       // As on the new-task page: the values leave this page's memory at once.
       setSecrets([]);
       setCron('');
       setMessage('');
+      setMaxTokens('');
+      setMaxCostUsd('');
       onCreated();
     } catch (failure) {
       setError(messageOf(failure));
@@ -129,6 +149,15 @@ function NewScheduleForm({ client, onCreated }: { client: AtsClient; onCreated: 
         Skip a run while the previous one is still running
       </label>
       <KeyValueRows legend="Secrets" rows={secrets} onChange={setSecrets} secret />
+      <label>
+        Max tokens
+        <input type="number" min={1} step={1} value={maxTokens} onInput={(e) => setMaxTokens(e.currentTarget.value)} />
+      </label>
+      <label>
+        Max cost (USD)
+        <input type="number" min={0} step="any" value={maxCostUsd} onInput={(e) => setMaxCostUsd(e.currentTarget.value)} />
+      </label>
+      <p class="hint">Each run's budgets; empty: the service's default.</p>
       <button type="submit" disabled={busy}>
         Create schedule
       </button>
