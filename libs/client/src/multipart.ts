@@ -18,14 +18,14 @@ export interface ArtifactDownload<Body> {
 }
 
 /**
- * The multipart form of a create: text fields as the document's CreateTaskForm says (booleans and
- * numbers as text, objects JSON-encoded), then the files, each a `files` part.
+ * The multipart form of a create: text fields as the document's CreateTaskForm says (booleans as
+ * text, numbers in digits, objects JSON-encoded), then the files, each a `files` part.
  */
 export function createTaskForm(fields: CreateTaskRequest, files: readonly UploadFile[]): FormData {
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) {
     if (value === undefined) continue;
-    form.append(name, typeof value === 'object' ? JSON.stringify(value) : String(value));
+    form.append(name, typeof value === 'object' ? JSON.stringify(value) : typeof value === 'number' ? inDigits(value) : String(value));
   }
   for (const file of files) {
     // A Node Buffer is a Uint8Array over ArrayBufferLike, which DOM's BlobPart type refuses; Blob copies it all the same.
@@ -34,6 +34,20 @@ export function createTaskForm(fields: CreateTaskRequest, files: readonly Upload
     form.append('files', blob, file.name);
   }
   return form;
+}
+
+/**
+ * A number as digits with an optional decimal point, the only form a multipart number part may
+ * take: String() writes 1e-7 and 1e21 in exponent form, which the service refuses.
+ */
+export function inDigits(value: number): string {
+  const text = String(value);
+  const exponent = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(text);
+  if (!exponent) return text;
+  const [, sign, lead, rest = '', power] = exponent;
+  const digits = lead + rest;
+  const shift = Number(power);
+  return sign + (shift < 0 ? `0.${'0'.repeat(-shift - 1)}${digits}` : digits.padEnd(shift + 1, '0'));
 }
 
 /** The name, type and size of a download answer, around its body. */
