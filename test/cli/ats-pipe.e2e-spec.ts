@@ -245,6 +245,38 @@ describe('ats in a pipe', () => {
     expect(cancelled.stdout).toBe(`${id} cancelled\n`);
   });
 
+  it('run --max-cost and --max-tokens set the task budgets, as JSON and as multipart with --file; send --max-tokens raises it', async () => {
+    h.model.script({ text: 'budgeted' });
+    const run = await runAts(['run', 'budgeted task', '--max-cost', '0.5', '--max-tokens', '5000'], env());
+    expect(run.code).toBe(0);
+    const id = /task (task_[0-9a-f]{32})/.exec(run.stdout)![1];
+    expect(await ats.tasks.get(id)).toMatchObject({ maxCostUsd: 0.5, maxTokens: 5000 });
+    expect((await runAts(['show', id], env())).stdout).toContain('; budget 5000 tokens, $0.5\n');
+
+    h.model.script({ text: 'raised' });
+    const sent = await runAts(['send', id, 'go on', '--max-tokens', '9000'], env());
+    expect(sent.code).toBe(0);
+    // The cost budget stays as it was.
+    expect(await ats.tasks.get(id)).toMatchObject({ maxCostUsd: 0.5, maxTokens: 9000 });
+    await waitFor(async () => (await ats.tasks.get(id)).status === 'completed', 10_000, 'the follow-up turn');
+
+    h.model.script({ text: 'with a file' });
+    const csv = join(home, 'budget.csv');
+    await writeFile(csv, 'a\n');
+    // Followed to its end, so that no turn of it is left to take a later test's scripted reply.
+    const multipart = await runAts(['run', 'budgeted upload', '--file', csv, '--max-cost', '2.5', '--max-tokens', '7000'], env());
+    expect(multipart.code).toBe(0);
+    const uploaded = /task (task_[0-9a-f]{32})/.exec(multipart.stdout)![1];
+    expect(await ats.tasks.get(uploaded)).toMatchObject({ maxCostUsd: 2.5, maxTokens: 7000, files: [{ name: 'budget.csv' }] });
+
+    const refused = await runAts(['send', id, 'never sent', '--max-tokens', '0'], env());
+    expect(refused).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining("error: option '--max-tokens <n>' argument '0' is invalid. expected a number of tokens"),
+    });
+    expect((await ats.tasks.get(id)).maxTokens).toBe(9000);
+  });
+
   it('send --reject, --interrupt and --rollback while a turn runs', async () => {
     h.model.script({ hang: true });
     const { id } = await ats.tasks.create({ message: 'slow' });

@@ -31,6 +31,15 @@ const collect = (value: string, previous: string[]) => [...previous, value];
 const approveOption = () => new Option('--approve <choice>', 'decide every approval this way instead of asking').choices(CHOICES);
 const jsonOption = () => new Option('--json', 'one JSON object per line');
 
+interface SendFlags {
+  readonly json?: boolean;
+  readonly interrupt?: boolean;
+  readonly rollback?: boolean;
+  readonly reject?: boolean;
+  readonly maxTokens?: number;
+  readonly maxCost?: number;
+}
+
 /**
  * The `ats` commands. Each action resolves to an exit status passed to `done`; errors are thrown
  * to main, which prints them.
@@ -51,6 +60,8 @@ export function buildProgram(ctx: CliContext, done: (code: ExitCode) => void): C
     .option('--secret <NAME>', 'a secret from the environment variable NAME, else asked for without echo (repeatable)', parseSecretName, [])
     .option('--ask', 'ask before each tool call: once / always / deny', false)
     .option('--detach', 'print the task id and leave it running', false)
+    .option('--max-tokens <n>', "the task's token budget over all its turns (default: the service's)", parseMaxTokens)
+    .option('--max-cost <usd>', "the task's cost budget in USD over all its turns, e.g. 2.5 (default: the service's)", parseMaxCostUsd)
     .addOption(approveOption())
     .addOption(jsonOption())
     .action(async (message: string, options) => done(await runCommand(ctx, message, { json: false, ...options })));
@@ -92,10 +103,19 @@ export function buildProgram(ctx: CliContext, done: (code: ExitCode) => void): C
       new Option('--rollback', 'as --interrupt, then undo the stopped turn: its files and its place in the context').conflicts(['reject']),
     )
     .addOption(new Option('--reject', 'refuse to send while a turn runs (exit status of a conflict, nothing recorded)'))
+    .option('--max-tokens <n>', "the task's token budget from now on, higher or lower (default: it stays)", parseMaxTokens)
+    .option('--max-cost <usd>', "the task's cost budget in USD from now on, e.g. 2.5 (default: it stays)", parseMaxCostUsd)
     .addOption(jsonOption())
-    .action(async (id: string, message: string, options: { json?: boolean; interrupt?: boolean; rollback?: boolean; reject?: boolean }) => {
+    .action(async (id: string, message: string, options: SendFlags) => {
       const ifRunning = options.interrupt ? 'interrupt' : options.rollback ? 'rollback' : options.reject ? 'reject' : undefined;
-      done(await sendCommand(ctx, id, message, { json: options.json ?? false, ifRunning }));
+      done(
+        await sendCommand(ctx, id, message, {
+          json: options.json ?? false,
+          ifRunning,
+          maxTokens: options.maxTokens,
+          maxCost: options.maxCost,
+        }),
+      );
     });
 
   program

@@ -16,6 +16,8 @@ export interface RunOptions {
   readonly ask: boolean;
   readonly detach: boolean;
   readonly approve?: ApprovalChoice;
+  readonly maxTokens?: number;
+  readonly maxCost?: number;
   readonly json: boolean;
 }
 
@@ -30,6 +32,9 @@ export async function runCommand(ctx: CliContext, message: string, options: RunO
     autoExecute: !options.ask,
     ...(Object.keys(options.env).length > 0 ? { env: options.env } : {}),
     ...(Object.keys(secrets).length > 0 ? { secrets } : {}),
+    // With files the client sends multipart, each budget a text part in digits as docs/api.md says.
+    ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+    ...(options.maxCost === undefined ? {} : { maxCostUsd: options.maxCost }),
     ...(files.length > 0 ? { files } : {}),
   });
   const shownId = safeLine(created.id);

@@ -4,14 +4,24 @@ import type { CliContext } from '../context';
 import { ExitCode } from '../exit-codes';
 import { jsonLine, safeData, safeLine } from '../untrusted-text';
 
-/** `ats send ID "<message>" [--interrupt|--rollback|--reject]`: a follow-up in the same workspace. */
-export async function sendCommand(
-  ctx: CliContext,
-  taskId: string,
-  message: string,
-  options: { json: boolean; ifRunning?: 'interrupt' | 'rollback' | 'reject' },
-): Promise<ExitCode> {
-  const request = options.ifRunning ? { message, ifRunning: options.ifRunning } : message;
+export interface SendOptions {
+  readonly json: boolean;
+  readonly ifRunning?: 'interrupt' | 'rollback' | 'reject';
+  readonly maxTokens?: number;
+  readonly maxCost?: number;
+}
+
+/**
+ * `ats send ID "<message>" [--interrupt|--rollback|--reject] [--max-tokens N] [--max-cost USD]`: a
+ * follow-up in the same workspace; a budget given replaces the task's from now on.
+ */
+export async function sendCommand(ctx: CliContext, taskId: string, message: string, options: SendOptions): Promise<ExitCode> {
+  const request = {
+    message,
+    ...(options.ifRunning === undefined ? {} : { ifRunning: options.ifRunning }),
+    ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+    ...(options.maxCost === undefined ? {} : { maxCostUsd: options.maxCost }),
+  };
   const accepted = await (await ctx.client()).tasks.sendMessage(taskId, request);
   if (options.json) {
     ctx.term.line(jsonLine(accepted));
