@@ -1,13 +1,11 @@
 import type { WorkflowExecutionDescription } from '@temporalio/client';
-import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { NativeConnection, Worker } from '@temporalio/worker';
 import { AGENT_WORKFLOW_ID_PREFIX, agentTurnWorkflow, agentTurnWorkflowId, wakeSignal } from '@app/workflows';
 import type { DurableRunner, StepFunction, TurnOf } from '../durable-runner.port';
-import { TemporalUnreachableError } from '../runner.errors';
 import { createActivities } from './activities';
-import { temporalTracing } from './temporal-tracing';
-import { workflowBundle } from './workflow-bundle';
+import type { RunningWorker } from './temporal-worker';
+import { startTemporalWorker, stopTemporalWorker } from './temporal-worker';
 
 export interface TemporalRunnerOptions {
   /** host:port of the Temporal frontend. */
@@ -42,14 +40,6 @@ const DESCRIBE_BATCH = 16;
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-interface Started {
-  readonly worker: Worker;
-  readonly running: Promise<void>;
-  readonly client: Client;
-  readonly connection: Connection;
-  readonly nativeConnection: NativeConnection;
-}
-
 /**
  * The distributed mode's durable runner: one `agentTurnWorkflow` per turn of a task on a Temporal
  * server, whose activity runs the step function in whichever worker of the task queue picks it up.
@@ -57,8 +47,8 @@ interface Started {
  * the in-process runner, from steps re-reading the event stream.
  */
 export class TemporalRunner implements DurableRunner {
-  private started?: Started;
-  private starting?: Promise<Started>;
+  private started?: RunningWorker;
+  private starting?: Promise<RunningWorker>;
   private stopped = false;
   private workerError?: unknown;
   /** Steps running in this process's worker. */
@@ -189,56 +179,29 @@ export class TemporalRunner implements DurableRunner {
     // The worker polls no more. A step still running may finish for shutdownGraceMs (its batch
     // ends with it, so the workflow hands the next step to another worker); then it sees its
     // signal abort, and Temporal retries it on the next worker of the queue.
-    if (started.worker.getState() === 'RUNNING') started.worker.shutdown();
-    await started.running;
-    await started.connection.close();
-    await started.nativeConnection.close();
+    await stopTemporalWorker(started);
   }
 
-  private async connectAndRun(): Promise<Started> {
-    const { address } = this.options;
-    const bundle = await (this.options.workflowBundle ?? workflowBundle());
-    const tracing = await temporalTracing();
-    const unreachable = (error: unknown) => {
-      throw new TemporalUnreachableError(address, error);
-    };
-    const connection = await Connection.connect({ address }).catch(unreachable);
-    let nativeConnection: NativeConnection | undefined;
-    try {
-      nativeConnection = await NativeConnection.connect({ address }).catch(unreachable);
-      const worker = await Worker.create({
-        connection: nativeConnection,
-        namespace: this.namespace,
-        taskQueue: this.taskQueue,
-        workflowBundle: bundle,
-        activities: createActivities({
-          step: this.countedStep,
-          onError: this.onError,
-          heartbeatIntervalMs: this.heartbeatIntervalMs,
-          stopping: () => this.stopped,
-        }),
-        maxHeartbeatThrottleInterval: this.heartbeatIntervalMs,
-        interceptors: { activity: tracing.activityInterceptors },
-        sinks: tracing.sinks,
-        shutdownGraceTime: this.options.shutdownGraceMs ?? 0,
-      });
-      this.workerError = undefined;
-      const running = worker.run().catch((error: unknown) => {
+  private connectAndRun(): Promise<RunningWorker> {
+    this.workerError = undefined;
+    return startTemporalWorker({
+      address: this.options.address,
+      namespace: this.namespace,
+      taskQueue: this.taskQueue,
+      workflowBundle: this.options.workflowBundle,
+      activities: createActivities({
+        step: this.countedStep,
+        onError: this.onError,
+        heartbeatIntervalMs: this.heartbeatIntervalMs,
+        stopping: () => this.stopped,
+      }),
+      heartbeatIntervalMs: this.heartbeatIntervalMs,
+      shutdownGraceMs: this.options.shutdownGraceMs ?? 0,
+      onWorkerError: (error) => {
         this.workerError = error;
         this.onError('*', error);
-      });
-      return {
-        worker,
-        running,
-        client: new Client({ connection, namespace: this.namespace, interceptors: { workflow: tracing.clientInterceptors } }),
-        connection,
-        nativeConnection,
-      };
-    } catch (error) {
-      await nativeConnection?.close().catch(() => undefined);
-      await connection.close().catch(() => undefined);
-      throw error;
-    }
+      },
+    });
   }
 
   private readonly countedStep: StepFunction = async (taskId, signal, turn) => {

@@ -1,13 +1,10 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { Client, Connection } from '@temporalio/client';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { NativeConnection, Worker } from '@temporalio/worker';
 import type { ScheduleActivities } from '@app/workflows';
 import { SCHEDULE_WORKFLOW_ID_PREFIX, scheduleChangedSignal, scheduleWorkflow, scheduleWorkflowId } from '@app/workflows';
-import { TemporalUnreachableError } from '../runner.errors';
 import type { FireDue, ScheduleClock } from '../schedule-clock.port';
-import { temporalTracing } from './temporal-tracing';
-import { workflowBundle } from './workflow-bundle';
+import type { RunningWorker } from './temporal-worker';
+import { startTemporalWorker, stopTemporalWorker } from './temporal-worker';
 
 export interface TemporalScheduleClockOptions {
   /** host:port of the Temporal frontend. */
@@ -35,14 +32,6 @@ export interface TemporalScheduleClockOptions {
 /** Starts made at once by ensure(). */
 const ENSURE_BATCH = 16;
 
-interface Started {
-  readonly worker: Worker;
-  readonly running: Promise<void>;
-  readonly client: Client;
-  readonly connection: Connection;
-  readonly nativeConnection: NativeConnection;
-}
-
 /**
  * The distributed mode's clock of schedules: one `scheduleWorkflow` per schedule on a Temporal
  * server sleeps on a durable timer until the schedule's next due time, then has its activity fire
@@ -52,7 +41,7 @@ interface Started {
  * fireDue, decided on the schedule's event stream.
  */
 export class TemporalScheduleClock implements ScheduleClock {
-  private started?: Started;
+  private started?: RunningWorker;
   private stopped = false;
   private workerError?: unknown;
   private readonly prefix: string;
@@ -117,13 +106,10 @@ export class TemporalScheduleClock implements ScheduleClock {
     const started = this.started;
     this.started = undefined;
     if (!started) return;
-    if (started.worker.getState() === 'RUNNING') started.worker.shutdown();
-    await started.running;
-    await started.connection.close();
-    await started.nativeConnection.close();
+    await stopTemporalWorker(started);
   }
 
-  private connected(): Started {
+  private connected(): RunningWorker {
     if (!this.started) throw new Error('the schedule clock is not started');
     return this.started;
   }
@@ -150,46 +136,21 @@ export class TemporalScheduleClock implements ScheduleClock {
     };
   }
 
-  private async connectAndRun(): Promise<Started> {
-    const { address } = this.options;
-    const namespace = this.options.namespace ?? 'default';
-    const bundle = await (this.options.workflowBundle ?? workflowBundle());
-    const tracing = await temporalTracing();
-    const unreachable = (error: unknown) => {
-      throw new TemporalUnreachableError(address, error);
-    };
-    const connection = await Connection.connect({ address }).catch(unreachable);
-    let nativeConnection: NativeConnection | undefined;
-    try {
-      nativeConnection = await NativeConnection.connect({ address }).catch(unreachable);
-      const worker = await Worker.create({
-        connection: nativeConnection,
-        namespace,
-        taskQueue: this.options.taskQueue,
-        workflowBundle: bundle,
-        activities: this.activities(),
-        maxHeartbeatThrottleInterval: this.options.heartbeatIntervalMs ?? 1000,
-        stickyQueueScheduleToStartTimeout: this.options.stickyTimeoutMs ?? 2000,
-        interceptors: { activity: tracing.activityInterceptors },
-        sinks: tracing.sinks,
-        shutdownGraceTime: this.options.shutdownGraceMs ?? 0,
-      });
-      this.workerError = undefined;
-      const running = worker.run().catch((error: unknown) => {
+  private connectAndRun(): Promise<RunningWorker> {
+    this.workerError = undefined;
+    return startTemporalWorker({
+      address: this.options.address,
+      namespace: this.options.namespace ?? 'default',
+      taskQueue: this.options.taskQueue,
+      workflowBundle: this.options.workflowBundle,
+      activities: this.activities(),
+      heartbeatIntervalMs: this.options.heartbeatIntervalMs ?? 1000,
+      stickyTimeoutMs: this.options.stickyTimeoutMs ?? 2000,
+      shutdownGraceMs: this.options.shutdownGraceMs ?? 0,
+      onWorkerError: (error) => {
         this.workerError = error;
         this.onError('*', error);
-      });
-      return {
-        worker,
-        running,
-        client: new Client({ connection, namespace, interceptors: { workflow: tracing.clientInterceptors } }),
-        connection,
-        nativeConnection,
-      };
-    } catch (error) {
-      await nativeConnection?.close().catch(() => undefined);
-      await connection.close().catch(() => undefined);
-      throw error;
-    }
+      },
+    });
   }
 }
