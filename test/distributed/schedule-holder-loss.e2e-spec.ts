@@ -1,14 +1,15 @@
 import { writeFile } from 'node:fs/promises';
 import { Client as TemporalClient, Connection } from '@temporalio/client';
 import type { ScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
+import { SCHEDULE_CLOCK_WORKFLOW_ID_PREFIX, SCHEDULE_SHARDS, scheduleClockWorkflowId, scheduleShardOf } from '@app/workflows';
 import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import type { DistributedDeployment, ServiceInstance } from '../support/distributed-deployment';
 import { startDistributedDeployment } from '../support/distributed-deployment';
 
-// What docs/api.md "Schedules" promises in the distributed mode: a schedule is a Temporal
-// workflow whose worker runs in every API process. Killing (kill -9) the API process that holds
-// it (the worker that ran its last workflow task, whose cache and sticky queue have it) moves it
-// to another API process within seconds: every due time fires once, none twice, and what fell due
+// What docs/api.md "Schedules" promises in the distributed mode: a schedule is woken by its
+// shard's Temporal clock workflow, whose worker runs in every API process. Killing (kill -9) the
+// API process that holds it (the worker that ran the shard's last workflow task, whose cache and
+// sticky queue have it) moves it to another API process within seconds: every due time fires once, none twice, and what fell due
 // meanwhile fires late rather than never.
 
 jest.setTimeout(240_000);
@@ -71,9 +72,10 @@ describe('Schedules when the API process holding one is killed (distributed mode
     } while (cursor);
     return runs.reverse();
   };
-  /** The API process whose worker completed the schedule workflow's last workflow task: it holds the schedule. */
+  /** The API process whose worker completed the last workflow task of the schedule's shard's clock: it holds the schedule. */
   const holder = async (scheduleId: string): Promise<ServiceInstance> => {
-    const history = await temporal.workflow.getHandle(`schedule-${scheduleId}`).fetchHistory();
+    const shard = scheduleShardOf(scheduleId, SCHEDULE_SHARDS);
+    const history = await temporal.workflow.getHandle(scheduleClockWorkflowId(SCHEDULE_CLOCK_WORKFLOW_ID_PREFIX, shard)).fetchHistory();
     const completed = (history.events ?? []).filter((e) => e.workflowTaskCompletedEventAttributes);
     const identity = completed.at(-1)!.workflowTaskCompletedEventAttributes!.identity!;
     const instance = apis().find((i) => identity.startsWith(`${i.process.child.pid}@`));

@@ -1,7 +1,7 @@
 import { shutdownGraceMs, shutdownTimeoutMsFromEnv } from '@app/common';
 import type { DurableRunner, StepFunction, TurnOf } from './durable-runner.port';
 import { InProcessRunner } from './in-process/in-process-runner';
-import type { FireDue, ScheduleClock } from './schedule-clock.port';
+import type { FireSchedules, ScheduleClock } from './schedule-clock.port';
 import type { TemporalRunner as TemporalRunnerClass } from './temporal/temporal-runner';
 import type { TemporalScheduleClock as TemporalScheduleClockClass } from './temporal/temporal-schedule-clock';
 
@@ -65,22 +65,22 @@ export function createDurableRunner(config: RunnerConfig, { step, activeTaskIds,
 }
 
 /**
- * The schedules' clock when `RUNNER=temporal`: a workflow per schedule on the same Temporal server
- * and namespace, on a task queue of its own, `<TEMPORAL_TASK_QUEUE>-schedules`, whose worker runs
- * in the processes that fire schedules (the API's). Undefined for `RUNNER=in-process`, where the
+ * The schedules' clock when `RUNNER=temporal`: a clock workflow per shard of the schedules on the
+ * same Temporal server and namespace, on a task queue of its own, `<TEMPORAL_TASK_QUEUE>-schedules`,
+ * whose worker runs in the processes that fire schedules (the API's). Undefined for `RUNNER=in-process`, where the
  * API's own timer over the event store is the clock.
  */
 export function createScheduleClock(
   config: RunnerConfig,
-  fireDue: FireDue,
-  onError?: (scheduleId: string, error: unknown) => void,
+  fireSchedules: FireSchedules,
+  onError?: (what: string, error: unknown) => void,
 ): ScheduleClock | undefined {
   if (config.kind === 'in-process') return undefined;
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when chosen, like the runner
   const { TemporalScheduleClock } = require('./temporal/temporal-schedule-clock') as {
     TemporalScheduleClock: typeof TemporalScheduleClockClass;
   };
-  return new TemporalScheduleClock(fireDue, {
+  return new TemporalScheduleClock(fireSchedules, {
     address: config.address,
     namespace: config.namespace,
     taskQueue: `${config.taskQueue}-schedules`,

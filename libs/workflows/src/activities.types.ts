@@ -23,23 +23,43 @@ export interface AgentTurnActivities {
   step(turn: AgentTurn): Promise<StepOutcome>;
 }
 
-/** What a schedule workflow is about: the schedule, and whether to look for a run left unstarted. */
-export interface ScheduleClockInput {
-  readonly scheduleId: string;
-  /** False in a run continued from another: only a fresh run (a start, a reconcile) looks. */
-  readonly recover?: boolean;
+/** What a shard's schedule clock workflow starts from (fresh, or continued from its last run). */
+export interface ScheduleShardInput {
+  readonly shard: number;
+  /** How many shards the schedules are spread over (scheduleShardOf). */
+  readonly shards: number;
+  /** Next due times (epoch ms) of the shard's schedules that have one, by schedule id. */
+  readonly due?: Readonly<Record<string, number>>;
+  /** Schedules changed and not looked at yet. */
+  readonly changed?: readonly string[];
+  /** Schedules to look at with recovery (their last look failed). */
+  readonly recover?: readonly string[];
+  /** Look at every schedule of the shard from the store, recovering runs left unstarted. */
+  readonly rescan?: boolean;
 }
 
-/** What a schedule's wake found: when to wake next, or that the schedule is gone. */
-export interface ScheduleWake {
-  /** The next due time (epoch ms); absent: paused, or its cron has none left. */
-  readonly nextDueAt?: number;
-  /** Deleted (or never existed): its workflow ends. */
-  readonly gone?: boolean;
+/** What the clock asks the activity to look at: a list of the shard's schedules, or all of them. */
+export interface ScheduleLook {
+  readonly shard: number;
+  readonly shards: number;
+  /** Ignored when `rescan`. */
+  readonly scheduleIds: readonly string[];
+  /** Of scheduleIds: first start a run recorded but not started (the stream says fired, no task). */
+  readonly recover: readonly string[];
+  /** Every schedule of the shard (from the store's list), each with recovery. */
+  readonly rescan: boolean;
 }
 
-/** The activities the schedule workflow calls; the Temporal schedule clock implements them. */
+/** What a look found, for each schedule looked at. */
+export interface ScheduleLookResult {
+  /** The next due time (epoch ms), or null: paused, deleted, or no due time left. */
+  readonly next: Readonly<Record<string, number | null>>;
+  /** Looks that failed (logged by the worker): looked at again soon, with recovery. */
+  readonly failed: readonly string[];
+}
+
+/** The activities the schedule clock workflow calls; the Temporal schedule clock implements them. */
 export interface ScheduleActivities {
-  /** Fires every due time of the schedule up to now (exactly once each, by its stream), then says when next. */
-  fireDue(input: { readonly scheduleId: string; readonly recover: boolean }): Promise<ScheduleWake>;
+  /** Fires every due time up to now of each schedule looked at (exactly once each, by its stream), then says when next. */
+  fireSchedules(look: ScheduleLook): Promise<ScheduleLookResult>;
 }

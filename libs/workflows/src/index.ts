@@ -5,4 +5,5 @@ export * from './activities.types';
 export * from './agent.signals';
 export * from './agent-turn.workflow';
 export * from './schedule.signals';
-export * from './schedule.workflow';
+export * from './schedule-clock.workflow';
+export * from './schedule-shards';

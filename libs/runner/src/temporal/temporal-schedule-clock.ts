@@ -1,8 +1,16 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { ScheduleActivities } from '@app/workflows';
-import { SCHEDULE_WORKFLOW_ID_PREFIX, scheduleChangedSignal, scheduleWorkflow, scheduleWorkflowId } from '@app/workflows';
-import type { FireDue, ScheduleClock } from '../schedule-clock.port';
+import {
+  SCHEDULE_CLOCK_WORKFLOW_ID_PREFIX,
+  SCHEDULE_SHARDS,
+  scheduleChangedSignal,
+  scheduleClockWorkflow,
+  scheduleClockWorkflowId,
+  scheduleRescanSignal,
+  scheduleShardOf,
+} from '@app/workflows';
+import type { FireSchedules, ScheduleClock } from '../schedule-clock.port';
 import type { RunningWorker } from './temporal-worker';
 import { startTemporalWorker, stopTemporalWorker } from './temporal-worker';
 
@@ -10,54 +18,54 @@ export interface TemporalScheduleClockOptions {
   /** host:port of the Temporal frontend. */
   readonly address: string;
   readonly namespace?: string;
-  /** The schedules' own task queue: their worker runs where fireDue can start tasks (the API). */
+  /** The schedules' own task queue: their worker runs where fireSchedules can start tasks (the API). */
   readonly taskQueue: string;
-  /** Workflow ids start with this (default `schedule-`), then the schedule's id. */
+  /** Workflow ids start with this (default `schedule-clock-`), then the shard's number. */
   readonly workflowIdPrefix?: string;
-  /** How often a running fireDue heartbeats (the workflow's heartbeat timeout is 5 s). */
+  /** Shards of the schedules (default SCHEDULE_SHARDS); every process of a deployment must agree. */
+  readonly shards?: number;
+  /** How often a running look heartbeats (the workflow's heartbeat timeout is 5 s). */
   readonly heartbeatIntervalMs?: number;
   /**
-   * How long a workflow task waits for the worker that ran the schedule's last one before any
-   * worker of the queue takes it: how soon a schedule whose worker died wakes elsewhere.
+   * How long a workflow task waits for the worker that ran the shard's last one before any
+   * worker of the queue takes it: how soon a shard whose worker died wakes elsewhere.
    */
   readonly stickyTimeoutMs?: number;
   /** Defaults to the shared bundle of every workflow (workflow-bundle.ts). */
   readonly workflowBundle?: WorkflowBundleWithSourceMap;
-  /** On stop(), how long a fireDue running here may go on before it is cancelled (and retried elsewhere). */
+  /** On stop(), how long a look running here may go on before it is cancelled (and retried elsewhere). */
   readonly shutdownGraceMs?: number;
-  /** A fireDue that failed (Temporal retries it), or the worker itself (`*`). */
-  readonly onError?: (scheduleId: string, error: unknown) => void;
+  /** A look that failed as a whole (Temporal retries it): `shard <n>`, or the worker itself (`*`). */
+  readonly onError?: (what: string, error: unknown) => void;
 }
 
-/** Starts made at once by ensure(). */
-const ENSURE_BATCH = 16;
-
 /**
- * The distributed mode's clock of schedules: one `scheduleWorkflow` per schedule on a Temporal
- * server sleeps on a durable timer until the schedule's next due time, then has its activity fire
- * what is due in whichever worker of the schedules' queue picks it up. A process killed while it
- * held a schedule loses nothing: the timer is the server's, and the activity or workflow task it
- * held is retried on another worker. Firing itself (exactly once per due time) is the caller's
- * fireDue, decided on the schedule's event stream.
+ * The distributed mode's clock of schedules: the schedules are spread over a few shards, and one
+ * `scheduleClockWorkflow` per shard on a Temporal server sleeps on a durable timer until the
+ * earliest due time of its schedules, then has its activity fire every schedule due in whichever
+ * worker of the schedules' queue picks it up. A process killed while it held a shard loses
+ * nothing: the timer is the server's, and the activity or workflow task it held is retried on
+ * another worker. Firing itself (exactly once per due time) is the caller's fireSchedules,
+ * decided on each schedule's event stream.
  */
 export class TemporalScheduleClock implements ScheduleClock {
   private started?: RunningWorker;
-  private stopped = false;
   private workerError?: unknown;
   private readonly prefix: string;
-  private readonly onError: (scheduleId: string, error: unknown) => void;
+  private readonly shards: number;
+  private readonly onError: (what: string, error: unknown) => void;
 
   constructor(
-    private readonly fireDue: FireDue,
+    private readonly fireSchedules: FireSchedules,
     private readonly options: TemporalScheduleClockOptions,
   ) {
-    this.prefix = options.workflowIdPrefix ?? SCHEDULE_WORKFLOW_ID_PREFIX;
+    this.prefix = options.workflowIdPrefix ?? SCHEDULE_CLOCK_WORKFLOW_ID_PREFIX;
+    this.shards = options.shards ?? SCHEDULE_SHARDS;
     this.onError = options.onError ?? (() => undefined);
   }
 
   /** Connects and runs the worker of the schedules' queue. */
   async start(): Promise<void> {
-    this.stopped = false;
     this.started ??= await this.connectAndRun();
   }
 
@@ -69,40 +77,39 @@ export class TemporalScheduleClock implements ScheduleClock {
   }
 
   /**
-   * Makes sure each schedule has its workflow: starts the ones that have none (never started, or
-   * the process stopped between recording the schedule and starting it) and leaves an open one
-   * as it is, without waking it.
+   * Starts the clock of every shard that has none, and has every shard look at all its schedules
+   * from the store: an open clock keeps its timer and learns what it may have missed.
    */
-  async ensure(scheduleIds: readonly string[]): Promise<void> {
+  async rescan(): Promise<void> {
     const { client } = this.connected();
-    for (let i = 0; i < scheduleIds.length && !this.stopped; i += ENSURE_BATCH) {
-      await Promise.all(
-        scheduleIds.slice(i, i + ENSURE_BATCH).map((scheduleId) =>
-          client.workflow.start(scheduleWorkflow, {
-            workflowId: scheduleWorkflowId(this.prefix, scheduleId),
-            taskQueue: this.options.taskQueue,
-            args: [{ scheduleId, recover: true }],
-            workflowIdConflictPolicy: 'USE_EXISTING',
-          }),
-        ),
-      );
-    }
+    await Promise.all(
+      Array.from({ length: this.shards }, (_, shard) =>
+        client.workflow.signalWithStart(scheduleClockWorkflow, {
+          workflowId: scheduleClockWorkflowId(this.prefix, shard),
+          taskQueue: this.options.taskQueue,
+          args: [{ shard, shards: this.shards, rescan: true }],
+          signal: scheduleRescanSignal,
+          signalArgs: [],
+        }),
+      ),
+    );
   }
 
-  /** The schedule changed (created, updated, paused, resumed, deleted): its workflow looks again now. */
+  /** The schedule changed (created, updated, paused, resumed, deleted): its shard's clock looks at it now. */
   async changed(scheduleId: string): Promise<void> {
     const { client } = this.connected();
-    await client.workflow.signalWithStart(scheduleWorkflow, {
-      workflowId: scheduleWorkflowId(this.prefix, scheduleId),
+    const shard = scheduleShardOf(scheduleId, this.shards);
+    // A shard's first start rescans: the store's list then holds this schedule too.
+    await client.workflow.signalWithStart(scheduleClockWorkflow, {
+      workflowId: scheduleClockWorkflowId(this.prefix, shard),
       taskQueue: this.options.taskQueue,
-      args: [{ scheduleId, recover: true }],
+      args: [{ shard, shards: this.shards, rescan: true }],
       signal: scheduleChangedSignal,
-      signalArgs: [],
+      signalArgs: [scheduleId],
     });
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
     const started = this.started;
     this.started = undefined;
     if (!started) return;
@@ -117,15 +124,16 @@ export class TemporalScheduleClock implements ScheduleClock {
   private activities(): ScheduleActivities {
     const heartbeatIntervalMs = this.options.heartbeatIntervalMs ?? 1000;
     return {
-      fireDue: async ({ scheduleId, recover }) => {
+      fireSchedules: async (look) => {
         const context = Context.current();
         context.heartbeat();
         const beat = setInterval(() => context.heartbeat(), heartbeatIntervalMs);
         try {
           // A retry may follow an attempt that died between recording a run and starting it.
-          return await this.fireDue(scheduleId, recover || context.info.attempt > 1);
+          const retried = context.info.attempt > 1;
+          return await this.fireSchedules(retried ? { ...look, recover: look.scheduleIds } : look);
         } catch (error) {
-          this.onError(scheduleId, error);
+          this.onError(`shard ${look.shard}`, error);
           // Only the error's class name enters the workflow's history: its text may quote a task.
           const type = error instanceof Error ? error.name : typeof error;
           throw ApplicationFailure.create({ type, message: `firing failed with ${type} (details in the worker's log)` });
