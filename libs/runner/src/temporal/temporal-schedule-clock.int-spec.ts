@@ -56,7 +56,13 @@ function scriptedClock(registered: string[], answer: (scheduleId: string, n: num
   };
   const id = unique();
   const clock = new TemporalScheduleClock(fireSchedules, { address, namespace, taskQueue: id, workflowIdPrefix: `${id}-`, shards });
-  return { clock, looks, prefix: `${id}-`, taskQueue: id, lookedAt: (scheduleId: string) => looks.filter((l) => l.ids.includes(scheduleId)) };
+  return {
+    clock,
+    looks,
+    prefix: `${id}-`,
+    taskQueue: id,
+    lookedAt: (scheduleId: string) => looks.filter((l) => l.ids.includes(scheduleId)),
+  };
 }
 
 async function until(what: string, probe: () => boolean, timeoutMs = 20_000): Promise<void> {
@@ -157,7 +163,11 @@ describe('TemporalScheduleClock on a Temporal dev server', () => {
   });
 
   it('looks again soon, with recovery, at a schedule whose look failed, and not at the others', async () => {
-    const s = await started(scriptedClock(['sched_ok', 'sched_bad'], (id, n) => (id === 'sched_bad' && n === 1 ? 'failed' : n === 0 ? Date.now() + 300 : Date.now() + 3_600_000)));
+    const s = await started(
+      scriptedClock(['sched_ok', 'sched_bad'], (id, n) =>
+        id === 'sched_bad' && n === 1 ? 'failed' : n === 0 ? Date.now() + 300 : Date.now() + 3_600_000,
+      ),
+    );
     await s.clock.rescan();
     await until('the look after the failure', () => s.lookedAt('sched_bad').length === 3, 20_000);
     const [, failedLook, retry] = s.lookedAt('sched_bad');
@@ -169,7 +179,9 @@ describe('TemporalScheduleClock on a Temporal dev server', () => {
 
   it('retries a failed look, asking it to recover, and keeps the error text out of the history', async () => {
     const s = await started(
-      scriptedClock(['sched_d'], (_, n) => (n === 1 ? new Error('token sk-secret-canary in a message') : n === 0 ? Date.now() + 200 : Date.now() + 3_600_000)),
+      scriptedClock(['sched_d'], (_, n) =>
+        n === 1 ? new Error('token sk-secret-canary in a message') : n === 0 ? Date.now() + 200 : Date.now() + 3_600_000,
+      ),
     );
     await s.clock.rescan();
     await until('the retry', () => s.looks.length >= 3);
