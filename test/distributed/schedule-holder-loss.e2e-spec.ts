@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { Client as TemporalClient, Connection } from '@temporalio/client';
 import type { ScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
-import { SCHEDULE_CLOCK_WORKFLOW_ID_PREFIX, SCHEDULE_SHARDS, scheduleClockWorkflowId, scheduleShardOf } from '@app/workflows';
+import { SCHEDULE_SHARDS, scheduleClockWorkflowId, scheduleShardOf } from '@app/workflows';
 import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import type { DistributedDeployment, ServiceInstance } from '../support/distributed-deployment';
 import { startDistributedDeployment } from '../support/distributed-deployment';
@@ -75,7 +75,9 @@ describe('Schedules when the API process holding one is killed (distributed mode
   /** The API process whose worker completed the last workflow task of the schedule's shard's clock: it holds the schedule. */
   const holder = async (scheduleId: string): Promise<ServiceInstance> => {
     const shard = scheduleShardOf(scheduleId, SCHEDULE_SHARDS);
-    const history = await temporal.workflow.getHandle(scheduleClockWorkflowId(SCHEDULE_CLOCK_WORKFLOW_ID_PREFIX, shard)).fetchHistory();
+    const history = await temporal.workflow
+      .getHandle(scheduleClockWorkflowId(`${d.sharedEnv.TEMPORAL_TASK_QUEUE}-schedules`, shard))
+      .fetchHistory();
     const completed = (history.events ?? []).filter((e) => e.workflowTaskCompletedEventAttributes);
     const identity = completed.at(-1)!.workflowTaskCompletedEventAttributes!.identity!;
     const instance = apis().find((i) => identity.startsWith(`${i.process.child.pid}@`));

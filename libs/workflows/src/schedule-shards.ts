@@ -7,11 +7,12 @@
 /** Shards of the schedules: several activities fire at once at a busy minute, few workflows idle. */
 export const SCHEDULE_SHARDS = 16;
 
-/** Workflow ids of the shards' clocks start with this, then the shard's number. */
-export const SCHEDULE_CLOCK_WORKFLOW_ID_PREFIX = 'schedule-clock-';
-
-export function scheduleClockWorkflowId(prefix: string, shard: number): string {
-  return `${prefix}${shard}`;
+/**
+ * The workflow id of a shard's clock: named after the schedules' task queue, so deployments that
+ * share a Temporal namespace (each with its own TEMPORAL_TASK_QUEUE) never signal each other's.
+ */
+export function scheduleClockWorkflowId(taskQueue: string, shard: number): string {
+  return `${taskQueue}-clock-${shard}`;
 }
 
 /** The shard of a schedule: FNV-1a of its id, so every process and language computes the same. */

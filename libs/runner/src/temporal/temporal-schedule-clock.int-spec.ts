@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { scheduleShardOf } from '@app/workflows';
+import { scheduleClockWorkflowId, scheduleShardOf } from '@app/workflows';
 import type { FireSchedules, ScheduleLook } from '../schedule-clock.port';
 import { TemporalScheduleClock } from './temporal-schedule-clock';
 
@@ -10,7 +10,7 @@ import { TemporalScheduleClock } from './temporal-schedule-clock';
 // sleeps until the earliest due time its looks answered, looks at every schedule due by then in
 // one activity, wakes at once on a change, waits while every schedule is paused, looks again soon
 // at a schedule whose look failed, and retries a failed look (then asking it to recover). Each test
-// has a task queue and workflow id prefix of its own.
+// has a task queue of its own, and so workflow ids of its own.
 
 const address = process.env.TEMPORAL_ADDRESS ?? '';
 const namespace = 'default';
@@ -55,11 +55,10 @@ function scriptedClock(registered: string[], answer: (scheduleId: string, n: num
     return { next, failed };
   };
   const id = unique();
-  const clock = new TemporalScheduleClock(fireSchedules, { address, namespace, taskQueue: id, workflowIdPrefix: `${id}-`, shards });
+  const clock = new TemporalScheduleClock(fireSchedules, { address, namespace, taskQueue: id, shards });
   return {
     clock,
     looks,
-    prefix: `${id}-`,
     taskQueue: id,
     lookedAt: (scheduleId: string) => looks.filter((l) => l.ids.includes(scheduleId)),
   };
@@ -141,7 +140,7 @@ describe('TemporalScheduleClock on a Temporal dev server', () => {
     await s.clock.changed('sched_new');
     await until('the look of the new schedule', () => s.lookedAt('sched_new').length === 1);
     expect(s.looks.at(-1)).toMatchObject({ ids: ['sched_new'], rescan: false });
-    const description = await client.workflow.getHandle(`${s.prefix}0`).describe();
+    const description = await client.workflow.getHandle(scheduleClockWorkflowId(s.taskQueue, 0)).describe();
     expect(description.status.name).toBe('RUNNING');
   });
 
@@ -155,7 +154,7 @@ describe('TemporalScheduleClock on a Temporal dev server', () => {
     await until('the shard to look', () => s.looks.length >= 1);
     await sleep(800);
     expect(s.looks).toEqual([expect.objectContaining({ shard: 1, ids: inShard(1), rescan: true })]);
-    await expect(client.workflow.getHandle(`${s.prefix}0`).describe()).rejects.toThrow(/not found/i);
+    await expect(client.workflow.getHandle(scheduleClockWorkflowId(s.taskQueue, 0)).describe()).rejects.toThrow(/not found/i);
     await s.clock.rescan();
     await until('every shard to rescan', () => s.looks.length >= 4);
     expect(new Set(s.looks.slice(1).map((l) => l.shard))).toEqual(new Set([0, 1, 2]));
@@ -190,7 +189,7 @@ describe('TemporalScheduleClock on a Temporal dev server', () => {
       { rescan: false, recover: [] },
       { rescan: false, recover: ['sched_d'] },
     ]);
-    const history = await client.workflow.getHandle(`${s.prefix}0`).fetchHistory();
+    const history = await client.workflow.getHandle(scheduleClockWorkflowId(s.taskQueue, 0)).fetchHistory();
     expect(JSON.stringify(history)).not.toContain('sk-secret-canary');
   });
 

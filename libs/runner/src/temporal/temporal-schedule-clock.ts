@@ -2,7 +2,6 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { ScheduleActivities } from '@app/workflows';
 import {
-  SCHEDULE_CLOCK_WORKFLOW_ID_PREFIX,
   SCHEDULE_SHARDS,
   scheduleChangedSignal,
   scheduleClockWorkflow,
@@ -20,8 +19,6 @@ export interface TemporalScheduleClockOptions {
   readonly namespace?: string;
   /** The schedules' own task queue: their worker runs where fireSchedules can start tasks (the API). */
   readonly taskQueue: string;
-  /** Workflow ids start with this (default `schedule-clock-`), then the shard's number. */
-  readonly workflowIdPrefix?: string;
   /** Shards of the schedules (default SCHEDULE_SHARDS); every process of a deployment must agree. */
   readonly shards?: number;
   /** How often a running look heartbeats (the workflow's heartbeat timeout is 5 s). */
@@ -51,7 +48,6 @@ export interface TemporalScheduleClockOptions {
 export class TemporalScheduleClock implements ScheduleClock {
   private started?: RunningWorker;
   private workerError?: unknown;
-  private readonly prefix: string;
   private readonly shards: number;
   private readonly onError: (what: string, error: unknown) => void;
 
@@ -59,7 +55,6 @@ export class TemporalScheduleClock implements ScheduleClock {
     private readonly fireSchedules: FireSchedules,
     private readonly options: TemporalScheduleClockOptions,
   ) {
-    this.prefix = options.workflowIdPrefix ?? SCHEDULE_CLOCK_WORKFLOW_ID_PREFIX;
     this.shards = options.shards ?? SCHEDULE_SHARDS;
     this.onError = options.onError ?? (() => undefined);
   }
@@ -85,7 +80,7 @@ export class TemporalScheduleClock implements ScheduleClock {
     await Promise.all(
       Array.from({ length: this.shards }, (_, shard) =>
         client.workflow.signalWithStart(scheduleClockWorkflow, {
-          workflowId: scheduleClockWorkflowId(this.prefix, shard),
+          workflowId: scheduleClockWorkflowId(this.options.taskQueue, shard),
           taskQueue: this.options.taskQueue,
           args: [{ shard, shards: this.shards, rescan: true }],
           signal: scheduleRescanSignal,
@@ -101,7 +96,7 @@ export class TemporalScheduleClock implements ScheduleClock {
     const shard = scheduleShardOf(scheduleId, this.shards);
     // A shard's first start rescans: the store's list then holds this schedule too.
     await client.workflow.signalWithStart(scheduleClockWorkflow, {
-      workflowId: scheduleClockWorkflowId(this.prefix, shard),
+      workflowId: scheduleClockWorkflowId(this.options.taskQueue, shard),
       taskQueue: this.options.taskQueue,
       args: [{ shard, shards: this.shards, rescan: true }],
       signal: scheduleChangedSignal,
