@@ -10,6 +10,9 @@ import { rawExchange } from '../../../test/support/raw-exchange';
 // turn's start and leaves the turn out of what the model is sent; concurrent interrupts and an
 // interrupt racing an approval have exactly one winner. CHECKPOINT_RETENTION=last:2 so that a
 // turn whose start is no longer kept can be shown refusing its rollback.
+//
+// Waits are bounded as the other distributed suites bound theirs (30 s): in the e2e-distributed
+// project a turn goes API → Temporal → orchestrator → the model → NATS → a sandbox instance → bwrap.
 
 describe('Follow-ups sent while a turn runs (ifRunning)', () => {
   let h: Harness;
@@ -20,6 +23,26 @@ describe('Follow-ups sent while a turn runs (ifRunning)', () => {
   });
   afterAll(async () => h.close());
 
+  // Each test starts from a clean slate. One that failed half-way would otherwise leave its task
+  // running (a sandboxed command, a turn that asks the model again once it ends) and the scripted
+  // replies it did not use, which the next tests' tasks would take instead of their own: one
+  // failure would fail the tests after it.
+  const created: string[] = [];
+  const create = async (request: Parameters<AtsClient['tasks']['create']>[0]) => {
+    const task = await ats.tasks.create(request);
+    created.push(task.id);
+    return task;
+  };
+  afterEach(async () => {
+    for (const id of created.splice(0)) {
+      if (['running', 'pending', 'awaiting_approval'].includes(await status(id))) {
+        await ats.tasks.cancel(id).catch(() => undefined);
+        await finished(id);
+      }
+    }
+    h.model.clear();
+  });
+
   const send = (id: string, json: unknown, key?: string) => h.api(`/api/v1/tasks/${id}/messages`, { method: 'POST', json, key });
   const history = async (id: string): Promise<TaskEventRecord[]> => {
     const events: TaskEventRecord[] = [];
@@ -28,14 +51,67 @@ describe('Follow-ups sent while a turn runs (ifRunning)', () => {
   };
   const status = async (id: string) => (await ats.tasks.get(id)).status;
   const until = (id: string, wanted: (s: string) => boolean, what: string) =>
-    waitFor(async () => ((s) => (wanted(s) ? s : undefined))(await status(id)), 20_000, what);
+    waitFor(async () => ((s) => (wanted(s) ? s : undefined))(await status(id)), 30_000, what);
   const finished = (id: string) => until(id, (s) => !['running', 'pending', 'awaiting_approval'].includes(s), `task ${id} to finish`);
+  /**
+   * Waits until the model was asked with `message`: a turn reads `running` before its first
+   * request has reached the model, and a turn cancelled then may or may not still send it (the
+   * distributed mode's step learns of the cancel only through its activity's heartbeat). A
+   * reply scripted for it would then be left queued, and the next test's task would take it.
+   */
+  const asked = (message: string) =>
+    waitFor(
+      () => h.model.requests.some((r) => r.messages?.some((m) => m.role === 'user' && m.content === message)) || undefined,
+      30_000,
+      `the model to be asked "${message}"`,
+    );
   const marker = () => `${Date.now() % 100000}${process.pid}`;
   const sleeping = (mark: string) =>
     execFileSync('ps', ['-eo', 'args'])
       .toString()
       .split('\n')
       .filter((l) => l.includes(mark) && l.startsWith('sleep'));
+  /**
+   * Waits until `count` processes `sleep …<mark>` of the task's shell call run (the host's ps sees
+   * into bwrap's PID namespace). Should the call end before they were seen (the sandbox answered
+   * an error, say), the wait fails at once with the call's result; on a timeout it says where the
+   * task is. Either way a failure tells what the sandbox did, not only that nothing was seen.
+   */
+  async function commandRuns(id: string, mark: string, count: number, what: string): Promise<void> {
+    let lookedAt = 0;
+    const callOf = (events: TaskEventRecord[]) => {
+      const call = events.find(
+        (e) => e.type === 'tool_call' && (e.data as { args?: { command?: unknown } }).args?.command?.toString().includes(mark),
+      );
+      const callId = (call?.data as { callId?: string } | undefined)?.callId;
+      return { callId, result: events.find((e) => e.type === 'tool_result' && (e.data as { callId: string }).callId === callId) };
+    };
+    try {
+      await waitFor(
+        async () => {
+          if (sleeping(mark).length === count) return true;
+          if (Date.now() - lookedAt < 250) return undefined;
+          lookedAt = Date.now();
+          const { result } = callOf(await history(id));
+          if (result) throw new Error(`${what}: the call ended before its ${count} process(es) were seen: ${JSON.stringify(result.data)}`);
+          return undefined;
+        },
+        30_000,
+        what,
+      );
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.startsWith('timed out')) throw error;
+      const events = await history(id);
+      const { callId } = callOf(events);
+      const seen = sleeping(mark).length;
+      throw new Error(
+        `${error.message}: ${seen} of ${count} process(es) seen; task ${await status(id)}, ` +
+          `${callId ? `call ${callId} still running` : 'the call not made yet'}; its events: ${events.map((e) => (e.type === 'content' || e.type === 'done' ? `${e.type} ${JSON.stringify(e.data).slice(0, 120)}` : e.type)).join(', ')}; ` +
+          `the model's last requests: ${JSON.stringify(h.model.requests.slice(-4).map((r) => [`${r.tools?.length ?? 0} tools`, ...(r.messages ?? []).map((m) => `${m.role}: ${String(m.content).slice(0, 40)}`)]))}`,
+        { cause: error },
+      );
+    }
+  }
   /**
    * POSTs each body to its path at the same moment: all of them pipelined in one write on one
    * connection, so the service has every one in hand, parsed in the same turn of its event loop,
@@ -58,18 +134,23 @@ describe('Follow-ups sent while a turn runs (ifRunning)', () => {
   /** A task whose first call waits for approval. */
   async function waitingForApproval(): Promise<{ id: string; callId: string }> {
     h.model.script({ toolCalls: [{ name: 'shell', arguments: { command: 'ls' } }] });
-    const { id } = await ats.tasks.create({ message: 'list the files', autoExecute: false });
-    const view = await waitFor(async () => {
-      const v = await ats.tasks.get(id);
-      return v.pendingApprovals.length === 1 ? v : undefined;
-    });
+    const { id } = await create({ message: 'list the files', autoExecute: false });
+    const view = await waitFor(
+      async () => {
+        const v = await ats.tasks.get(id);
+        return v.pendingApprovals.length === 1 ? v : undefined;
+      },
+      30_000,
+      'the call to wait for approval',
+    );
     return { id, callId: view.pendingApprovals[0].callId };
   }
 
   it('reject: 409 CONFLICT while a turn runs, and nothing is recorded', async () => {
     h.model.script({ hang: true });
-    const { id } = await ats.tasks.create({ message: 'slow' });
+    const { id } = await create({ message: 'slow' });
     await until(id, (s) => s === 'running', 'the turn to run');
+    await asked('slow');
     const before = await history(id);
     const answer = await send(id, { message: 'not now', ifRunning: 'reject' });
     expect(answer.status).toBe(409);
@@ -86,7 +167,7 @@ describe('Follow-ups sent while a turn runs (ifRunning)', () => {
 
   it('refuses a value outside the four, JSON or multipart, with a 400 in the envelope', async () => {
     h.model.script({ text: 'ok' });
-    const { id } = await ats.tasks.create({ message: 'hi' });
+    const { id } = await create({ message: 'hi' });
     for (const ifRunning of ['maybe', '', 'INTERRUPT', 3, null]) {
       const answer = await send(id, { message: 'x', ifRunning });
       expect({ ifRunning, status: answer.status, body: answer.body }).toEqual({
@@ -101,11 +182,13 @@ describe('Follow-ups sent while a turn runs (ifRunning)', () => {
     const multipart = await h.api(`/api/v1/tasks/${id}/messages`, { method: 'POST', body: form });
     expect(multipart.status).toBe(400);
     expect(multipart.body.error.code).toBe('VALIDATION_ERROR');
+    // Its turn takes its own reply, not one the next test scripts.
+    await finished(id);
   });
 
   it('with no turn running, every value behaves as enqueue: the message starts the next turn', async () => {
     h.model.script({ text: 'one' }, { text: 'two' }, { text: 'three' }, { text: 'four' });
-    const { id } = await ats.tasks.create({ message: 'first' });
+    const { id } = await create({ message: 'first' });
     await finished(id);
     for (const ifRunning of ['reject', 'interrupt', 'rollback']) {
       const answer = await send(id, { message: `then ${ifRunning}`, ifRunning });
@@ -127,8 +210,9 @@ describe('Follow-ups sent while a turn runs (ifRunning)', () => {
 
   it("rollback of another tenant's task is a 404, and changes nothing", async () => {
     h.model.script({ hang: true });
-    const { id } = await ats.tasks.create({ message: 'mine' });
+    const { id } = await create({ message: 'mine' });
     await until(id, (s) => s === 'running', 'the turn to run');
+    await asked('mine');
     const answer = await send(id, { message: 'theirs', ifRunning: 'rollback' }, OTHER_API_KEY);
     expect(answer.status).toBe(404);
     expect(answer.body.error.code).toBe('NOT_FOUND');
@@ -142,14 +226,14 @@ describe('Follow-ups sent while a turn runs (ifRunning)', () => {
       { toolCalls: [{ name: 'shell', arguments: { command: `sleep 1${mark} & sleep 2${mark}` } }] },
       { text: 'Stopped, doing the other thing.' },
     );
-    const { id } = await ats.tasks.create({ message: 'slow tool' });
-    await waitFor(() => (sleeping(mark).length === 2 ? true : undefined), 10_000, 'both sleeps to run');
+    const { id } = await create({ message: 'slow tool' });
+    await commandRuns(id, mark, 2, 'both sleeps to run');
     const before = h.model.requests.length;
 
     const answer = await send(id, { message: 'do the other thing', ifRunning: 'interrupt' });
     expect(answer.status).toBe(201);
     expect(answer.body.data).toEqual({ id, messageId: expect.stringMatching(/^msg_/), status: 'running' });
-    await waitFor(() => (sleeping(mark).length === 0 ? true : undefined), 5_000, 'the sandboxed processes to be killed');
+    await waitFor(() => (sleeping(mark).length === 0 ? true : undefined), 15_000, 'the sandboxed processes to be killed');
     expect(await finished(id)).toBe('completed');
 
     const events = await history(id);
@@ -249,18 +333,18 @@ describe('Follow-ups sent while a turn runs (ifRunning)', () => {
       { toolCalls: [{ name: 'shell', arguments: { command: 'cat keep.txt downloads/report.txt; ls . downloads' } }] },
       { text: 'All as before.' },
     );
-    const { id } = await ats.tasks.create({ message: 'write keep.txt' });
+    const { id } = await create({ message: 'write keep.txt' });
     await finished(id);
     const turn1Requests = h.model.requests.length;
     const turn1Artifacts = await ats.artifacts.list(id);
     expect(turn1Artifacts.map((a) => a.path)).toEqual(['downloads/report.txt']);
     await ats.tasks.sendMessage(id, 'change everything');
-    await waitFor(() => (sleeping(mark).length === 1 ? true : undefined), 10_000, 'the command of turn 2 to run');
+    await commandRuns(id, mark, 1, 'the command of turn 2 to run');
     const beforeRollback = await history(id);
 
     const answer = await send(id, { message: 'no, leave it as it was', ifRunning: 'rollback' });
     expect(answer.status).toBe(201);
-    await waitFor(() => (sleeping(mark).length === 0 ? true : undefined), 5_000, 'the command to be killed');
+    await waitFor(() => (sleeping(mark).length === 0 ? true : undefined), 15_000, 'the command to be killed');
     expect(await finished(id)).toBe('completed');
 
     const events = await history(id);
@@ -309,13 +393,13 @@ describe('Follow-ups sent while a turn runs (ifRunning)', () => {
       { toolCalls: [{ name: 'shell', arguments: { command: 'ls -A; echo end' } }] },
       { text: 'Empty.' },
     );
-    const { id } = await ats.tasks.create({ message: 'nothing yet' });
+    const { id } = await create({ message: 'nothing yet' });
     await finished(id);
     const before = h.model.requests.length;
     await ats.tasks.sendMessage(id, 'write a.txt');
-    await waitFor(() => (h.model.requests.length === before + 2 ? true : undefined), 10_000, 'turn 2 to ask again');
+    await waitFor(() => (h.model.requests.length === before + 2 ? true : undefined), 30_000, 'turn 2 to ask again');
     expect((await send(id, { message: 'undo', ifRunning: 'rollback' })).status).toBe(201);
-    await waitFor(() => (h.model.requests.length === before + 3 ? true : undefined), 10_000, 'turn 3 to ask');
+    await waitFor(() => (h.model.requests.length === before + 3 ? true : undefined), 30_000, 'turn 3 to ask');
     expect((await send(id, { message: 'undo again', ifRunning: 'rollback' })).status).toBe(201);
     expect(await finished(id)).toBe('completed');
     const events = await history(id);
@@ -344,10 +428,10 @@ describe('Follow-ups sent while a turn runs (ifRunning)', () => {
       },
       { toolCalls: [{ name: 'shell', arguments: { command: `sleep 3${mark}` } }] },
     );
-    const { id } = await ats.tasks.create({ message: 'write a.txt' });
+    const { id } = await create({ message: 'write a.txt' });
     await finished(id);
     await ats.tasks.sendMessage(id, 'write b.txt');
-    await waitFor(() => (sleeping(mark).length === 1 ? true : undefined), 10_000, 'the command of turn 2 to run');
+    await commandRuns(id, mark, 1, 'the command of turn 2 to run');
     const before = await history(id);
     const answer = await send(id, { message: 'undo that', ifRunning: 'rollback' });
     expect(answer.status).toBe(409);

@@ -22,6 +22,17 @@ describe('startScriptedOpenAiServer', () => {
     expect(await answer(post(server.url, { model: 'm', messages: [] }))).toBe('ok');
   });
 
+  it('clear() drops the replies not taken yet, and says how many', async () => {
+    server = await startScriptedOpenAiServer();
+    server.script({ text: 'taken' }, { text: 'left' }, { text: 'left too' });
+    expect(await answer(post(server.url, { model: 'm', messages: [] }))).toBe('taken');
+
+    expect(server.clear()).toBe(2);
+
+    expect(await answer(post(server.url, { model: 'm', messages: [] }))).toBe('ok');
+    expect(server.clear()).toBe(0);
+  });
+
   it('answers with the configured defaultReply once the script runs out', async () => {
     server = await startScriptedOpenAiServer({ defaultReply: { text: 'fallback' } });
 

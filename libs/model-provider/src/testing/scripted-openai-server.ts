@@ -62,6 +62,12 @@ export interface ScriptedOpenAiServer {
   readonly timings: number[];
   /** Queues replies; each request takes the next one, then `defaultReply` once they run out. */
   script(...replies: ScriptedReply[]): void;
+  /**
+   * Drops the queued replies no request has taken; how many there were. A test that failed
+   * half-way leaves its unused replies behind, which the next test's requests would take instead
+   * of their own: calling this between tests keeps each test's script its own.
+   */
+  clear(): number;
   close(): Promise<void>;
 }
 
@@ -120,6 +126,7 @@ export async function startScriptedOpenAiServer(options: ScriptedOpenAiServerOpt
     headers,
     timings,
     script: (...replies) => void queue.push(...replies),
+    clear: () => queue.splice(0).length,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
