@@ -99,4 +99,38 @@ describe('SandboxLeases: one sandbox instance per task', () => {
     expect((await b.acquire(TASK)).held).toBe(false);
     await cutOff.stop();
   }, 10_000);
+
+  it('keeps the task when a command renews the lease while a renewal round is on its way (its own write, not a loss)', async () => {
+    const lost: string[] = [];
+    // The renewal round's write is held back until a command's acquire has renewed the lease itself.
+    let holdBack: ((go: () => void) => void) | undefined;
+    const held = new Promise<() => void>((resolve) => (holdBack = resolve));
+    const racing = new SandboxLeases(
+      {
+        get: (k) => store.get(k),
+        create: (k, v) => store.create(k, v),
+        update: (k, v, r) => {
+          const hold = holdBack;
+          if (!hold) return store.update(k, v, r);
+          holdBack = undefined;
+          return new Promise<void>((go) => hold(go)).then(() => store.update(k, v, r));
+        },
+        delete: (k, r) => store.delete(k, r),
+        close: async () => undefined,
+      },
+      'sbxr',
+      TTL,
+      () => clock,
+    );
+    expect(await racing.acquire(TASK)).toEqual({ held: true }); // a create: nothing held back
+    racing.startRenewing((taskId) => lost.push(taskId));
+    const releaseRenewal = await held; // the round's update is on its way, with the revision it read
+    expect(await racing.acquire(TASK)).toEqual({ held: true }); // a command renews it meanwhile
+    releaseRenewal();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(lost).toEqual([]);
+    expect(racing.holds(TASK)).toBe(true);
+    expect((await b.acquire(TASK)).held).toBe(false);
+    await racing.stop();
+  }, 10_000);
 });

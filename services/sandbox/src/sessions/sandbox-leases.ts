@@ -95,6 +95,10 @@ export class SandboxLeases {
       this.held.set(taskId, { revision, expiresAt: this.now() + this.ttlMs });
       return;
     }
+    // A command's acquire renewed it while this round's write was on its way: the revision moved
+    // by this instance's own write, which is no loss (and the lease runs from that write).
+    const now = this.held.get(taskId);
+    if (revision === undefined && now !== undefined && now.revision !== mine.revision) return;
     // Taken by another instance, or not renewable before it runs out: give the task up now, at the
     // moment an orchestrator watching the lease counts this holder as gone too.
     const givenUpAt = sandboxLeaseGivenUpAt({ owner: this.instanceId, expiresAt: mine.expiresAt, ttlMs: this.ttlMs });
