@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import type { DistributedDeployment } from '../test/support/distributed-deployment';
@@ -7,7 +7,8 @@ import { startDistributedDeployment } from '../test/support/distributed-deployme
 import { machineFacts } from './lib/machine';
 import type { Summary } from './lib/stats';
 import { summarize } from './lib/stats';
-import { sleep, waitUntil } from './lib/timing';
+import { cpuMs } from './lib/proc-cpu';
+import { nextMinute, sleep, waitUntil } from './lib/timing';
 
 // Benchmark 14 in the distributed mode (`npm run bench:distributed -- schedules`, which starts the
 // servers first): what 1,000 schedules firing every minute cost between firings, when the clock is
@@ -250,20 +251,11 @@ async function cpuOf(processes: readonly Process[]): Promise<Map<number, number>
   return new Map(await Promise.all(processes.map(async (p) => [p.pid, await cpuMs(p.pid)] as const)));
 }
 
-/** User + system CPU ms of a process (/proc/<pid>/stat fields 14 and 15, in clock ticks of 10 ms). */
-async function cpuMs(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
 /** The Temporal dev server's process (infra/dev/ensure-temporal.sh starts it). */
 function temporalServerPid(): number {
   const pids = execFileSync('pgrep', ['-f', 'server start-dev']).toString().trim().split('\n');
   return Number(pids[0]);
 }
-
-const nextMinute = (ms: number): number => Math.ceil((ms + 1) / 60_000) * 60_000;
 
 function log(line: string): void {
   console.error(`[${new Date().toISOString().slice(11, 19)}] ${line}`);

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -10,6 +9,7 @@ import { benchServiceEnv, startChildService } from './lib/child-service';
 import { procMemoryMiB } from './lib/proc-memory';
 import type { Summary } from './lib/stats';
 import { summarize } from './lib/stats';
+import { cpuMs } from './lib/proc-cpu';
 import { sleep, withTimeout } from './lib/timing';
 import { makeTmpDir, removeDir } from './lib/tmp-dir';
 
@@ -265,13 +265,6 @@ function nextMemoryLine(service: ChildService): Promise<string> {
     service.child.stderr!.on('data', onData);
     service.child.kill('SIGWINCH');
   });
-}
-
-/** User + system CPU ms of a process (/proc/<pid>/stat fields 14 and 15, in clock ticks of 10 ms). */
-async function cpuMs(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 const loadAverage = (): number => Math.round(loadavg()[0] * 100) / 100;

@@ -1,8 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { startScriptedOpenAiServer } from '@app/model-provider/testing/scripted-openai-server';
 import { freePort } from '../test/support/service-process';
 import { benchServiceEnv, startChildService } from './lib/child-service';
-import { sleep } from './lib/timing';
+import { cpuMs } from './lib/proc-cpu';
+import { nextMinute, sleep } from './lib/timing';
 import { makeTmpDir, removeDir } from './lib/tmp-dir';
 
 export interface ScheduleCostFigures {
@@ -116,13 +116,4 @@ export async function benchScheduleCost(options: { schedules: number; log: (line
     await model.close();
     await removeDir(dataDir);
   }
-}
-
-const nextMinute = (ms: number): number => Math.ceil((ms + 1) / 60_000) * 60_000;
-
-/** User + system CPU ms of a process (/proc/<pid>/stat fields 14 and 15, in clock ticks of 10 ms). */
-async function cpuMs(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }

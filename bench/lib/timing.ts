@@ -18,3 +18,6 @@ export function withTimeout<T>(what: string, promise: Promise<T>, ms: number): P
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
+
+/** The first whole minute (epoch ms) after `ms`: when a `* * * * *` schedule is next due. */
+export const nextMinute = (ms: number): number => Math.ceil((ms + 1) / 60_000) * 60_000;
