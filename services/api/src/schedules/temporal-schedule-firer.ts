@@ -1,5 +1,6 @@
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Logger } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Readiness } from '@app/metrics';
 import type { ScheduleClock } from '@app/runner';
 import type { ScheduleState } from '@app/task-domain';
@@ -19,7 +20,8 @@ const RETRY_MS = [250, 1000, 4000, 15_000, 40_000];
 export class TemporalScheduleFirer extends ScheduleFirer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Schedules');
   private removeReadiness?: () => void;
-  private stopped = false;
+  /** Aborted at shutdown: a retry waiting for its next attempt gives up at once instead of holding the shutdown up. */
+  private readonly stopping = new AbortController();
   private rescanning: Promise<void> = Promise.resolve();
 
   constructor(
@@ -37,7 +39,7 @@ export class TemporalScheduleFirer extends ScheduleFirer implements OnApplicatio
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
+    this.stopping.abort();
     this.removeReadiness?.();
     await this.rescanning;
     await this.clock.stop();
@@ -59,11 +61,18 @@ export class TemporalScheduleFirer extends ScheduleFirer implements OnApplicatio
         await attempt();
         return;
       } catch (error) {
-        if (this.stopped || n >= RETRY_MS.length) {
+        // Out of attempts, or stopping (also while waiting for the next one): said once, and given up.
+        const giveUp =
+          this.stopping.signal.aborted ||
+          n >= RETRY_MS.length ||
+          (await sleep(RETRY_MS[n], undefined, { signal: this.stopping.signal, ref: false }).then(
+            () => false,
+            () => true,
+          ));
+        if (giveUp) {
           this.logger.error(`${what} failed: ${String(error)}`);
           return;
         }
-        await new Promise((resolve) => setTimeout(resolve, RETRY_MS[n]).unref());
       }
     }
   }
